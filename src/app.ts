@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.ts';
+import { type Clock, systemClock } from './domain/clock.ts';
+import { PROTOCOL_VERSIONS } from './domain/enroll.ts';
+import { IssuerError } from './domain/errors.ts';
+import { TicketSigner } from './domain/signing.ts';
+import { authenticateAdmin } from './http/auth.ts';
+import type { App, AppContext } from './http/context.ts';
+import { envelope, handleError } from './http/errors.ts';
+import { rateLimitHooks } from './http/rate-limit.ts';
+import { adminEventRoutes } from './http/routes/admin/events.ts';
+import { adminScanRoutes } from './http/routes/admin/scans.ts';
+import { adminScannerRoutes } from './http/routes/admin/scanners.ts';
+import { adminSigningKeyRoutes } from './http/routes/admin/signing-keys.ts';
+import { adminTicketRoutes } from './http/routes/admin/tickets.ts';
+import { discoveryRoutes } from './http/routes/discovery.ts';
+import { openApiRoutes } from './http/routes/openapi.ts';
+import { scannerRoutes } from './http/routes/scanners.ts';
+import { ticketRoutes } from './http/routes/tickets.ts';
+import type { Store } from './store/store.ts';
+
+export interface AppDeps {
+  store: Store;
+  keyEncryptionKey: Buffer;
+  adminTokenHash: string;
+  clock?: Clock;
+  /** Shared rate-limit counters; null keeps them in this process. */
+  redis?: Redis | null;
+  /** Where log lines go (stdout when absent). */
+  logStream?: DestinationStream;
+}
+
+/** Paths pino replaces before a line is written: every place a secret could travel. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'api_key',
+  'token',
+  'admin_token',
+  '*.api_key',
+  '*.token',
+  '*.admin_token',
+  '*.authorization',
+];
+
+/** Accepts a caller's X-Request-Id when it is a sane token, so traces join up; otherwise makes one. */
+function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+/** `/api/vN/` with N other than 1, or an unsupported Ticket-Protocol-Version header: 400, not 404. */
+async function protocolVersionGuard(request: FastifyRequest): Promise<void> {
+  const pathVersion = /^\/api\/v([^/?#]*)/.exec(request.url)?.[1];
+  const headerVersion = request.headers['ticket-protocol-version'];
+  const asked = [pathVersion, typeof headerVersion === 'string' ? headerVersion.trim() : headerVersion];
+  for (const version of asked) {
+    if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version))) {
+      throw new IssuerError(
+        'PROTOCOL_VERSION_UNSUPPORTED',
+        'this issuer does not support the requested protocol version',
+        {
+          supported: [...PROTOCOL_VERSIONS],
+        },
+      );
+    }
+  }
+}
+
+/** Builds the issuer's HTTP application; the server and the tests both start here. */
+export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
+  const clock = deps.clock ?? systemClock;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: requestId,
+    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setErrorHandler(handleError);
+  app.addHook('onRequest', protocolVersionGuard);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+  });
+  await app.register(rateLimit, {
+    global: false,
+    cache: 100_000,
+    ...(deps.redis ? { redis: deps.redis, nameSpace: 'ticket-issuer:rate:' } : {}),
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Ticket issuer',
+        version: '1.0.0',
+        description: 'Scanner API v1, discovery document and organizer admin API',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+
+  const signer = new TicketSigner(deps.store, deps.keyEncryptionKey, clock);
+  await signer.ensureKey();
+  const ctx: AppContext = {
+    config,
+    store: deps.store,
+    clock,
+    signer,
+    adminTokenHash: deps.adminTokenHash,
+    limits: rateLimitHooks(app, config.rateLimits),
+  };
+
+  discoveryRoutes(app, ctx);
+  openApiRoutes(app);
+  scannerRoutes(app, ctx);
+  ticketRoutes(app, ctx);
+  await app.register(async (scope) => {
+    const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
+    admin.addHook('onRequest', ctx.limits.adminPerToken);
+    admin.addHook('onRequest', async (request) => authenticateAdmin(request, ctx.adminTokenHash));
+    adminEventRoutes(admin, ctx);
+    adminTicketRoutes(admin, ctx);
+    adminScannerRoutes(admin, ctx);
+    adminScanRoutes(admin, ctx);
+    adminSigningKeyRoutes(admin, ctx);
+  });
+
+  app.setNotFoundHandler({ preHandler: ctx.limits.unknownRoutePerIp }, async (request, reply) =>
+    reply.status(404).send(envelope('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+  return app;
+}

@@ -1,0 +1,213 @@
+import type { ApiKeyRecord, CheckInVerdict, StoredAnswer, Store, TicketRecord } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import { IssuerError, invalidRequest } from './errors.ts';
+import { normalizeUuid } from './ids.ts';
+import type { TicketSigner } from './signing.ts';
+import { scannerTicket } from './ticket-state.ts';
+import { HOUR_MS, parseUtcInstant, toStored } from './time.ts';
+
+/** How old a queued offline scan may be and still be accepted (the spec's 48 hours). */
+export const MAX_OFFLINE_SCAN_AGE_MS = 48 * HOUR_MS;
+/** How far ahead of the issuer's clock a scanner's clock may run. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+export interface CheckInRequest {
+  tid: string;
+  eid: string;
+  scanned_at: string;
+  scanner_id: string;
+  gate_id?: string;
+  idempotency_key?: string;
+  ticket_token?: string;
+  signature_valid?: boolean;
+}
+
+export interface CheckInDeps {
+  store: Store;
+  clock: Clock;
+  signer: TicketSigner;
+  issuer: string;
+}
+
+/** Checks a ticket in for a scanner: scope, time window, signature, then one atomic store step. */
+export async function checkIn(
+  deps: CheckInDeps,
+  key: ApiKeyRecord,
+  request: CheckInRequest,
+  headerKey: string | undefined,
+): Promise<{ answer: StoredAnswer; replay: boolean }> {
+  const now = deps.clock.now();
+  const idempotencyKey = resolveIdempotencyKey(request.idempotency_key, headerKey);
+  const scannedAt = checkScanTime(request.scanned_at, now);
+  checkScope(key, request);
+  const signatureProblem = await signatureVerdict(deps, request);
+  const gateId = request.gate_id ?? null;
+  const attempt = {
+    eid: request.eid,
+    tid: request.tid,
+    idempotency_key: idempotencyKey,
+    fingerprint: JSON.stringify([
+      request.tid,
+      request.eid,
+      scannedAt,
+      request.scanner_id,
+      gateId,
+      request.ticket_token ?? null,
+      request.signature_valid ?? null,
+    ]),
+    api_key_id: key.api_key_id,
+    scanner_id: request.scanner_id,
+    gate_id: gateId,
+    scanned_at: scannedAt,
+    received_at: toStored(now),
+  };
+  const result = await deps.store.checkIn(attempt, (ticket) =>
+    decide(ticket, request.eid, scannedAt, signatureProblem),
+  );
+  if (result.kind === 'conflict') {
+    throw new IssuerError(
+      'IDEMPOTENCY_CONFLICT',
+      'this idempotency key was already used with a different request body',
+      {
+        idempotency_key: idempotencyKey,
+      },
+    );
+  }
+  return result;
+}
+
+/** The key from the body or the `Idempotency-Key` header; both must agree when both are sent. */
+function resolveIdempotencyKey(bodyKey: string | undefined, headerKey: string | undefined): string {
+  const fromBody = bodyKey === undefined ? undefined : normalizeUuid(bodyKey);
+  const fromHeader = headerKey === undefined ? undefined : normalizeUuid(headerKey);
+  if (fromBody === null)
+    throw invalidRequest('idempotency_key must be a UUID', [{ field: 'idempotency_key', problem: 'must be a UUID' }]);
+  if (fromHeader === null)
+    throw invalidRequest('the Idempotency-Key header must be a UUID', [
+      { field: 'Idempotency-Key', problem: 'must be a UUID' },
+    ]);
+  if (fromBody && fromHeader && fromBody !== fromHeader) {
+    throw invalidRequest('the Idempotency-Key header and the body field idempotency_key differ', [
+      { field: 'idempotency_key', problem: 'differs from the Idempotency-Key header' },
+    ]);
+  }
+  const key = fromBody ?? fromHeader;
+  if (!key) {
+    throw invalidRequest('an idempotency key is required, in the body or the Idempotency-Key header', [
+      { field: 'idempotency_key', problem: 'required (or send the Idempotency-Key header)' },
+    ]);
+  }
+  return key;
+}
+
+/** Accepts scans up to 48 hours old and at most 5 minutes ahead of the issuer's clock. */
+function checkScanTime(text: string, now: Date): string {
+  const scannedAt = parseUtcInstant(text);
+  if (!scannedAt) {
+    throw invalidRequest('scanned_at must be an ISO 8601 UTC timestamp', [
+      { field: 'scanned_at', problem: 'must be an ISO 8601 UTC timestamp such as 2026-05-01T18:30:00Z' },
+    ]);
+  }
+  const age = now.getTime() - scannedAt.getTime();
+  if (age > MAX_OFFLINE_SCAN_AGE_MS) {
+    throw invalidRequest('scanned_at is more than 48 hours in the past', [
+      { field: 'scanned_at', problem: 'more than 48 hours in the past' },
+    ]);
+  }
+  if (-age > MAX_CLOCK_SKEW_MS) {
+    throw invalidRequest('scanned_at is more than 5 minutes in the future', [
+      { field: 'scanned_at', problem: 'more than 5 minutes in the future' },
+    ]);
+  }
+  return toStored(scannedAt);
+}
+
+/** The key's event, gate and scanner must match the request. */
+function checkScope(key: ApiKeyRecord, request: CheckInRequest): void {
+  if (request.eid !== key.eid) throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
+  if (key.gate_id !== null && request.gate_id !== undefined && request.gate_id !== key.gate_id) {
+    throw new IssuerError('FORBIDDEN', 'this API key is not valid for this gate');
+  }
+  if (request.scanner_id !== key.scanner_id) {
+    throw new IssuerError('FORBIDDEN', 'this API key was enrolled by another scanner');
+  }
+}
+
+/** Why the signature is not acceptable, or null. The issuer's own verification outranks the scanner's verdict. */
+async function signatureVerdict(deps: CheckInDeps, request: CheckInRequest): Promise<string | null> {
+  if (request.ticket_token === undefined) {
+    return request.signature_valid === false ? 'scanner reported an invalid signature' : null;
+  }
+  const check = await deps.signer.verify(request.ticket_token);
+  if (!check.ok) {
+    if ('version' in check) {
+      throw new IssuerError('PROTOCOL_VERSION_UNSUPPORTED', 'the ticket token uses an unsupported protocol version', {
+        supported: ['1'],
+      });
+    }
+    return check.reason;
+  }
+  if (check.claims.iss !== deps.issuer) return 'token issued by another issuer';
+  if (check.claims.tid !== request.tid) return 'token tid differs from the request';
+  if (check.claims.eid !== request.eid) return 'token eid differs from the request';
+  return null;
+}
+
+const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
+
+/** The outcome for the ticket as it is now; pure, run inside the store's transaction. */
+export function decide(
+  ticket: TicketRecord | null,
+  eid: string,
+  scannedAt: string,
+  signatureProblem: string | null,
+): CheckInVerdict {
+  const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
+  const plain = (
+    outcome: 'already_used' | 'revoked' | 'expired',
+    t: TicketRecord,
+    reason: string | null = null,
+  ): CheckInVerdict => ({
+    outcome,
+    reason,
+    check_in_at: null,
+    answer: answer(200, { status: outcome, ticket: scannerTicket(t) }),
+  });
+  if (signatureProblem !== null) {
+    return {
+      outcome: 'invalid_signature',
+      reason: signatureProblem,
+      check_in_at: null,
+      answer: answer(400, {
+        status: 'invalid_signature',
+        ticket: null,
+        error: { code: 'INVALID_SIGNATURE', message: INVALID_SIGNATURE_MESSAGE, details: {} },
+      }),
+    };
+  }
+  if (ticket === null) {
+    return {
+      outcome: 'not_found',
+      reason: null,
+      check_in_at: null,
+      answer: answer(404, { error: { code: 'NOT_FOUND', message: 'no ticket has this tid', details: {} } }),
+    };
+  }
+  if (ticket.eid !== eid) {
+    return {
+      outcome: 'wrong_event',
+      reason: null,
+      check_in_at: null,
+      answer: answer(200, { status: 'wrong_event', ticket: { tid: ticket.tid, eid: ticket.eid } }),
+    };
+  }
+  if (ticket.revoked_at !== null) return plain('revoked', ticket, ticket.revoke_reason);
+  if (ticket.checked_in_at !== null) return plain('already_used', ticket);
+  if (ticket.expires_at !== null && ticket.expires_at <= scannedAt) return plain('expired', ticket);
+  return {
+    outcome: 'valid',
+    reason: null,
+    check_in_at: scannedAt,
+    answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt) }),
+  };
+}

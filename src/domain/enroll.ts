@@ -1,0 +1,71 @@
+import type { Store } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import { IssuerError } from './errors.ts';
+import { API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, hashSecret, isSecretShaped, newApiKeyId, newSecret } from './ids.ts';
+import { toStored, toWire } from './time.ts';
+
+export const PROTOCOL_VERSIONS = ['1'] as const;
+
+export interface EnrollRequest {
+  token: string;
+  scanner_id: string;
+  scanner_name?: string;
+  scanner_platform?: string;
+  protocol_version?: string;
+}
+
+export interface EnrollDeps {
+  store: Store;
+  clock: Clock;
+  issuer: { name: string; iss: string };
+}
+
+/** Protocol versions are named as strings ("1"); anything else is unsupported. */
+export function assertProtocolVersion(version: string | undefined): void {
+  if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(version.trim())) {
+    throw new IssuerError(
+      'PROTOCOL_VERSION_UNSUPPORTED',
+      `protocol version "${version.slice(0, 16)}" is not supported`,
+      {
+        supported: [...PROTOCOL_VERSIONS],
+      },
+    );
+  }
+}
+
+const INVALID_TOKEN_MESSAGE = 'the enrolment token is malformed, expired or already used';
+
+/** Exchanges a single-use enrolment token for an API key scoped to the token's event and gate. */
+export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
+  assertProtocolVersion(request.protocol_version);
+  if (!isSecretShaped(ENROLLMENT_TOKEN_PREFIX, request.token)) {
+    throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
+  }
+  const apiKey = newSecret(API_KEY_PREFIX);
+  const result = await deps.store.redeemEnrollmentToken(hashSecret(request.token), toStored(deps.clock.now()), {
+    api_key_id: newApiKeyId(),
+    key_hash: hashSecret(apiKey),
+    scanner_id: request.scanner_id,
+    scanner_name: request.scanner_name ?? null,
+    scanner_platform: request.scanner_platform ?? null,
+  });
+  if (result.kind === 'refused') {
+    if (result.why === 'revoked')
+      throw new IssuerError('TOKEN_REVOKED', 'the enrolment token was revoked by the organizer');
+    throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
+  }
+  const event = await deps.store.getEvent(result.key.eid);
+  if (!event) throw new Error(`event ${result.key.eid} of a redeemed token is missing`);
+  return {
+    api_key: apiKey,
+    api_key_id: result.key.api_key_id,
+    scope: {
+      eid: event.eid,
+      event_name: event.name,
+      event_date: toWire(event.event_date),
+      gate_id: result.key.gate_id,
+      expires_at: toWire(result.key.expires_at),
+    },
+    issuer: deps.issuer,
+  };
+}

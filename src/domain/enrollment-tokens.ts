@@ -1,0 +1,60 @@
+import type { EnrollmentTokenRecord, EventRecord, Store } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import { defaultKeyExpiry, instantField } from './events.ts';
+import { ENROLLMENT_TOKEN_PREFIX, hashSecret, newEnrollmentTokenId, newSecret } from './ids.ts';
+import { HOUR_MS, toStored, toWire } from './time.ts';
+
+export interface NewEnrollmentToken {
+  gate_id?: string | null;
+  expires_at?: string | null;
+  key_expires_at?: string | null;
+}
+
+/** An enrolment token not redeemed within a week is refused. */
+export const DEFAULT_TOKEN_LIFETIME_MS = 7 * 24 * HOUR_MS;
+
+/** The setup link a scanner app opens from the QR code: the issuer's address and the token. */
+export function setupUri(issuer: string, token: string): string {
+  return `ticket-issuer://enroll?${new URLSearchParams({ iss: issuer, token }).toString()}`;
+}
+
+/** Creates a single-use enrolment token; only its hash is stored and the token is returned once. */
+export async function createEnrollmentToken(
+  deps: { store: Store; clock: Clock },
+  event: EventRecord,
+  input: NewEnrollmentToken,
+): Promise<{ record: EnrollmentTokenRecord; token: string }> {
+  const now = deps.clock.now();
+  const token = newSecret(ENROLLMENT_TOKEN_PREFIX);
+  const record: EnrollmentTokenRecord = {
+    token_id: newEnrollmentTokenId(),
+    token_hash: hashSecret(token),
+    eid: event.eid,
+    gate_id: input.gate_id ?? null,
+    expires_at: input.expires_at
+      ? instantField('expires_at', input.expires_at)
+      : toStored(new Date(now.getTime() + DEFAULT_TOKEN_LIFETIME_MS)),
+    key_expires_at: input.key_expires_at
+      ? instantField('key_expires_at', input.key_expires_at)
+      : defaultKeyExpiry(event),
+    created_at: toStored(now),
+    used_at: null,
+    revoked_at: null,
+  };
+  await deps.store.createEnrollmentToken(record);
+  return { record, token };
+}
+
+/** The organizer's view of an enrolment token: never the token itself. */
+export function enrollmentTokenView(record: EnrollmentTokenRecord) {
+  return {
+    token_id: record.token_id,
+    eid: record.eid,
+    gate_id: record.gate_id,
+    expires_at: toWire(record.expires_at),
+    key_expires_at: toWire(record.key_expires_at),
+    created_at: toWire(record.created_at),
+    used_at: toWire(record.used_at),
+    revoked_at: toWire(record.revoked_at),
+  };
+}

@@ -1,0 +1,48 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
+
+const ulid = monotonicFactory();
+
+/** A ticket id: a bare ULID. */
+export const newTicketId = (): string => ulid();
+/** An event id: `evt_` + ULID. */
+export const newEventId = (): string => `evt_${ulid()}`;
+/** An API key id, safe to log: `sck_` + ULID. */
+export const newApiKeyId = (): string => `sck_${ulid()}`;
+/** An enrolment token id, safe to log: `set_` + ULID. */
+export const newEnrollmentTokenId = (): string => `set_${ulid()}`;
+
+/** The prefixes of the secrets the issuer hands out. */
+export const API_KEY_PREFIX = 'sk_live_';
+export const ENROLLMENT_TOKEN_PREFIX = 'st_';
+export const ADMIN_TOKEN_PREFIX = 'at_';
+
+/** A fresh secret: the prefix and 256 bits from the CSPRNG, base64url. */
+export function newSecret(prefix: string): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+/** The well-formed shape of a secret with this prefix (43 base64url characters after it). */
+export function isSecretShaped(prefix: string, value: string): boolean {
+  return value.startsWith(prefix) && /^[A-Za-z0-9_-]{43}$/.test(value.slice(prefix.length));
+}
+
+/**
+ * What the store keeps instead of a secret. The secrets carry 256 random bits, so a plain
+ * SHA-256 cannot be reversed or brute-forced; a slow password hash would only cost latency.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Compares two hex hashes in constant time. */
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** A well-formed UUID (any version), lower-cased. */
+export function normalizeUuid(value: string): string | null {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ? value.toLowerCase() : null;
+}

@@ -1,0 +1,152 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, CompactSign, compactVerify, decodeProtectedHeader } from 'jose';
+import type { SigningKeyRecord, Store } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import { seal, unseal } from './key-encryption.ts';
+import { toStored } from './time.ts';
+
+/** The ticket-token protocol versions this issuer reads and writes. */
+export const TOKEN_VERSIONS = [1] as const;
+
+/** The signed claims of a ticket token. */
+export interface TicketClaims {
+  v: number;
+  iss: string;
+  tid: string;
+  eid: string;
+  ticket_type: string;
+  iat: number;
+  exp?: number;
+}
+
+/** A public signing key as published in the discovery document. */
+export interface PublicJwk {
+  kty: string;
+  crv: string;
+  x: string;
+  kid: string;
+  alg: 'EdDSA';
+  use: 'sig';
+}
+
+export type TokenCheck =
+  | { ok: true; claims: TicketClaims }
+  | { ok: false; reason: string }
+  | { ok: false; reason: 'unsupported_version'; version: unknown };
+
+const encoder = new TextEncoder();
+
+/** Signs ticket tokens with the active Ed25519 key and verifies them against every kept key. */
+export class TicketSigner {
+  private readonly privateKeys = new Map<string, KeyObject>();
+  private readonly publicKeys = new Map<string, KeyObject>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly kek: Buffer,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Makes a signing key on first start (concurrent instances agree on one). */
+  async ensureKey(): Promise<void> {
+    if (await this.store.getActiveSigningKey()) return;
+    await this.store.ensureSigningKey(await this.generate());
+  }
+
+  /** Makes a new active key; the previous one is retired but keeps verifying until removed. */
+  async rotate(): Promise<SigningKeyRecord> {
+    const key = await this.generate();
+    await this.store.addSigningKey(key);
+    return key;
+  }
+
+  /** Signs claims with the active key; one key lookup for a whole batch. */
+  async signerForActiveKey(): Promise<{ kid: string; sign: (claims: TicketClaims) => Promise<string> }> {
+    const record = await this.store.getActiveSigningKey();
+    if (!record) throw new Error('no active signing key');
+    const privateKey = this.privateKey(record);
+    return {
+      kid: record.kid,
+      sign: (claims) =>
+        new CompactSign(encoder.encode(JSON.stringify(claims)))
+          .setProtectedHeader({ alg: 'EdDSA', kid: record.kid, typ: 'JWT' })
+          .sign(privateKey),
+    };
+  }
+
+  /** Verifies a token's signature with the key its `kid` names; removed keys verify nothing. */
+  async verify(token: string): Promise<TokenCheck> {
+    let kid: unknown;
+    try {
+      const header = decodeProtectedHeader(token);
+      if (header.alg !== 'EdDSA') return { ok: false, reason: 'unsupported alg' };
+      kid = header.kid;
+    } catch {
+      return { ok: false, reason: 'malformed token' };
+    }
+    if (typeof kid !== 'string') return { ok: false, reason: 'missing kid' };
+    const record = await this.store.getSigningKey(kid);
+    if (!record) return { ok: false, reason: 'unknown kid' };
+    if (record.removed_at !== null) return { ok: false, reason: 'removed kid' };
+    let claims: Partial<TicketClaims>;
+    try {
+      const { payload } = await compactVerify(token, this.publicKey(record), { algorithms: ['EdDSA'] });
+      claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<TicketClaims>;
+    } catch {
+      return { ok: false, reason: 'bad signature' };
+    }
+    if (typeof claims !== 'object' || claims === null) return { ok: false, reason: 'malformed payload' };
+    if (!TOKEN_VERSIONS.includes(claims.v as 1)) return { ok: false, reason: 'unsupported_version', version: claims.v };
+    return { ok: true, claims: claims as TicketClaims };
+  }
+
+  /** The public keys scanners may verify with: every key not removed, newest first. */
+  async publishedKeys(): Promise<PublicJwk[]> {
+    const keys = await this.store.listSigningKeys();
+    return keys.filter((k) => k.removed_at === null).map(toPublicJwk);
+  }
+
+  private async generate(): Promise<SigningKeyRecord> {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const jwk = publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string };
+    const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
+    const der = privateKey.export({ format: 'der', type: 'pkcs8' });
+    this.privateKeys.set(kid, privateKey);
+    return {
+      kid,
+      public_jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
+      private_key_enc: seal(this.kek, der, kid),
+      created_at: toStored(this.clock.now()),
+      retired_at: null,
+      removed_at: null,
+    };
+  }
+
+  private privateKey(record: SigningKeyRecord): KeyObject {
+    let key = this.privateKeys.get(record.kid);
+    if (!key) {
+      key = createPrivateKey({
+        key: unseal(this.kek, record.private_key_enc, record.kid),
+        format: 'der',
+        type: 'pkcs8',
+      });
+      this.privateKeys.set(record.kid, key);
+    }
+    return key;
+  }
+
+  private publicKey(record: SigningKeyRecord): KeyObject {
+    let key = this.publicKeys.get(record.kid);
+    if (!key) {
+      key = createPublicKey({ key: record.public_jwk, format: 'jwk' });
+      this.publicKeys.set(record.kid, key);
+    }
+    return key;
+  }
+}
+
+/** The published form of a stored key: public parts only. */
+export function toPublicJwk(record: SigningKeyRecord): PublicJwk {
+  const { kty, crv, x } = record.public_jwk as { kty: string; crv: string; x: string };
+  return { kty, crv, x, kid: record.kid, alg: 'EdDSA', use: 'sig' };
+}

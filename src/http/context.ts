@@ -1,0 +1,32 @@
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { TicketSigner } from '../domain/signing.ts';
+import type { Store } from '../store/store.ts';
+import type { RateLimitHooks } from './rate-limit.ts';
+
+/** What every route needs, handed to each route plugin. */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  signer: TicketSigner;
+  adminTokenHash: string;
+  limits: RateLimitHooks;
+}
+
+/** The Fastify instance with TypeBox types, as route plugins see it. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;

@@ -1,0 +1,78 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type ErrorCode, type FieldProblem, IssuerError } from '../domain/errors.ts';
+
+/** The HTTP status of every error code. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  INVALID_REQUEST: 400,
+  INVALID_TOKEN: 400,
+  PROTOCOL_VERSION_UNSUPPORTED: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  TOKEN_REVOKED: 403,
+  NOT_FOUND: 404,
+  IDEMPOTENCY_CONFLICT: 409,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+};
+
+/** The framework's own client errors, by Fastify error code: status and what to tell the client. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'the body must be JSON (Content-Type: application/json)' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'the Content-Length header does not match the body' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'the request body is too large' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'the body is empty; send a JSON object' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'the body is not valid JSON' },
+  FST_ERR_CTP_INVALID_TYPE: { status: 400, message: 'the body could not be read' },
+  FST_ERR_CTP_EMPTY_TYPE: { status: 415, message: 'the Content-Type header is empty' },
+  FST_ERR_CTP_INVALID_CONTENT_TYPE: { status: 415, message: 'the Content-Type header is malformed' },
+  FST_ERR_BAD_URL: { status: 400, message: 'the URL is malformed' },
+  FST_ERR_ASYNC_CONSTRAINT: { status: 400, message: 'the request could not be routed' },
+};
+
+export function envelope(code: string, message: string, details: Record<string, unknown> = {}) {
+  return { error: { code, message, details } };
+}
+
+interface AjvIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Turns schema-validation issues into the contract's `fields` list. */
+function fieldProblems(issues: AjvIssue[], context: string | undefined): FieldProblem[] {
+  return issues.map((issue) => {
+    const path = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const missing = issue.params?.missingProperty;
+    const field = typeof missing === 'string' ? (path ? `${path}.${missing}` : missing) : path || (context ?? 'body');
+    return { field, problem: issue.message ?? 'is invalid' };
+  });
+}
+
+/** The one error handler: every non-2xx answer leaves through here in the envelope. */
+export function handleError(error: FastifyError | IssuerError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof IssuerError) {
+    const status = STATUS_OF[error.code];
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.status(status).send(envelope(error.code, error.message, error.details));
+  }
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const fields = fieldProblems(fastifyError.validation as AjvIssue[], fastifyError.validationContext);
+    const summary = fields.map((f) => `${f.field} ${f.problem}`).join('; ');
+    return reply.status(400).send(envelope('INVALID_REQUEST', `invalid request: ${summary}`, { fields }));
+  }
+  const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
+  if (known) return reply.status(known.status).send(envelope('INVALID_REQUEST', known.message));
+  if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    request.log.info({ err: error }, 'client error');
+    return reply
+      .status(fastifyError.statusCode)
+      .send(envelope('INVALID_REQUEST', 'the request could not be processed'));
+  }
+  request.log.error({ err: error }, 'request failed');
+  return reply
+    .status(500)
+    .send(envelope('INTERNAL', 'internal error; retry with exponential backoff', { request_id: request.id }));
+}

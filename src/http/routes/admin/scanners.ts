@@ -1,0 +1,67 @@
+import QRCode from 'qrcode';
+import { createEnrollmentToken, enrollmentTokenView, setupUri } from '../../../domain/enrollment-tokens.ts';
+import { IssuerError } from '../../../domain/errors.ts';
+import { requireEvent } from '../../../domain/events.ts';
+import { toStored, toWire } from '../../../domain/time.ts';
+import type { ApiKeyRecord } from '../../../store/store.ts';
+import type { App, AppContext } from '../../context.ts';
+import {
+  createEnrollmentTokenSchema,
+  listScannersSchema,
+  revokeApiKeySchema,
+  revokeEnrollmentTokenSchema,
+} from '../../schemas/admin.ts';
+
+function scannerView(key: ApiKeyRecord) {
+  return {
+    scanner_id: key.scanner_id,
+    name: key.scanner_name,
+    platform: key.scanner_platform,
+    api_key_id: key.api_key_id,
+    gate_id: key.gate_id,
+    enrolled_at: toWire(key.enrolled_at),
+    expires_at: toWire(key.expires_at),
+    last_seen_at: toWire(key.last_seen_at),
+    revoked_at: toWire(key.revoked_at),
+  };
+}
+
+/** Scanner access: enrolment tokens with their setup QR, scanner records, API-key revocation. */
+export function adminScannerRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/admin/v1/events/:eid/enrollment-tokens',
+    { schema: createEnrollmentTokenSchema },
+    async (request, reply) => {
+      const event = await requireEvent(ctx.store, request.params.eid);
+      const { record, token } = await createEnrollmentToken(ctx, event, request.body ?? {});
+      const uri = setupUri(ctx.config.baseUrl, token);
+      const [svg, png] = await Promise.all([
+        QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
+        QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, scale: 6 }),
+      ]);
+      request.log.info({ token_id: record.token_id, eid: event.eid }, 'enrolment token created');
+      return reply
+        .status(201)
+        .send({ ...enrollmentTokenView(record), token, setup_uri: uri, setup_qr_svg: svg, setup_qr_png: png });
+    },
+  );
+
+  app.post('/admin/v1/enrollment-tokens/:token_id/revoke', { schema: revokeEnrollmentTokenSchema }, async (request) => {
+    const record = await ctx.store.revokeEnrollmentToken(request.params.token_id, toStored(ctx.clock.now()));
+    if (!record) throw new IssuerError('NOT_FOUND', 'no enrolment token has this token_id');
+    request.log.info({ token_id: record.token_id }, 'enrolment token revoked');
+    return enrollmentTokenView(record);
+  });
+
+  app.get('/admin/v1/events/:eid/scanners', { schema: listScannersSchema }, async (request) => {
+    const event = await requireEvent(ctx.store, request.params.eid);
+    return { scanners: (await ctx.store.listApiKeys(event.eid)).map(scannerView) };
+  });
+
+  app.post('/admin/v1/api-keys/:api_key_id/revoke', { schema: revokeApiKeySchema }, async (request) => {
+    const key = await ctx.store.revokeApiKey(request.params.api_key_id, toStored(ctx.clock.now()));
+    if (!key) throw new IssuerError('NOT_FOUND', 'no API key has this api_key_id');
+    request.log.info({ api_key_id: key.api_key_id }, 'API key revoked');
+    return scannerView(key);
+  });
+}

@@ -1,0 +1,92 @@
+import QRCode from 'qrcode';
+import { invalidRequest, IssuerError } from '../../../domain/errors.ts';
+import { requireEvent } from '../../../domain/events.ts';
+import { adminTicketView } from '../../../domain/ticket-state.ts';
+import { issueTickets, type NewTicket } from '../../../domain/tickets.ts';
+import { toStored } from '../../../domain/time.ts';
+import type { TicketRecord } from '../../../store/store.ts';
+import type { App, AppContext } from '../../context.ts';
+import {
+  getTicketSchema,
+  issueTicketsSchema,
+  listTicketsSchema,
+  qrSchema,
+  revokeTicketSchema,
+} from '../../schemas/admin.ts';
+import { pageParams } from './paging.ts';
+
+/** The single-ticket form needs both fields; the bulk form is `{"tickets": [...]}` alone. */
+function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { specs: NewTicket[]; bulk: boolean } {
+  if (body.tickets !== undefined) {
+    if (body.holder_name !== undefined || body.ticket_type !== undefined || body.expires_at !== undefined) {
+      throw invalidRequest('send either one ticket or {"tickets": [...]}, not both', [
+        { field: 'tickets', problem: 'not allowed beside single-ticket fields' },
+      ]);
+    }
+    return { specs: body.tickets, bulk: true };
+  }
+  const missing = (['holder_name', 'ticket_type'] as const).filter((f) => body[f] === undefined);
+  if (missing.length > 0) {
+    throw invalidRequest(
+      `missing ${missing.join(', ')}`,
+      missing.map((field) => ({ field, problem: 'required' })),
+    );
+  }
+  return { specs: [body as NewTicket], bulk: false };
+}
+
+/** Tickets: issue (one or many), list, read, revoke, QR code. */
+export function adminTicketRoutes(app: App, ctx: AppContext): void {
+  const now = () => toStored(ctx.clock.now());
+  const requireTicket = async (tid: string): Promise<TicketRecord> => {
+    const ticket = await ctx.store.getTicket(tid);
+    if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
+    return ticket;
+  };
+
+  app.post('/admin/v1/events/:eid/tickets', { schema: issueTicketsSchema }, async (request, reply) => {
+    const event = await requireEvent(ctx.store, request.params.eid);
+    const { specs, bulk } = ticketSpecs(request.body);
+    const deps = { store: ctx.store, clock: ctx.clock, signer: ctx.signer, issuer: ctx.config.baseUrl };
+    const tickets = (await issueTickets(deps, event.eid, specs)).map((t) => adminTicketView(t, now()));
+    request.log.info({ eid: event.eid, count: tickets.length }, 'tickets issued');
+    return reply.status(201).send(bulk ? { tickets } : tickets[0]!);
+  });
+
+  app.get('/admin/v1/events/:eid/tickets', { schema: listTicketsSchema }, async (request) => {
+    const event = await requireEvent(ctx.store, request.params.eid);
+    const { limit, cursor } = pageParams(request.query);
+    const page = await ctx.store.listTickets(event.eid, limit, cursor);
+    const at = now();
+    return { tickets: page.items.map((t) => adminTicketView(t, at)), next_cursor: page.next_cursor };
+  });
+
+  app.get('/admin/v1/tickets/:tid', { schema: getTicketSchema }, async (request) =>
+    adminTicketView(await requireTicket(request.params.tid), now()),
+  );
+
+  app.post('/admin/v1/tickets/:tid/revoke', { schema: revokeTicketSchema }, async (request) => {
+    const ticket = await ctx.store.revokeTicket(request.params.tid, now(), request.body?.reason ?? null);
+    if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
+    request.log.info({ tid: ticket.tid }, 'ticket revoked');
+    return adminTicketView(ticket, now());
+  });
+
+  app.get('/admin/v1/tickets/:tid/qr.svg', { schema: qrSchema }, async (request, reply) => {
+    const ticket = await requireTicket(request.params.tid);
+    const svg = await QRCode.toString(ticket.ticket_token, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    // A QR image is not JSON: it bypasses the serializer's schema.
+    return reply.type('image/svg+xml').send(svg as never);
+  });
+
+  app.get('/admin/v1/tickets/:tid/qr.png', { schema: qrSchema }, async (request, reply) => {
+    const ticket = await requireTicket(request.params.tid);
+    const png = await QRCode.toBuffer(ticket.ticket_token, {
+      type: 'png',
+      errorCorrectionLevel: 'M',
+      margin: 2,
+      scale: 6,
+    });
+    return reply.type('image/png').send(png as never);
+  });
+}

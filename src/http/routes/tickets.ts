@@ -1,0 +1,40 @@
+import { checkIn } from '../../domain/check-in.ts';
+import { IssuerError } from '../../domain/errors.ts';
+import { statusView } from '../../domain/ticket-state.ts';
+import { toStored } from '../../domain/time.ts';
+import { authenticateScanner } from '../auth.ts';
+import type { App, AppContext } from '../context.ts';
+import { checkInSchema, statusSchema } from '../schemas/tickets.ts';
+
+/** The scanner's ticket routes: check-in and status. */
+export function ticketRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/api/v1/tickets/check-in',
+    { schema: checkInSchema, bodyLimit: 16 * 1024, onRequest: ctx.limits.checkInPerKey },
+    async (request, reply) => {
+      const key = await authenticateScanner(request, ctx.store, ctx.clock);
+      const { answer, replay } = await checkIn(
+        { store: ctx.store, clock: ctx.clock, signer: ctx.signer, issuer: ctx.config.baseUrl },
+        key,
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      if (replay) reply.header('idempotent-replayed', 'true');
+      // A stored answer: replays return exactly what the first attempt got, whatever its status.
+      return reply.status(answer.http_status as 200).send(answer.body as never);
+    },
+  );
+
+  app.get(
+    '/api/v1/tickets/:tid/status',
+    { schema: statusSchema, onRequest: ctx.limits.statusPerKey },
+    async (request) => {
+      const key = await authenticateScanner(request, ctx.store, ctx.clock);
+      const ticket = await ctx.store.getTicket(request.params.tid);
+      if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
+      if (ticket.eid !== key.eid)
+        throw new IssuerError('FORBIDDEN', 'this API key is not valid for the event of this ticket');
+      return statusView(ticket, toStored(ctx.clock.now()));
+    },
+  );
+}

@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import { BearerAuth, ErrorBody, errors, Id, InstantIn, Nullable, Text } from './common.ts';
+
+export const CheckInBody = Type.Object({
+  tid: Id(),
+  eid: Id(),
+  scanned_at: InstantIn,
+  scanner_id: Id(),
+  gate_id: Type.Optional(Id()),
+  idempotency_key: Type.Optional(Type.String({ maxLength: 64, description: 'UUID; or the Idempotency-Key header' })),
+  ticket_token: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: 'the scanned QR string (compact JWS)' }),
+  ),
+  signature_valid: Type.Optional(Type.Boolean({ description: "the scanner's own verdict on the signature" })),
+});
+
+export const CheckInHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+const ScannerTicket = Type.Object({
+  tid: Type.String(),
+  eid: Type.String(),
+  holder_name: Type.Optional(Type.String()),
+  ticket_type: Type.Optional(Type.String()),
+  checked_in_at: Type.Optional(Nullable(Type.String())),
+});
+
+export const CheckInAnswer = Type.Object({
+  status: Type.Union(['valid', 'already_used', 'revoked', 'wrong_event', 'expired'].map((s) => Type.Literal(s))),
+  ticket: ScannerTicket,
+});
+
+/** A 400: either the invalid_signature outcome (status and ticket: null beside the error) or the plain envelope. */
+const CheckInRejection = Type.Object({
+  status: Type.Optional(Type.Literal('invalid_signature')),
+  ticket: Type.Optional(Type.Null()),
+  error: ErrorBody,
+});
+
+export const checkInSchema = {
+  summary: 'Check a ticket in (idempotent)',
+  tags: ['scanner'],
+  security: BearerAuth,
+  body: CheckInBody,
+  headers: CheckInHeaders,
+  response: { 200: CheckInAnswer, 400: CheckInRejection, ...errors(401, 403, 404, 409, 413, 415, 429, 500) },
+};
+
+export const TicketParams = Type.Object({ tid: Text(128) });
+
+export const StatusAnswer = Type.Object({
+  tid: Type.String(),
+  eid: Type.String(),
+  status: Type.Union(['valid', 'checked_in', 'revoked', 'expired'].map((s) => Type.Literal(s))),
+  holder_name: Type.String(),
+  ticket_type: Type.String(),
+  issued_at: Type.String(),
+  checked_in_at: Nullable(Type.String()),
+});
+
+export const statusSchema = {
+  summary: "Read a ticket's current state",
+  tags: ['scanner'],
+  security: BearerAuth,
+  params: TicketParams,
+  response: { 200: StatusAnswer, ...errors(400, 401, 403, 404, 429, 500) },
+};

@@ -1,0 +1,390 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  ApiKeyRecord,
+  CheckInAttempt,
+  CheckInResult,
+  CheckInVerdict,
+  EnrollmentTokenRecord,
+  EventCounters,
+  EventRecord,
+  NewApiKey,
+  Page,
+  RedeemResult,
+  ScanRecord,
+  SigningKeyRecord,
+  Store,
+  TicketRecord,
+} from '../store.ts';
+import { SQLITE_MIGRATIONS } from './migrations.ts';
+
+type Row = Record<string, unknown>;
+
+const toScan = (row: Row): ScanRecord => ({ ...(row as unknown as ScanRecord), replay: row.replay === 1 });
+const toSigningKey = (row: Row): SigningKeyRecord => ({
+  ...(row as unknown as SigningKeyRecord),
+  public_jwk: JSON.parse(row.public_jwk as string) as Record<string, string>,
+});
+
+function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string): Page<T> {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next_cursor: rows.length > limit && last ? cursorOf(last) : null };
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode. Node runs one transaction at a time, so
+ * every method is serialized; `synchronous = FULL` makes each commit durable before the answer.
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+    );
+    const applied = new Set(this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      this.db
+        .transaction(() => {
+          this.db.exec(migration.sql);
+          this.db
+            .prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)')
+            .run(migration.version, new Date().toISOString());
+        })
+        .immediate();
+    }
+  }
+
+  /** Prepared once per SQL text: preparing is most of the cost of a small query. */
+  private statement(sql: string): Database.Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private one<T>(sql: string, ...params: unknown[]): T | null {
+    return (this.statement(sql).get(...params) as T | undefined) ?? null;
+  }
+
+  private all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.statement(sql).all(...params) as T[];
+  }
+
+  private run(sql: string, ...params: unknown[]): number {
+    return this.statement(sql).run(...params).changes;
+  }
+
+  private tx<T>(fn: () => T): Promise<T> {
+    try {
+      return Promise.resolve(this.db.transaction(fn).immediate());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  async getSetting(name: string): Promise<string | null> {
+    return this.one<{ value: string }>('SELECT value FROM settings WHERE name = ?', name)?.value ?? null;
+  }
+
+  putSettingIfAbsent(name: string, value: string): Promise<string> {
+    return this.tx(() => {
+      this.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', name, value);
+      return this.one<{ value: string }>('SELECT value FROM settings WHERE name = ?', name)!.value;
+    });
+  }
+
+  createEvent(e: EventRecord): Promise<void> {
+    return this.tx(() => {
+      this.run(
+        'INSERT INTO events (eid, name, event_date, ends_at, created_at) VALUES (?, ?, ?, ?, ?)',
+        e.eid,
+        e.name,
+        e.event_date,
+        e.ends_at,
+        e.created_at,
+      );
+    });
+  }
+
+  async getEvent(eid: string): Promise<EventRecord | null> {
+    return this.one<EventRecord>('SELECT * FROM events WHERE eid = ?', eid);
+  }
+
+  async listEvents(limit: number, after: string | null): Promise<Page<EventRecord>> {
+    const rows = this.all<EventRecord>(
+      'SELECT * FROM events WHERE eid > ? ORDER BY eid LIMIT ?',
+      after ?? '',
+      limit + 1,
+    );
+    return page(rows, limit, (e) => e.eid);
+  }
+
+  async countTickets(eid: string): Promise<EventCounters> {
+    return this.one<EventCounters>(
+      `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked
+       FROM tickets WHERE eid = ?`,
+      eid,
+    )!;
+  }
+
+  createTickets(tickets: TicketRecord[]): Promise<void> {
+    return this.tx(() => {
+      const insert = this.statement(
+        `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
+           checked_in_at, revoked_at, revoke_reason, ticket_token)
+         VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
+           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token)`,
+      );
+      for (const ticket of tickets) insert.run(ticket);
+    });
+  }
+
+  async getTicket(tid: string): Promise<TicketRecord | null> {
+    return this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+  }
+
+  async listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
+    const rows = this.all<TicketRecord>(
+      'SELECT * FROM tickets WHERE eid = ? AND tid > ? ORDER BY tid LIMIT ?',
+      eid,
+      after ?? '',
+      limit + 1,
+    );
+    return page(rows, limit, (t) => t.tid);
+  }
+
+  revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null> {
+    return this.tx(() => {
+      this.run(
+        'UPDATE tickets SET revoked_at = ?, revoke_reason = ? WHERE tid = ? AND revoked_at IS NULL',
+        at,
+        reason,
+        tid,
+      );
+      return this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+    });
+  }
+
+  createEnrollmentToken(t: EnrollmentTokenRecord): Promise<void> {
+    return this.tx(() => {
+      this.run(
+        `INSERT INTO enrollment_tokens (token_id, token_hash, eid, gate_id, expires_at,
+           key_expires_at, created_at, used_at, revoked_at)
+         VALUES (@token_id, @token_hash, @eid, @gate_id, @expires_at, @key_expires_at,
+           @created_at, @used_at, @revoked_at)`,
+        t,
+      );
+    });
+  }
+
+  revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null> {
+    return this.tx(() => {
+      this.run(
+        'UPDATE enrollment_tokens SET revoked_at = ? WHERE token_id = ? AND used_at IS NULL AND revoked_at IS NULL',
+        at,
+        tokenId,
+      );
+      return this.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_id = ?', tokenId);
+    });
+  }
+
+  redeemEnrollmentToken(tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult> {
+    return this.tx((): RedeemResult => {
+      const token = this.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_hash = ?', tokenHash);
+      if (!token) return { kind: 'refused', why: 'unknown' };
+      if (token.used_at !== null) return { kind: 'refused', why: 'used' };
+      if (token.revoked_at !== null) return { kind: 'refused', why: 'revoked' };
+      if (token.expires_at <= at) return { kind: 'refused', why: 'expired' };
+      this.run('UPDATE enrollment_tokens SET used_at = ? WHERE token_id = ?', at, token.token_id);
+      const record: ApiKeyRecord = {
+        ...key,
+        eid: token.eid,
+        gate_id: token.gate_id,
+        token_id: token.token_id,
+        enrolled_at: at,
+        expires_at: token.key_expires_at,
+        last_seen_at: at,
+        revoked_at: null,
+      };
+      this.run(
+        `INSERT INTO api_keys (api_key_id, key_hash, eid, gate_id, scanner_id, scanner_name,
+           scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at)
+         VALUES (@api_key_id, @key_hash, @eid, @gate_id, @scanner_id, @scanner_name,
+           @scanner_platform, @token_id, @enrolled_at, @expires_at, @last_seen_at, @revoked_at)`,
+        record,
+      );
+      return { kind: 'enrolled', key: record, token: { ...token, used_at: at } };
+    });
+  }
+
+  async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    return this.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ?', keyHash);
+  }
+
+  touchApiKey(apiKeyId: string, at: string): Promise<void> {
+    return this.tx(() => {
+      this.run(
+        'UPDATE api_keys SET last_seen_at = ? WHERE api_key_id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)',
+        at,
+        apiKeyId,
+        at,
+      );
+    });
+  }
+
+  revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
+    return this.tx(() => {
+      this.run('UPDATE api_keys SET revoked_at = ? WHERE api_key_id = ? AND revoked_at IS NULL', at, apiKeyId);
+      return this.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE api_key_id = ?', apiKeyId);
+    });
+  }
+
+  async listApiKeys(eid: string): Promise<ApiKeyRecord[]> {
+    return this.all<ApiKeyRecord>('SELECT * FROM api_keys WHERE eid = ? ORDER BY api_key_id', eid);
+  }
+
+  checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
+    return this.tx((): CheckInResult => {
+      const known = this.one<{ fingerprint: string; http_status: number; body: string }>(
+        'SELECT fingerprint, http_status, body FROM idempotency_keys WHERE eid = ? AND idempotency_key = ?',
+        attempt.eid,
+        attempt.idempotency_key,
+      );
+      if (known) {
+        const sameBody = known.fingerprint === attempt.fingerprint;
+        const answer = { http_status: known.http_status, body: JSON.parse(known.body) as unknown };
+        const outcome = sameBody
+          ? ((answer.body as { status?: string }).status ?? 'not_found')
+          : 'idempotency_conflict';
+        this.logScan(attempt, outcome, sameBody ? null : 'idempotency key reused with another body', sameBody);
+        return sameBody ? { kind: 'answered', answer, replay: true } : { kind: 'conflict' };
+      }
+      const verdict = decide(this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid));
+      if (verdict.check_in_at !== null) {
+        this.run(
+          'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND checked_in_at IS NULL',
+          verdict.check_in_at,
+          attempt.tid,
+        );
+      }
+      this.run(
+        `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+        attempt.eid,
+        attempt.idempotency_key,
+        attempt.fingerprint,
+        verdict.answer.http_status,
+        JSON.stringify(verdict.answer.body),
+        attempt.received_at,
+      );
+      this.logScan(attempt, verdict.outcome, verdict.reason, false);
+      return { kind: 'answered', answer: verdict.answer, replay: false };
+    });
+  }
+
+  private logScan(attempt: CheckInAttempt, outcome: string, reason: string | null, replay: boolean): void {
+    this.run(
+      `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
+         received_at, outcome, reason, replay) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      attempt.eid,
+      attempt.tid,
+      attempt.api_key_id,
+      attempt.scanner_id,
+      attempt.gate_id,
+      attempt.idempotency_key,
+      attempt.scanned_at,
+      attempt.received_at,
+      outcome,
+      reason,
+      replay ? 1 : 0,
+    );
+  }
+
+  async listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
+    const rows = this.all<Row>(
+      'SELECT * FROM scans WHERE eid = ? AND scan_id > ? ORDER BY scan_id LIMIT ?',
+      eid,
+      after ?? 0,
+      limit + 1,
+    ).map(toScan);
+    return page(rows, limit, (s) => String(s.scan_id));
+  }
+
+  addSigningKey(key: SigningKeyRecord): Promise<void> {
+    return this.tx(() => {
+      this.run('UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL', key.created_at);
+      this.insertSigningKey(key);
+    });
+  }
+
+  ensureSigningKey(candidate: SigningKeyRecord): Promise<SigningKeyRecord> {
+    return this.tx(() => {
+      const active = this.activeSigningKey();
+      if (active) return active;
+      this.insertSigningKey(candidate);
+      return candidate;
+    });
+  }
+
+  private insertSigningKey(key: SigningKeyRecord): void {
+    this.run(
+      `INSERT INTO signing_keys (kid, public_jwk, private_key_enc, created_at, retired_at, removed_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      key.kid,
+      JSON.stringify(key.public_jwk),
+      key.private_key_enc,
+      key.created_at,
+      key.retired_at,
+      key.removed_at,
+    );
+  }
+
+  private activeSigningKey(): SigningKeyRecord | null {
+    const row = this.one<Row>('SELECT * FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1');
+    return row ? toSigningKey(row) : null;
+  }
+
+  async getSigningKey(kid: string): Promise<SigningKeyRecord | null> {
+    const row = this.one<Row>('SELECT * FROM signing_keys WHERE kid = ?', kid);
+    return row ? toSigningKey(row) : null;
+  }
+
+  async getActiveSigningKey(): Promise<SigningKeyRecord | null> {
+    return this.activeSigningKey();
+  }
+
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    return this.all<Row>('SELECT * FROM signing_keys ORDER BY created_at DESC, kid DESC').map(toSigningKey);
+  }
+
+  removeSigningKey(kid: string, at: string): Promise<'removed' | 'active' | 'unknown'> {
+    return this.tx(() => {
+      const key = this.one<Row>('SELECT retired_at FROM signing_keys WHERE kid = ?', kid);
+      if (!key) return 'unknown';
+      if (key.retired_at === null) return 'active';
+      this.run('UPDATE signing_keys SET removed_at = ? WHERE kid = ? AND removed_at IS NULL', at, kid);
+      return 'removed';
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

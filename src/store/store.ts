@@ -1,0 +1,215 @@
+/**
+ * The storage interface. Every method is one transaction; each says what it guarantees.
+ * Instants are strings in the stored form of `domain/time.ts`.
+ */
+
+export interface EventRecord {
+  eid: string;
+  name: string;
+  event_date: string;
+  ends_at: string | null;
+  created_at: string;
+}
+
+export interface EventCounters {
+  issued: number;
+  checked_in: number;
+  revoked: number;
+}
+
+export interface TicketRecord {
+  tid: string;
+  eid: string;
+  holder_name: string;
+  ticket_type: string;
+  issued_at: string;
+  expires_at: string | null;
+  checked_in_at: string | null;
+  revoked_at: string | null;
+  revoke_reason: string | null;
+  ticket_token: string;
+}
+
+export interface EnrollmentTokenRecord {
+  token_id: string;
+  token_hash: string;
+  eid: string;
+  gate_id: string | null;
+  expires_at: string;
+  key_expires_at: string;
+  created_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** An API key and the scanner it was issued to: the admin interface's scanner record. */
+export interface ApiKeyRecord {
+  api_key_id: string;
+  key_hash: string;
+  eid: string;
+  gate_id: string | null;
+  scanner_id: string;
+  scanner_name: string | null;
+  scanner_platform: string | null;
+  token_id: string;
+  enrolled_at: string;
+  expires_at: string;
+  last_seen_at: string | null;
+  revoked_at: string | null;
+}
+
+export type ScanOutcome =
+  | 'valid'
+  | 'already_used'
+  | 'revoked'
+  | 'wrong_event'
+  | 'expired'
+  | 'invalid_signature'
+  | 'not_found'
+  | 'idempotency_conflict';
+
+/** One line of an event's scan log: a check-in attempt and what it got. */
+export interface ScanRecord {
+  scan_id: number;
+  eid: string;
+  tid: string;
+  api_key_id: string;
+  scanner_id: string;
+  gate_id: string | null;
+  idempotency_key: string;
+  scanned_at: string;
+  received_at: string;
+  outcome: ScanOutcome;
+  reason: string | null;
+  replay: boolean;
+}
+
+export interface SigningKeyRecord {
+  kid: string;
+  /** The public key as a JWK (OKP, Ed25519). */
+  public_jwk: Record<string, string>;
+  /** The private key, encrypted with the key-encryption key. */
+  private_key_enc: string;
+  created_at: string;
+  retired_at: string | null;
+  removed_at: string | null;
+}
+
+/** A check-in answer as first given; replays return it again. */
+export interface StoredAnswer {
+  http_status: number;
+  body: unknown;
+}
+
+/** What the domain decided for one check-in attempt, given the ticket as it is now. */
+export interface CheckInVerdict {
+  outcome: ScanOutcome;
+  reason: string | null;
+  /** When set, the ticket becomes checked in at this instant. */
+  check_in_at: string | null;
+  answer: StoredAnswer;
+}
+
+export interface CheckInAttempt {
+  eid: string;
+  tid: string;
+  idempotency_key: string;
+  /** Canonical form of the request body; a replay must carry the same one. */
+  fingerprint: string;
+  api_key_id: string;
+  scanner_id: string;
+  gate_id: string | null;
+  scanned_at: string;
+  received_at: string;
+}
+
+export type CheckInResult = { kind: 'answered'; answer: StoredAnswer; replay: boolean } | { kind: 'conflict' };
+
+export type RedeemFailure = 'unknown' | 'used' | 'expired' | 'revoked';
+
+export type RedeemResult =
+  { kind: 'enrolled'; key: ApiKeyRecord; token: EnrollmentTokenRecord } | { kind: 'refused'; why: RedeemFailure };
+
+export interface NewApiKey {
+  api_key_id: string;
+  key_hash: string;
+  scanner_id: string;
+  scanner_name: string | null;
+  scanner_platform: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export interface Store {
+  /** Reads a setting; null when absent. */
+  getSetting(name: string): Promise<string | null>;
+  /** Writes a setting only if absent; returns the value that holds afterwards (first writer wins). */
+  putSettingIfAbsent(name: string, value: string): Promise<string>;
+
+  /** Inserts a new event. */
+  createEvent(event: EventRecord): Promise<void>;
+  /** The event, or null. */
+  getEvent(eid: string): Promise<EventRecord | null>;
+  /** Events in creation order, a page at a time (cursor: the last eid seen). */
+  listEvents(limit: number, after: string | null): Promise<Page<EventRecord>>;
+  /** Counts the event's tickets: issued, checked in, revoked; read in one snapshot. */
+  countTickets(eid: string): Promise<EventCounters>;
+
+  /** Inserts all tickets or none. */
+  createTickets(tickets: TicketRecord[]): Promise<void>;
+  /** The ticket, or null. */
+  getTicket(tid: string): Promise<TicketRecord | null>;
+  /** The event's tickets in issue order, a page at a time (cursor: the last tid seen). */
+  listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
+  /** Revokes the ticket once (a second call keeps the first time and reason); null if unknown. */
+  revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null>;
+
+  /** Inserts a new enrolment token (its hash only). */
+  createEnrollmentToken(token: EnrollmentTokenRecord): Promise<void>;
+  /** Revokes an unused token (used or revoked ones are left as they are); null if unknown. */
+  revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null>;
+  /**
+   * Exchanges a token for an API key: marks the token used and inserts the key, or refuses.
+   * Concurrent calls with one token see exactly one `enrolled`.
+   */
+  redeemEnrollmentToken(tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult>;
+
+  /** The API key with this hash, whatever its state, or null. */
+  findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Records that the key was used at `at` (only moves last_seen_at forward). */
+  touchApiKey(apiKeyId: string, at: string): Promise<void>;
+  /** Revokes the key once; null if unknown. */
+  revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null>;
+  /** The event's scanner records (one per API key), in enrolment order. */
+  listApiKeys(eid: string): Promise<ApiKeyRecord[]>;
+
+  /**
+   * Applies one check-in attempt atomically. A known idempotency key (per event) with the same
+   * fingerprint returns its first answer; with another fingerprint, a conflict. Otherwise
+   * `decide` sees the ticket as it is inside the transaction and its verdict is applied and
+   * remembered. Concurrent attempts on one ticket or one key are serialized: one winner.
+   * Every attempt is appended to the scan log.
+   */
+  checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult>;
+  /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
+  listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>>;
+
+  /** Inserts a signing key and retires every other active one, atomically. */
+  addSigningKey(key: SigningKeyRecord): Promise<void>;
+  /** Inserts the first signing key unless an active one exists; returns the active key. */
+  ensureSigningKey(candidate: SigningKeyRecord): Promise<SigningKeyRecord>;
+  /** The key with this kid (removed ones included), or null. */
+  getSigningKey(kid: string): Promise<SigningKeyRecord | null>;
+  /** The active key (the newest not retired), or null. */
+  getActiveSigningKey(): Promise<SigningKeyRecord | null>;
+  /** All keys, newest first. */
+  listSigningKeys(): Promise<SigningKeyRecord[]>;
+  /** Marks a retired key removed; refuses the active key. */
+  removeSigningKey(kid: string, at: string): Promise<'removed' | 'active' | 'unknown'>;
+
+  /** Releases connections and files. */
+  close(): Promise<void>;
+}
