@@ -93,6 +93,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
 
   app.setErrorHandler(handleError);
   app.addHook('onRequest', protocolVersionGuard);
+  // A POST without a body (revoke, rotate) reads as an empty object, so optional bodies stay optional.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');

@@ -98,7 +98,7 @@ export const revokeTicketSchema = {
   ...admin,
   summary: 'Revoke a ticket (refund, fraud…); idempotent',
   params: TidParams,
-  body: Type.Optional(Type.Object({ reason: Type.Optional(Nullable(Text(500, 0))) })),
+  body: Type.Object({ reason: Type.Optional(Nullable(Text(500, 0))) }),
   response: { 200: AdminTicket, ...errors(400, 401, 404, 413, 415, 429, 500) },
 };
 
@@ -124,13 +124,11 @@ export const createEnrollmentTokenSchema = {
   ...admin,
   summary: 'Create a single-use enrolment token and its setup QR (the token is shown only here)',
   params: EventParams,
-  body: Type.Optional(
-    Type.Object({
-      gate_id: Type.Optional(Nullable(Id())),
-      expires_at: Type.Optional(Nullable(InstantIn)),
-      key_expires_at: Type.Optional(Nullable(InstantIn)),
-    }),
-  ),
+  body: Type.Object({
+    gate_id: Type.Optional(Nullable(Id())),
+    expires_at: Type.Optional(Nullable(InstantIn)),
+    key_expires_at: Type.Optional(Nullable(InstantIn)),
+  }),
   response: {
     201: Type.Composite([
       EnrollmentTokenAnswer,

@@ -33,7 +33,7 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
     { schema: createEnrollmentTokenSchema },
     async (request, reply) => {
       const event = await requireEvent(ctx.store, request.params.eid);
-      const { record, token } = await createEnrollmentToken(ctx, event, request.body ?? {});
+      const { record, token } = await createEnrollmentToken(ctx, event, request.body);
       const uri = setupUri(ctx.config.baseUrl, token);
       const [svg, png] = await Promise.all([
         QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),

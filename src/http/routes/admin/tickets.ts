@@ -66,7 +66,7 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
   );
 
   app.post('/admin/v1/tickets/:tid/revoke', { schema: revokeTicketSchema }, async (request) => {
-    const ticket = await ctx.store.revokeTicket(request.params.tid, now(), request.body?.reason ?? null);
+    const ticket = await ctx.store.revokeTicket(request.params.tid, now(), request.body.reason ?? null);
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
     request.log.info({ tid: ticket.tid }, 'ticket revoked');
     return adminTicketView(ticket, now());
