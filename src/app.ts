@@ -92,6 +92,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler(handleError);
+  // Every body is JSON; without this, text/plain would reach the schemas as a string.
+  app.removeContentTypeParser(['text/plain']);
   app.addHook('onRequest', protocolVersionGuard);
   // A POST without a body (revoke, rotate) reads as an empty object, so optional bodies stay optional.
   app.addHook('preValidation', async (request) => {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError } from '../config.ts';
+import { PostgresStore } from './postgres/postgres-store.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -13,8 +13,5 @@ export function sqlitePath(databaseUrl: string): string | null {
 /** Opens the store DATABASE_URL names, applying pending migrations. */
 export async function openStore(databaseUrl: string): Promise<Store> {
   const path = sqlitePath(databaseUrl);
-  if (path === null) {
-    throw new ConfigError('DATABASE_URL names PostgreSQL, whose store is not available yet; use sqlite:<path>');
-  }
-  return new SqliteStore(path);
+  return path === null ? PostgresStore.open(databaseUrl) : new SqliteStore(path);
 }

@@ -1,0 +1,55 @@
+/**
+ * Versioned schema changes of the PostgreSQL store, applied in order at start. Never edit a shipped one.
+ * The tables mirror the SQLite store's column for column. Ids and instants are `COLLATE "C"` so they
+ * order and compare byte-wise, as in SQLite, whatever the database's locale.
+ */
+export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE events (
+        eid TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, event_date TEXT COLLATE "C" NOT NULL,
+        ends_at TEXT COLLATE "C", created_at TEXT COLLATE "C" NOT NULL
+      );
+      CREATE TABLE tickets (
+        tid TEXT COLLATE "C" PRIMARY KEY, eid TEXT COLLATE "C" NOT NULL REFERENCES events (eid),
+        holder_name TEXT NOT NULL, ticket_type TEXT NOT NULL, issued_at TEXT COLLATE "C" NOT NULL,
+        expires_at TEXT COLLATE "C", checked_in_at TEXT COLLATE "C", revoked_at TEXT COLLATE "C",
+        revoke_reason TEXT, ticket_token TEXT NOT NULL
+      );
+      CREATE INDEX tickets_by_event ON tickets (eid, tid);
+      CREATE TABLE enrollment_tokens (
+        token_id TEXT COLLATE "C" PRIMARY KEY, token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        eid TEXT COLLATE "C" NOT NULL REFERENCES events (eid), gate_id TEXT,
+        expires_at TEXT COLLATE "C" NOT NULL, key_expires_at TEXT COLLATE "C" NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL, used_at TEXT COLLATE "C", revoked_at TEXT COLLATE "C"
+      );
+      CREATE TABLE api_keys (
+        api_key_id TEXT COLLATE "C" PRIMARY KEY, key_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        eid TEXT COLLATE "C" NOT NULL REFERENCES events (eid), gate_id TEXT, scanner_id TEXT NOT NULL,
+        scanner_name TEXT, scanner_platform TEXT,
+        token_id TEXT COLLATE "C" NOT NULL REFERENCES enrollment_tokens (token_id),
+        enrolled_at TEXT COLLATE "C" NOT NULL, expires_at TEXT COLLATE "C" NOT NULL,
+        last_seen_at TEXT COLLATE "C", revoked_at TEXT COLLATE "C"
+      );
+      CREATE INDEX api_keys_by_event ON api_keys (eid, api_key_id);
+      CREATE TABLE idempotency_keys (
+        eid TEXT COLLATE "C" NOT NULL, idempotency_key TEXT COLLATE "C" NOT NULL, fingerprint TEXT NOT NULL,
+        http_status INTEGER NOT NULL, body TEXT NOT NULL, created_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (eid, idempotency_key)
+      );
+      CREATE TABLE scans (
+        scan_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, eid TEXT COLLATE "C" NOT NULL,
+        tid TEXT COLLATE "C" NOT NULL, api_key_id TEXT COLLATE "C" NOT NULL, scanner_id TEXT NOT NULL,
+        gate_id TEXT, idempotency_key TEXT COLLATE "C" NOT NULL, scanned_at TEXT COLLATE "C" NOT NULL,
+        received_at TEXT COLLATE "C" NOT NULL, outcome TEXT NOT NULL, reason TEXT, replay BOOLEAN NOT NULL
+      );
+      CREATE INDEX scans_by_event ON scans (eid, scan_id);
+      CREATE TABLE signing_keys (
+        kid TEXT COLLATE "C" PRIMARY KEY, public_jwk TEXT NOT NULL, private_key_enc TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL, retired_at TEXT COLLATE "C", removed_at TEXT COLLATE "C"
+      );
+    `,
+  },
+];

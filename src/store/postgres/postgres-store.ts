@@ -1,0 +1,507 @@
+import pg from 'pg';
+import type {
+  ApiKeyRecord,
+  CheckInAttempt,
+  CheckInResult,
+  CheckInVerdict,
+  EnrollmentTokenRecord,
+  EventCounters,
+  EventRecord,
+  NewApiKey,
+  Page,
+  RedeemResult,
+  ScanRecord,
+  SigningKeyRecord,
+  Store,
+  TicketRecord,
+} from '../store.ts';
+import { POSTGRES_MIGRATIONS } from './migrations.ts';
+
+type Row = Record<string, unknown>;
+
+/** Anything that runs a query: the pool (one statement, one implicit transaction) or a client inside BEGIN. */
+interface Db {
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>;
+}
+
+/**
+ * Advisory lock namespaces (the first key of the two-int form), chosen to be unlikely to collide
+ * with another application sharing the database.
+ */
+const LOCK_MIGRATIONS = 0x54490001;
+const LOCK_SIGNING_KEYS = 0x54490002;
+const LOCK_IDEMPOTENCY = 0x54490003;
+
+const toScan = (row: Row): ScanRecord => ({
+  ...(row as unknown as ScanRecord),
+  // BIGINT arrives as a string; scan ids stay far below 2^53.
+  scan_id: Number(row.scan_id),
+});
+const toSigningKey = (row: Row): SigningKeyRecord => ({
+  ...(row as unknown as SigningKeyRecord),
+  public_jwk: JSON.parse(row.public_jwk as string) as Record<string, string>,
+});
+
+async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await db.query(sql, params)).rows as T[];
+}
+
+async function one<T>(db: Db, sql: string, params: unknown[] = []): Promise<T | null> {
+  return (await all<T>(db, sql, params))[0] ?? null;
+}
+
+function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string): Page<T> {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next_cursor: rows.length > limit && last ? cursorOf(last) : null };
+}
+
+const TICKET_COLUMNS = [
+  'tid',
+  'eid',
+  'holder_name',
+  'ticket_type',
+  'issued_at',
+  'expires_at',
+  'checked_in_at',
+  'revoked_at',
+  'revoke_reason',
+  'ticket_token',
+] as const;
+
+/**
+ * The shared store: PostgreSQL, for several issuer instances behaving as one. Every method is one
+ * transaction: a single statement runs on the pool (PostgreSQL makes it atomic and gives it one
+ * snapshot), several run between BEGIN and COMMIT on one client. Races between processes are
+ * settled by row locks and transaction-scoped advisory locks, never by the process.
+ */
+export class PostgresStore implements Store {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  /** Connects and applies pending migrations; instances starting together migrate once. */
+  static async open(url: string): Promise<PostgresStore> {
+    const pool = new pg.Pool({ connectionString: url, application_name: 'ticket-issuer' });
+    // Without a listener, a dropped idle connection would crash the process; the pool discards
+    // the broken client and the next query reports any lasting failure to its caller.
+    pool.on('error', () => undefined);
+    try {
+      await migrate(pool);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PostgresStore(pool);
+  }
+
+  private async tx<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw error;
+    } finally {
+      // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
+      client.release(broken);
+    }
+  }
+
+  /** Reads a setting; null when absent. */
+  async getSetting(name: string): Promise<string | null> {
+    return (await one<{ value: string }>(this.pool, 'SELECT value FROM settings WHERE name = $1', [name]))?.value ?? null;
+  }
+
+  /** Writes a setting only if absent; returns the value that holds afterwards (first writer wins). */
+  putSettingIfAbsent(name: string, value: string): Promise<string> {
+    return this.tx(async (db) => {
+      await db.query('INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, value]);
+      // A second statement: its fresh snapshot sees a concurrent winner's committed row.
+      return (await one<{ value: string }>(db, 'SELECT value FROM settings WHERE name = $1', [name]))!.value;
+    });
+  }
+
+  /** Inserts a new event. */
+  async createEvent(e: EventRecord): Promise<void> {
+    await this.pool.query('INSERT INTO events (eid, name, event_date, ends_at, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      e.eid,
+      e.name,
+      e.event_date,
+      e.ends_at,
+      e.created_at,
+    ]);
+  }
+
+  /** The event, or null. */
+  getEvent(eid: string): Promise<EventRecord | null> {
+    return one<EventRecord>(this.pool, 'SELECT * FROM events WHERE eid = $1', [eid]);
+  }
+
+  /** Events in creation order, a page at a time (cursor: the last eid seen). */
+  async listEvents(limit: number, after: string | null): Promise<Page<EventRecord>> {
+    const rows = await all<EventRecord>(this.pool, 'SELECT * FROM events WHERE eid > $1 ORDER BY eid LIMIT $2', [
+      after ?? '',
+      limit + 1,
+    ]);
+    return page(rows, limit, (e) => e.eid);
+  }
+
+  /** Counts the event's tickets: issued, checked in, revoked; read in one snapshot. */
+  async countTickets(eid: string): Promise<EventCounters> {
+    const row = (await one<Row>(
+      this.pool,
+      `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked
+       FROM tickets WHERE eid = $1`,
+      [eid],
+    ))!;
+    // COUNT is BIGINT, which arrives as a string.
+    return { issued: Number(row.issued), checked_in: Number(row.checked_in), revoked: Number(row.revoked) };
+  }
+
+  /** Inserts all tickets or none. */
+  async createTickets(tickets: TicketRecord[]): Promise<void> {
+    // One statement whatever the batch size: one array parameter per column stays clear of the
+    // 65,535 bind-parameter limit, and a single statement is all-or-none by itself.
+    const columns = TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column]));
+    await this.pool.query(
+      `INSERT INTO tickets (${TICKET_COLUMNS.join(', ')})
+       SELECT * FROM unnest(${TICKET_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')})`,
+      columns,
+    );
+  }
+
+  /** The ticket, or null. */
+  getTicket(tid: string): Promise<TicketRecord | null> {
+    return one<TicketRecord>(this.pool, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+  }
+
+  /** The event's tickets in issue order, a page at a time (cursor: the last tid seen). */
+  async listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
+    const rows = await all<TicketRecord>(
+      this.pool,
+      'SELECT * FROM tickets WHERE eid = $1 AND tid > $2 ORDER BY tid LIMIT $3',
+      [eid, after ?? '', limit + 1],
+    );
+    return page(rows, limit, (t) => t.tid);
+  }
+
+  /** Revokes the ticket once (a second call keeps the first time and reason); null if unknown. */
+  revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null> {
+    return this.tx(async (db) => {
+      await db.query('UPDATE tickets SET revoked_at = $1, revoke_reason = $2 WHERE tid = $3 AND revoked_at IS NULL', [
+        at,
+        reason,
+        tid,
+      ]);
+      return one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+    });
+  }
+
+  /** Inserts a new enrolment token (its hash only). */
+  async createEnrollmentToken(t: EnrollmentTokenRecord): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO enrollment_tokens (token_id, token_hash, eid, gate_id, expires_at,
+         key_expires_at, created_at, used_at, revoked_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [t.token_id, t.token_hash, t.eid, t.gate_id, t.expires_at, t.key_expires_at, t.created_at, t.used_at, t.revoked_at],
+    );
+  }
+
+  /** Revokes an unused token (used or revoked ones are left as they are); null if unknown. */
+  revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null> {
+    return this.tx(async (db) => {
+      await db.query(
+        'UPDATE enrollment_tokens SET revoked_at = $1 WHERE token_id = $2 AND used_at IS NULL AND revoked_at IS NULL',
+        [at, tokenId],
+      );
+      return one<EnrollmentTokenRecord>(db, 'SELECT * FROM enrollment_tokens WHERE token_id = $1', [tokenId]);
+    });
+  }
+
+  /** Exchanges a token for an API key, or refuses; concurrent calls with one token see exactly one `enrolled`. */
+  redeemEnrollmentToken(tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult> {
+    return this.tx(async (db): Promise<RedeemResult> => {
+      // The row lock makes concurrent redeemers queue; each then sees the token as the last one left it.
+      const token = await one<EnrollmentTokenRecord>(
+        db,
+        'SELECT * FROM enrollment_tokens WHERE token_hash = $1 FOR UPDATE',
+        [tokenHash],
+      );
+      if (!token) return { kind: 'refused', why: 'unknown' };
+      if (token.used_at !== null) return { kind: 'refused', why: 'used' };
+      if (token.revoked_at !== null) return { kind: 'refused', why: 'revoked' };
+      if (token.expires_at <= at) return { kind: 'refused', why: 'expired' };
+      await db.query('UPDATE enrollment_tokens SET used_at = $1 WHERE token_id = $2', [at, token.token_id]);
+      const record: ApiKeyRecord = {
+        ...key,
+        eid: token.eid,
+        gate_id: token.gate_id,
+        token_id: token.token_id,
+        enrolled_at: at,
+        expires_at: token.key_expires_at,
+        last_seen_at: at,
+        revoked_at: null,
+      };
+      await insertApiKey(db, record);
+      return { kind: 'enrolled', key: record, token: { ...token, used_at: at } };
+    });
+  }
+
+  /** The API key with this hash, whatever its state, or null. */
+  findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    return one<ApiKeyRecord>(this.pool, 'SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
+  }
+
+  /** Records that the key was used at `at` (only moves last_seen_at forward). */
+  async touchApiKey(apiKeyId: string, at: string): Promise<void> {
+    await this.pool.query(
+      'UPDATE api_keys SET last_seen_at = $1 WHERE api_key_id = $2 AND (last_seen_at IS NULL OR last_seen_at < $1)',
+      [at, apiKeyId],
+    );
+  }
+
+  /** Revokes the key once; null if unknown. */
+  revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
+    return this.tx(async (db) => {
+      await db.query('UPDATE api_keys SET revoked_at = $1 WHERE api_key_id = $2 AND revoked_at IS NULL', [at, apiKeyId]);
+      return one<ApiKeyRecord>(db, 'SELECT * FROM api_keys WHERE api_key_id = $1', [apiKeyId]);
+    });
+  }
+
+  /** The event's scanner records (one per API key), in enrolment order. */
+  listApiKeys(eid: string): Promise<ApiKeyRecord[]> {
+    return all<ApiKeyRecord>(this.pool, 'SELECT * FROM api_keys WHERE eid = $1 ORDER BY api_key_id', [eid]);
+  }
+
+  /**
+   * Applies one check-in attempt atomically; same-key attempts and same-ticket attempts are
+   * serialized across processes, and every attempt is appended to the scan log.
+   */
+  checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
+    return this.tx(async (db): Promise<CheckInResult> => {
+      // Lock order is always key then ticket, so two attempts can never wait on each other in a cycle.
+      await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+        LOCK_IDEMPOTENCY,
+        `${attempt.eid}:${attempt.idempotency_key}`,
+      ]);
+      const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [attempt.tid]);
+      // Read committed: this statement starts after the key lock was granted, so it sees the answer
+      // of any attempt with the same key that held the lock before.
+      const known = await one<{ fingerprint: string; http_status: number; body: string }>(
+        db,
+        'SELECT fingerprint, http_status, body FROM idempotency_keys WHERE eid = $1 AND idempotency_key = $2',
+        [attempt.eid, attempt.idempotency_key],
+      );
+      if (known) return replayOrConflict(db, attempt, known);
+      const verdict = decide(ticket);
+      if (verdict.check_in_at !== null) {
+        await db.query('UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND checked_in_at IS NULL', [
+          verdict.check_in_at,
+          attempt.tid,
+        ]);
+      }
+      await db.query(
+        `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [
+          attempt.eid,
+          attempt.idempotency_key,
+          attempt.fingerprint,
+          verdict.answer.http_status,
+          JSON.stringify(verdict.answer.body),
+          attempt.received_at,
+        ],
+      );
+      await logScan(db, attempt, verdict.outcome, verdict.reason, false);
+      return { kind: 'answered', answer: verdict.answer, replay: false };
+    });
+  }
+
+  /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
+  async listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
+    const rows = await all<Row>(
+      this.pool,
+      'SELECT * FROM scans WHERE eid = $1 AND scan_id > $2 ORDER BY scan_id LIMIT $3',
+      [eid, after ?? 0, limit + 1],
+    );
+    return page(rows.map(toScan), limit, (s) => String(s.scan_id));
+  }
+
+  /** Inserts a signing key and retires every other active one, atomically. */
+  addSigningKey(key: SigningKeyRecord): Promise<void> {
+    return this.tx(async (db) => {
+      // Without the lock, two concurrent rotations would each miss the other's new key and both stay active.
+      await lockSigningKeys(db);
+      await db.query('UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL', [key.created_at]);
+      await insertSigningKey(db, key);
+    });
+  }
+
+  /** Inserts the first signing key unless an active one exists; returns the active key. */
+  ensureSigningKey(candidate: SigningKeyRecord): Promise<SigningKeyRecord> {
+    return this.tx(async (db) => {
+      await lockSigningKeys(db);
+      const active = await activeSigningKey(db);
+      if (active) return active;
+      await insertSigningKey(db, candidate);
+      return candidate;
+    });
+  }
+
+  /** The key with this kid (removed ones included), or null. */
+  async getSigningKey(kid: string): Promise<SigningKeyRecord | null> {
+    const row = await one<Row>(this.pool, 'SELECT * FROM signing_keys WHERE kid = $1', [kid]);
+    return row ? toSigningKey(row) : null;
+  }
+
+  /** The active key (the newest not retired), or null. */
+  getActiveSigningKey(): Promise<SigningKeyRecord | null> {
+    return activeSigningKey(this.pool);
+  }
+
+  /** All keys, newest first. */
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    return (await all<Row>(this.pool, 'SELECT * FROM signing_keys ORDER BY created_at DESC, kid DESC')).map(
+      toSigningKey,
+    );
+  }
+
+  /** Marks a retired key removed; refuses the active key. */
+  removeSigningKey(kid: string, at: string): Promise<'removed' | 'active' | 'unknown'> {
+    return this.tx(async (db) => {
+      // Lock the row so a concurrent rotation cannot change its state between the check and the update.
+      const key = await one<Row>(db, 'SELECT retired_at FROM signing_keys WHERE kid = $1 FOR UPDATE', [kid]);
+      if (!key) return 'unknown';
+      if (key.retired_at === null) return 'active';
+      await db.query('UPDATE signing_keys SET removed_at = $1 WHERE kid = $2 AND removed_at IS NULL', [at, kid]);
+      return 'removed';
+    });
+  }
+
+  /** Releases every pooled connection. */
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}
+
+/** Applies pending migrations under a session advisory lock, so concurrent starts migrate one at a time. */
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1, 0)', [LOCK_MIGRATIONS]);
+    try {
+      await applyPending(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1, 0)', [LOCK_MIGRATIONS]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function applyPending(client: pg.PoolClient): Promise<void> {
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+  );
+  const applied = new Set(
+    (await all<{ version: number }>(client, 'SELECT version FROM schema_migrations')).map((r) => r.version),
+  );
+  for (const migration of POSTGRES_MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    await client.query('BEGIN');
+    try {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+        migration.version,
+        new Date().toISOString(),
+      ]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+async function replayOrConflict(
+  db: Db,
+  attempt: CheckInAttempt,
+  known: { fingerprint: string; http_status: number; body: string },
+): Promise<CheckInResult> {
+  const sameBody = known.fingerprint === attempt.fingerprint;
+  const answer = { http_status: known.http_status, body: JSON.parse(known.body) as unknown };
+  // As in the SQLite store: a replay is logged with the outcome its stored answer names.
+  const outcome = sameBody ? ((answer.body as { status?: string }).status ?? 'not_found') : 'idempotency_conflict';
+  await logScan(db, attempt, outcome, sameBody ? null : 'idempotency key reused with another body', sameBody);
+  return sameBody ? { kind: 'answered', answer, replay: true } : { kind: 'conflict' };
+}
+
+async function logScan(
+  db: Db,
+  attempt: CheckInAttempt,
+  outcome: string,
+  reason: string | null,
+  replay: boolean,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
+       received_at, outcome, reason, replay) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      attempt.eid,
+      attempt.tid,
+      attempt.api_key_id,
+      attempt.scanner_id,
+      attempt.gate_id,
+      attempt.idempotency_key,
+      attempt.scanned_at,
+      attempt.received_at,
+      outcome,
+      reason,
+      replay,
+    ],
+  );
+}
+
+async function insertApiKey(db: Db, k: ApiKeyRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO api_keys (api_key_id, key_hash, eid, gate_id, scanner_id, scanner_name,
+       scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [
+      k.api_key_id,
+      k.key_hash,
+      k.eid,
+      k.gate_id,
+      k.scanner_id,
+      k.scanner_name,
+      k.scanner_platform,
+      k.token_id,
+      k.enrolled_at,
+      k.expires_at,
+      k.last_seen_at,
+      k.revoked_at,
+    ],
+  );
+}
+
+async function lockSigningKeys(db: Db): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock($1, 0)', [LOCK_SIGNING_KEYS]);
+}
+
+async function insertSigningKey(db: Db, key: SigningKeyRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO signing_keys (kid, public_jwk, private_key_enc, created_at, retired_at, removed_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [key.kid, JSON.stringify(key.public_jwk), key.private_key_enc, key.created_at, key.retired_at, key.removed_at],
+  );
+}
+
+async function activeSigningKey(db: Db): Promise<SigningKeyRecord | null> {
+  const row = await one<Row>(db, 'SELECT * FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1');
+  return row ? toSigningKey(row) : null;
+}
