@@ -114,7 +114,9 @@ export class PostgresStore implements Store {
 
   /** Reads a setting; null when absent. */
   async getSetting(name: string): Promise<string | null> {
-    return (await one<{ value: string }>(this.pool, 'SELECT value FROM settings WHERE name = $1', [name]))?.value ?? null;
+    return (
+      (await one<{ value: string }>(this.pool, 'SELECT value FROM settings WHERE name = $1', [name]))?.value ?? null
+    );
   }
 
   /** Writes a setting only if absent; returns the value that holds afterwards (first writer wins). */
@@ -128,13 +130,10 @@ export class PostgresStore implements Store {
 
   /** Inserts a new event. */
   async createEvent(e: EventRecord): Promise<void> {
-    await this.pool.query('INSERT INTO events (eid, name, event_date, ends_at, created_at) VALUES ($1, $2, $3, $4, $5)', [
-      e.eid,
-      e.name,
-      e.event_date,
-      e.ends_at,
-      e.created_at,
-    ]);
+    await this.pool.query(
+      'INSERT INTO events (eid, name, event_date, ends_at, created_at) VALUES ($1, $2, $3, $4, $5)',
+      [e.eid, e.name, e.event_date, e.ends_at, e.created_at],
+    );
   }
 
   /** The event, or null. */
@@ -208,7 +207,17 @@ export class PostgresStore implements Store {
       `INSERT INTO enrollment_tokens (token_id, token_hash, eid, gate_id, expires_at,
          key_expires_at, created_at, used_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [t.token_id, t.token_hash, t.eid, t.gate_id, t.expires_at, t.key_expires_at, t.created_at, t.used_at, t.revoked_at],
+      [
+        t.token_id,
+        t.token_hash,
+        t.eid,
+        t.gate_id,
+        t.expires_at,
+        t.key_expires_at,
+        t.created_at,
+        t.used_at,
+        t.revoked_at,
+      ],
     );
   }
 
@@ -268,7 +277,10 @@ export class PostgresStore implements Store {
   /** Revokes the key once; null if unknown. */
   revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
     return this.tx(async (db) => {
-      await db.query('UPDATE api_keys SET revoked_at = $1 WHERE api_key_id = $2 AND revoked_at IS NULL', [at, apiKeyId]);
+      await db.query('UPDATE api_keys SET revoked_at = $1 WHERE api_key_id = $2 AND revoked_at IS NULL', [
+        at,
+        apiKeyId,
+      ]);
       return one<ApiKeyRecord>(db, 'SELECT * FROM api_keys WHERE api_key_id = $1', [apiKeyId]);
     });
   }
@@ -502,6 +514,9 @@ async function insertSigningKey(db: Db, key: SigningKeyRecord): Promise<void> {
 }
 
 async function activeSigningKey(db: Db): Promise<SigningKeyRecord | null> {
-  const row = await one<Row>(db, 'SELECT * FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1');
+  const row = await one<Row>(
+    db,
+    'SELECT * FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1',
+  );
   return row ? toSigningKey(row) : null;
 }

@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { newEventId, newTicketId } from '../../src/domain/ids.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import type { CheckInAttempt, CheckInVerdict, SigningKeyRecord, TicketRecord } from '../../src/store/store.ts';
+import { storeConformance } from './conformance.ts';
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
+
+/** The server address without credentials, for messages. */
+function shown(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Why the server cannot be used, or null when it answers. */
+async function unreachableBecause(): Promise<string | null> {
+  try {
+    await withAdmin((client) => client.query('SELECT 1'));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** A fresh, empty database for this run; its URL and how to drop it. */
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `issuer_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+const problem = await unreachableBecause();
+let skip: string | undefined;
+if (problem !== null) {
+  const message = `PostgreSQL not reachable at ${shown(ADMIN_URL)} (${problem})`;
+  if (REQUIRE_SERVICES) {
+    it('PostgreSQL is reachable (REQUIRE_SERVICES=1)', () => assert.fail(message));
+  } else {
+    skip = `${message}; set TEST_DATABASE_URL or start PostgreSQL`;
+    process.stderr.write(`\n!!! ${message}: PostgreSQL store tests SKIPPED\n\n`);
+  }
+}
+
+let suiteDatabase: { url: string; drop: () => Promise<void> } | null = null;
+storeConformance(
+  'PostgresStore',
+  async () => {
+    suiteDatabase = await freshDatabase();
+    return PostgresStore.open(suiteDatabase.url);
+  },
+  async () => suiteDatabase?.drop(),
+  skip === undefined ? {} : { skip },
+);
+
+/** A decider like the domain's: the first scan of an unused ticket checks it in. */
+function gateDecider(checkInAt: string) {
+  return (ticket: TicketRecord | null): CheckInVerdict => {
+    const fresh = ticket !== null && ticket.checked_in_at === null;
+    const status = ticket === null ? 'not_found' : fresh ? 'valid' : 'already_used';
+    return {
+      outcome: status,
+      reason: null,
+      check_in_at: fresh ? checkInAt : null,
+      answer: { http_status: ticket === null ? 404 : 200, body: { status } },
+    };
+  };
+}
+
+function attemptOn(eid: string, tid: string, idempotencyKey = randomUUID()): CheckInAttempt {
+  return {
+    eid,
+    tid,
+    idempotency_key: idempotencyKey,
+    fingerprint: `fp:${tid}`,
+    api_key_id: 'sck_cross',
+    scanner_id: 'scanner-1',
+    gate_id: null,
+    scanned_at: '2026-06-01T12:05:00.000Z',
+    received_at: '2026-06-01T12:06:00.000Z',
+  };
+}
+
+function signingKey(): SigningKeyRecord {
+  const kid = `kid-${randomUUID()}`;
+  return {
+    kid,
+    public_jwk: { kty: 'OKP', crv: 'Ed25519', x: kid, kid },
+    private_key_enc: `enc-${kid}`,
+    created_at: '2026-06-01T12:00:00.000Z',
+    retired_at: null,
+    removed_at: null,
+  };
+}
+
+describe('PostgresStore: several instances on one database', () => {
+  const stores: PostgresStore[] = [];
+  let database: { url: string; drop: () => Promise<void> } | null = null;
+  const test = (title: string, fn: () => Promise<void>): void => {
+    it(title, { skip: skip ?? false }, fn);
+  };
+  const [a, b] = [(): PostgresStore => stores[0]!, (): PostgresStore => stores[1]!];
+
+  before(async () => {
+    if (skip !== undefined) return;
+    database = await freshDatabase();
+    // Three instances starting at once against an empty database: they must migrate it once.
+    stores.push(...(await Promise.all([0, 1, 2].map(() => PostgresStore.open(database!.url)))));
+  });
+  after(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await database?.drop();
+  });
+
+  async function oneTicket(): Promise<{ eid: string; tid: string }> {
+    const eid = newEventId();
+    const tid = newTicketId();
+    const at = '2026-06-01T12:00:00.000Z';
+    await a().createEvent({ eid, name: 'Cross', event_date: at, ends_at: null, created_at: at });
+    await a().createTickets([
+      {
+        tid,
+        eid,
+        holder_name: 'Cross Holder',
+        ticket_type: 'general',
+        issued_at: at,
+        expires_at: null,
+        checked_in_at: null,
+        revoked_at: null,
+        revoke_reason: null,
+        ticket_token: `token.${tid}`,
+      },
+    ]);
+    return { eid, tid };
+  }
+
+  test('instances starting together apply each migration once', async () => {
+    const client = new pg.Client({ connectionString: database!.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: number }>(
+        'SELECT version FROM schema_migrations ORDER BY version',
+      );
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        POSTGRES_MIGRATIONS.map((m) => m.version),
+      );
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('first starts racing ensureSigningKey agree on one active key', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => stores[i % stores.length]!.ensureSigningKey(signingKey())),
+    );
+    assert.equal(new Set(results.map((k) => k.kid)).size, 1);
+    assert.equal((await b().listSigningKeys()).length, 1);
+  });
+
+  test('30 check-ins of one ticket with different keys across two instances: exactly one valid', async () => {
+    const { eid, tid } = await oneTicket();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 === 0 ? a() : b()).checkIn(attemptOn(eid, tid), gateDecider('2026-06-01T12:05:00.000Z')),
+      ),
+    );
+    const statuses = results.map((r) =>
+      r.kind === 'answered' ? (r.answer.body as { status: string }).status : r.kind,
+    );
+    assert.equal(statuses.filter((s) => s === 'valid').length, 1);
+    assert.equal(statuses.filter((s) => s === 'already_used').length, 29);
+    assert.equal((await b().countTickets(eid)).checked_in, 1);
+  });
+
+  test('20 same-key requests split across two instances: identical answers, one state change', async () => {
+    const { eid, tid } = await oneTicket();
+    const attempt = attemptOn(eid, tid);
+    let decisions = 0;
+    const decide = (ticket: TicketRecord | null): CheckInVerdict => {
+      decisions += 1;
+      return gateDecider('2026-06-01T12:05:00.000Z')(ticket);
+    };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a() : b()).checkIn(attempt, decide)),
+    );
+    assert.equal(decisions, 1);
+    const answers = results.map((r) => (r.kind === 'answered' ? r.answer : assert.fail('unexpected conflict')));
+    for (const answer of answers) assert.deepEqual(answer, { http_status: 200, body: { status: 'valid' } });
+    assert.equal(results.filter((r) => r.kind === 'answered' && !r.replay).length, 1);
+    const scans = (await a().listScans(eid, 100, null)).items;
+    assert.equal(scans.length, 20);
+    assert.equal(scans.filter((s) => !s.replay).length, 1);
+  });
+});
