@@ -111,7 +111,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(rateLimit, {
     global: false,
     cache: 100_000,
-    ...(deps.redis ? { redis: deps.redis, nameSpace: 'ticket-issuer:rate:' } : {}),
+    // If Redis is unreachable the gates keep working: limits fail open (the error is logged by the client).
+    skipOnError: true,
+    ...(deps.redis ? { redis: deps.redis, nameSpace: `${config.redisKeyPrefix}rate:` } : {}),
   });
   await app.register(swagger, {
     openapi: {

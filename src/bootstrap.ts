@@ -36,6 +36,19 @@ export function resolveKeyEncryptionKey(config: Config): Buffer {
   return key;
 }
 
+/** A Redis client for shared rate-limit counters; while disconnected, commands fail at once instead of queueing. */
+export function connectRedis(url: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  let reported = false;
+  redis.on('error', (error: Error) => {
+    if (reported) return;
+    reported = true;
+    process.stderr.write(`redis: ${error.message} (rate limits fail open until it is back)\n`);
+  });
+  redis.on('ready', () => (reported = false));
+  return redis;
+}
+
 export interface Issuer {
   app: App;
   store: Store;
@@ -49,9 +62,7 @@ export interface Issuer {
 export async function openIssuer(config: Config): Promise<Issuer> {
   const keyEncryptionKey = resolveKeyEncryptionKey(config);
   const store = await openStore(config.databaseUrl);
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
-    : null;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
   try {
     const admin = await resolveAdminToken(store, config.adminToken);
     const app = await buildApp(config, { store, keyEncryptionKey, adminTokenHash: admin.hash, redis });

@@ -17,6 +17,8 @@ export interface Config {
   issuerName: string;
   databaseUrl: string;
   redisUrl: string | null;
+  /** Prefix of every Redis key, so that several issuers can share one Redis. */
+  redisKeyPrefix: string;
   adminToken: string | null;
   keyEncryptionKey: string | null;
   trustProxy: boolean | string;
@@ -93,6 +95,7 @@ export function loadConfig(env: Env = process.env): Config {
     issuerName: text(env, 'ISSUER_NAME') ?? 'Ticket Issuer',
     databaseUrl: text(env, 'DATABASE_URL') ?? 'sqlite:./data/issuer.db',
     redisUrl: text(env, 'REDIS_URL'),
+    redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'ticket-issuer:',
     adminToken,
     keyEncryptionKey: text(env, 'KEY_ENCRYPTION_KEY'),
     trustProxy: trustProxy(env),

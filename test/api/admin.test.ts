@@ -63,7 +63,10 @@ describe('organizer admin API', () => {
       );
       const all = [...first.events, ...rest.events].map((e) => e.eid);
       assert.equal(new Set(all).size, all.length, 'no event appears twice');
-      const bad = await t.app.inject({ url: '/admin/v1/events?limit=0', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const bad = await t.app.inject({
+        url: '/admin/v1/events?limit=0',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       assert.equal(bad.statusCode, 400);
     });
 
@@ -73,7 +76,10 @@ describe('organizer admin API', () => {
       await adminCall(t.app, 'POST', `/admin/v1/tickets/${s.tid}/revoke`);
       const event = await adminCall<{ counters: unknown }>(t.app, 'GET', `/admin/v1/events/${s.eid}`);
       assert.deepEqual(event.counters, { issued: 2, checked_in: 0, revoked: 1 });
-      const missing = await t.app.inject({ url: '/admin/v1/events/evt_nope', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const missing = await t.app.inject({
+        url: '/admin/v1/events/evt_nope',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       assert.equal(missing.statusCode, 404);
       assert.equal(missing.json().error.code, 'NOT_FOUND');
     });
@@ -214,7 +220,12 @@ describe('organizer admin API', () => {
 
     it('revoking a token is idempotent and leaves a used token as it is', async () => {
       const s = await scenario(t.app);
-      const { token_id } = await adminCall<{ token_id: string }>(t.app, 'POST', `/admin/v1/events/${s.eid}/enrollment-tokens`, {});
+      const { token_id } = await adminCall<{ token_id: string }>(
+        t.app,
+        'POST',
+        `/admin/v1/events/${s.eid}/enrollment-tokens`,
+        {},
+      );
       const once = await adminCall(t.app, 'POST', `/admin/v1/enrollment-tokens/${token_id}/revoke`);
       const twice = await adminCall(t.app, 'POST', `/admin/v1/enrollment-tokens/${token_id}/revoke`);
       assert.equal(twice.revoked_at, once.revoked_at);

@@ -136,7 +136,10 @@ describe('versioning and the error envelope', () => {
   it('every answer carries X-Request-Id, a caller’s sane id is echoed, and no-store caching', async () => {
     const res = await t.app.inject({ url: '/nothing', headers: { 'x-request-id': 'trace-123' } });
     assert.equal(res.headers['x-request-id'], 'trace-123');
-    const generated = await t.app.inject({ url: `/api/v1/tickets/${s.tid}/status`, headers: { 'x-request-id': 'bad id\n' } });
+    const generated = await t.app.inject({
+      url: `/api/v1/tickets/${s.tid}/status`,
+      headers: { 'x-request-id': 'bad id\n' },
+    });
     assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/);
     assert.equal(generated.headers['cache-control'], 'no-store');
   });

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { adminCall, checkInBody, postCheckIn, scenario, type Scenario, T0, testIssuer, type TestIssuer } from '../helpers/app.ts';
+import {
+  adminCall,
+  checkInBody,
+  postCheckIn,
+  scenario,
+  type Scenario,
+  T0,
+  testIssuer,
+  type TestIssuer,
+} from '../helpers/app.ts';
 
 describe('GET /api/v1/tickets/{tid}/status', () => {
   let t: TestIssuer;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { FixedClock } from '../../src/domain/clock.ts';
@@ -48,7 +49,7 @@ export const NO_LIMITS: Record<string, string> = Object.fromEntries(
 
 /** Builds the app on an in-memory SQLite store (or the given one), frozen at T0. */
 export async function testIssuer(
-  options: { env?: Record<string, string>; store?: Store; clock?: FixedClock } = {},
+  options: { env?: Record<string, string>; store?: Store; clock?: FixedClock; redis?: Redis } = {},
 ): Promise<TestIssuer> {
   const config = loadConfig({ BASE_URL, ADMIN_TOKEN, LOG_LEVEL: 'debug', ...NO_LIMITS, ...options.env });
   const store = options.store ?? new SqliteStore(':memory:');
@@ -60,6 +61,7 @@ export async function testIssuer(
     keyEncryptionKey: Buffer.alloc(32, 7),
     adminTokenHash: hashSecret(ADMIN_TOKEN),
     logStream: logs,
+    redis: options.redis ?? null,
   });
   return {
     app,
@@ -70,6 +72,7 @@ export async function testIssuer(
     close: async () => {
       await app.close();
       await store.close();
+      options.redis?.disconnect();
     },
   };
 }
