@@ -88,6 +88,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestId,
+    // The router rejects some URLs (bad percent-encoding, over-long ids) before any hook runs.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

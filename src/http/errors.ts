@@ -26,6 +26,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_EMPTY_TYPE: { status: 415, message: 'the Content-Type header is empty' },
   FST_ERR_CTP_INVALID_CONTENT_TYPE: { status: 415, message: 'the Content-Type header is malformed' },
   FST_ERR_BAD_URL: { status: 400, message: 'the URL is malformed' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, message: 'a path segment of the URL is too long' },
   FST_ERR_ASYNC_CONSTRAINT: { status: 400, message: 'the request could not be routed' },
 };
 

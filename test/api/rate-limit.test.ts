@@ -31,14 +31,15 @@ const guess = () => `st_${randomUUID().replace(/-/g, '')}${'A'.repeat(11)}`;
 /** A client address no other test uses, so counters kept in Redis never carry over between runs. */
 const freshIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
-function assertLimited(res: { statusCode: number; headers: Record<string, unknown>; json(): any }) {
+function assertLimited(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }) {
+  const body = res.json() as { error: { code: string; message: string; details: Record<string, unknown> } };
   assert.equal(res.statusCode, 429);
   const retryAfter = String(res.headers['retry-after']);
   assert.match(retryAfter, /^\d+$/, 'Retry-After is a whole number of seconds');
   assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60);
-  assert.equal(res.json().error.code, 'RATE_LIMITED');
-  assert.equal(typeof res.json().error.message, 'string');
-  assert.equal(res.json().error.details.retry_after_seconds, Number(retryAfter));
+  assert.equal(body.error.code, 'RATE_LIMITED');
+  assert.equal(typeof body.error.message, 'string');
+  assert.equal(body.error.details.retry_after_seconds, Number(retryAfter));
 }
 
 function suite(label: string, open: (env: Record<string, string>) => Promise<TestIssuer>) {
@@ -50,7 +51,12 @@ function suite(label: string, open: (env: Record<string, string>) => Promise<Tes
     after(() => t.close());
 
     const enroll = (token: string, ip: string) =>
-      t.app.inject({ method: 'POST', url: '/api/v1/scanners/enroll', remoteAddress: ip, payload: { token, scanner_id: 'x' } });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/scanners/enroll',
+        remoteAddress: ip,
+        payload: { token, scanner_id: 'x' },
+      });
 
     it('enrolment is limited per client IP; another IP is not affected', async () => {
       const ip = freshIp();
@@ -94,7 +100,8 @@ function suite(label: string, open: (env: Record<string, string>) => Promise<Tes
 
     it('unknown routes are limited per IP', async () => {
       const ip = freshIp();
-      for (let i = 0; i < 2; i++) assert.equal((await t.app.inject({ url: '/nope', remoteAddress: ip })).statusCode, 404);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await t.app.inject({ url: '/nope', remoteAddress: ip })).statusCode, 404);
       assertLimited(await t.app.inject({ url: '/nope', remoteAddress: ip }));
     });
   });
@@ -107,7 +114,8 @@ function suite(label: string, open: (env: Record<string, string>) => Promise<Tes
     after(() => t.close());
 
     it('the admin API is limited per admin credential, and the count resets after the window', async () => {
-      const get = () => t.app.inject({ url: '/admin/v1/signing-keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const get = () =>
+        t.app.inject({ url: '/admin/v1/signing-keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       let res = await get();
       // Align with a fresh window so the two allowed requests and the refused one fall in the same second.
       await sleep(1100);
@@ -125,7 +133,7 @@ suite('in process', (env) => testIssuer({ env }));
 
 const redis = await redisForTests();
 if (redis.available) {
-    // Each instance of a suite counts in its own key space, so runs and suites never see each other's counters.
+  // Each instance of a suite counts in its own key space, so runs and suites never see each other's counters.
   suite('Redis', async (env) =>
     testIssuer({ env: { ...env, REDIS_KEY_PREFIX: `test-${randomUUID()}:` }, redis: await redis.client() }),
   );
@@ -206,7 +214,8 @@ describe('client IP behind a proxy', () => {
 describe('admin credentials are counted apart', () => {
   it('a flood with a wrong admin token does not limit the real one', async () => {
     const t = await testIssuer({ env: { ...LIMITS, RATE_LIMIT_ADMIN_PER_TOKEN: '2' } });
-    const get = (token: string) => t.app.inject({ url: '/admin/v1/events', headers: { authorization: `Bearer ${token}` } });
+    const get = (token: string) =>
+      t.app.inject({ url: '/admin/v1/events', headers: { authorization: `Bearer ${token}` } });
     for (let i = 0; i < 2; i++) assert.equal((await get('wrong-token')).statusCode, 401);
     assertLimited(await get('wrong-token'));
     await adminCall(t.app, 'GET', '/admin/v1/events');

@@ -36,7 +36,8 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX api_keys_by_event ON api_keys (eid, api_key_id);
       CREATE TABLE idempotency_keys (
         eid TEXT COLLATE "C" NOT NULL, idempotency_key TEXT COLLATE "C" NOT NULL, fingerprint TEXT NOT NULL,
-        http_status INTEGER NOT NULL, body TEXT NOT NULL, created_at TEXT COLLATE "C" NOT NULL,
+        http_status INTEGER NOT NULL, body TEXT NOT NULL, outcome TEXT NOT NULL, reason TEXT,
+        created_at TEXT COLLATE "C" NOT NULL,
         PRIMARY KEY (eid, idempotency_key)
       );
       CREATE TABLE scans (

@@ -15,6 +15,7 @@ import type {
   Store,
   TicketRecord,
 } from '../store.ts';
+import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 
 type Row = Record<string, unknown>;
@@ -304,12 +305,16 @@ export class PostgresStore implements Store {
       const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [attempt.tid]);
       // Read committed: this statement starts after the key lock was granted, so it sees the answer
       // of any attempt with the same key that held the lock before.
-      const known = await one<{ fingerprint: string; http_status: number; body: string }>(
+      const known = await one<KnownAttempt>(
         db,
-        'SELECT fingerprint, http_status, body FROM idempotency_keys WHERE eid = $1 AND idempotency_key = $2',
+        'SELECT fingerprint, http_status, body, outcome, reason FROM idempotency_keys WHERE eid = $1 AND idempotency_key = $2',
         [attempt.eid, attempt.idempotency_key],
       );
-      if (known) return replayOrConflict(db, attempt, known);
+      if (known) {
+        const result = replayOrConflict(attempt, known);
+        await logScan(db, attempt, result.outcome, result.reason, result.replay);
+        return result.result;
+      }
       const verdict = decide(ticket);
       if (verdict.check_in_at !== null) {
         await db.query('UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND checked_in_at IS NULL', [
@@ -318,14 +323,16 @@ export class PostgresStore implements Store {
         ]);
       }
       await db.query(
-        `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
+        `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [
           attempt.eid,
           attempt.idempotency_key,
           attempt.fingerprint,
           verdict.answer.http_status,
           JSON.stringify(verdict.answer.body),
+          verdict.outcome,
+          verdict.reason,
           attempt.received_at,
         ],
       );
@@ -438,19 +445,6 @@ async function applyPending(client: pg.PoolClient): Promise<void> {
       throw error;
     }
   }
-}
-
-async function replayOrConflict(
-  db: Db,
-  attempt: CheckInAttempt,
-  known: { fingerprint: string; http_status: number; body: string },
-): Promise<CheckInResult> {
-  const sameBody = known.fingerprint === attempt.fingerprint;
-  const answer = { http_status: known.http_status, body: JSON.parse(known.body) as unknown };
-  // As in the SQLite store: a replay is logged with the outcome its stored answer names.
-  const outcome = sameBody ? ((answer.body as { status?: string }).status ?? 'not_found') : 'idempotency_conflict';
-  await logScan(db, attempt, outcome, sameBody ? null : 'idempotency key reused with another body', sameBody);
-  return sameBody ? { kind: 'answered', answer, replay: true } : { kind: 'conflict' };
 }
 
 async function logScan(

@@ -31,7 +31,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX api_keys_by_event ON api_keys (eid, api_key_id);
       CREATE TABLE idempotency_keys (
         eid TEXT NOT NULL, idempotency_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
-        http_status INTEGER NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL,
+        http_status INTEGER NOT NULL, body TEXT NOT NULL, outcome TEXT NOT NULL, reason TEXT,
+        created_at TEXT NOT NULL,
         PRIMARY KEY (eid, idempotency_key)
       );
       CREATE TABLE scans (

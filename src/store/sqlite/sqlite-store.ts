@@ -17,6 +17,7 @@ import type {
   Store,
   TicketRecord,
 } from '../store.ts';
+import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 type Row = Record<string, unknown>;
@@ -262,19 +263,15 @@ export class SqliteStore implements Store {
 
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
     return this.tx((): CheckInResult => {
-      const known = this.one<{ fingerprint: string; http_status: number; body: string }>(
-        'SELECT fingerprint, http_status, body FROM idempotency_keys WHERE eid = ? AND idempotency_key = ?',
+      const known = this.one<KnownAttempt>(
+        'SELECT fingerprint, http_status, body, outcome, reason FROM idempotency_keys WHERE eid = ? AND idempotency_key = ?',
         attempt.eid,
         attempt.idempotency_key,
       );
       if (known) {
-        const sameBody = known.fingerprint === attempt.fingerprint;
-        const answer = { http_status: known.http_status, body: JSON.parse(known.body) as unknown };
-        const outcome = sameBody
-          ? ((answer.body as { status?: string }).status ?? 'not_found')
-          : 'idempotency_conflict';
-        this.logScan(attempt, outcome, sameBody ? null : 'idempotency key reused with another body', sameBody);
-        return sameBody ? { kind: 'answered', answer, replay: true } : { kind: 'conflict' };
+        const result = replayOrConflict(attempt, known);
+        this.logScan(attempt, result.outcome, result.reason, result.replay);
+        return result.result;
       }
       const verdict = decide(this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid));
       if (verdict.check_in_at !== null) {
@@ -285,13 +282,15 @@ export class SqliteStore implements Store {
         );
       }
       this.run(
-        `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         attempt.eid,
         attempt.idempotency_key,
         attempt.fingerprint,
         verdict.answer.http_status,
         JSON.stringify(verdict.answer.body),
+        verdict.outcome,
+        verdict.reason,
         attempt.received_at,
       );
       this.logScan(attempt, verdict.outcome, verdict.reason, false);
