@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
+import { matchesHash } from './credentials.ts';
 import { IssuerError } from './errors.ts';
 import { API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, hashSecret, isSecretShaped, newApiKeyId, newSecret } from './ids.ts';
 import { toStored, toWire } from './time.ts';
@@ -49,8 +50,11 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
     scanner_name: request.scanner_name ?? null,
     scanner_platform: request.scanner_platform ?? null,
   });
-  if (result.kind === 'refused') {
-    if (result.why === 'revoked')
+  // The store found the token by its hash; comparing once more, against a stand-in when refused,
+  // keeps every answer on the same constant-time path whether or not the token exists.
+  const matched = matchesHash(request.token, result.kind === 'enrolled' ? result.token.token_hash : null);
+  if (result.kind === 'refused' || !matched) {
+    if (result.kind === 'refused' && result.why === 'revoked')
       throw new IssuerError('TOKEN_REVOKED', 'the enrolment token was revoked by the organizer');
     throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
   }

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { checkApiKey } from '../domain/credentials.ts';
+import { checkApiKey, matchesHash } from '../domain/credentials.ts';
 import { IssuerError } from '../domain/errors.ts';
-import { hashesEqual, hashSecret } from '../domain/ids.ts';
 import type { ApiKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { toStored } from '../domain/time.ts';
@@ -40,7 +39,7 @@ export async function authenticateScanner(request: FastifyRequest, store: Store,
 /** Checks the organizer's admin token against its stored hash, in constant time. */
 export function authenticateAdmin(request: FastifyRequest, adminTokenHash: string): void {
   const presented = bearerToken(request);
-  if (presented === null || !hashesEqual(hashSecret(presented), adminTokenHash)) {
+  if (!matchesHash(presented ?? '', adminTokenHash) || presented === null) {
     throw new IssuerError('UNAUTHORIZED', 'a valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>)');
   }
 }

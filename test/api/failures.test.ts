@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import {
+  adminCall,
+  ADMIN_TOKEN,
+  checkInBody,
+  postCheckIn,
+  scenario,
+  type Scenario,
+  testIssuer,
+  type TestIssuer,
+} from '../helpers/app.ts';
+
+const DRIVER_MESSAGE = 'SQLITE_IOERR: disk I/O error in "UPDATE tickets SET checked_in_at = ? WHERE tid = ?"';
+
+/** A store whose named method fails like a broken disk would, while `failing` is set. */
+function faultyStore(inner: Store): { store: Store; fail: (method: keyof Store | null) => void } {
+  let failing: keyof Store | null = null;
+  const store = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== failing || typeof value !== 'function')
+        return typeof value === 'function' ? value.bind(target) : value;
+      return () => Promise.reject(Object.assign(new Error(DRIVER_MESSAGE), { code: 'SQLITE_IOERR' }));
+    },
+  });
+  return { store, fail: (method) => (failing = method) };
+}
+
+describe('failures inside the issuer', () => {
+  let t: TestIssuer;
+  let s: Scenario;
+  let fail: (method: keyof Store | null) => void;
+
+  before(async () => {
+    const faulty = faultyStore(new SqliteStore(':memory:'));
+    fail = faulty.fail;
+    t = await testIssuer({ store: faulty.store });
+    s = await scenario(t.app);
+  });
+  afterEach(() => fail(null));
+  after(() => t.close());
+
+  it('a store that throws answers 500 INTERNAL with a generic message and logs the cause with the request id', async () => {
+    fail('checkIn');
+    const res = await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-01T12:00:00Z'), {
+      'x-request-id': 'req-500-check',
+    });
+    assert.equal(res.statusCode, 500);
+    assert.deepEqual(res.json(), {
+      error: {
+        code: 'INTERNAL',
+        message: 'internal error; retry with exponential backoff',
+        details: { request_id: 'req-500-check' },
+      },
+    });
+    assert.doesNotMatch(res.body, /SQLITE|UPDATE|tickets|\bat /);
+    const logged = t.logs.lines.map((line) => JSON.parse(line)).find((l) => l.reqId === 'req-500-check' && l.err);
+    assert.ok(logged, 'the cause is logged with the request id');
+    assert.equal(logged.level, 50);
+    assert.match(logged.err.message, /SQLITE_IOERR/);
+  });
+
+  it('every route answers 500 INTERNAL in the envelope when its store call fails', async () => {
+    const cases: [keyof Store, () => ReturnType<TestIssuer['app']['inject']>][] = [
+      [
+        'redeemEnrollmentToken',
+        () =>
+          t.app.inject({
+            method: 'POST',
+            url: '/api/v1/scanners/enroll',
+            payload: { token: `st_${'A'.repeat(43)}`, scanner_id: 'x' },
+          }),
+      ],
+      [
+        'findApiKey',
+        () =>
+          t.app.inject({ url: `/api/v1/tickets/${s.tid}/status`, headers: { authorization: `Bearer ${s.apiKey}` } }),
+      ],
+      [
+        'getTicket',
+        () =>
+          t.app.inject({ url: `/api/v1/tickets/${s.tid}/status`, headers: { authorization: `Bearer ${s.apiKey}` } }),
+      ],
+      ['listSigningKeys', () => t.app.inject({ url: '/.well-known/ticket-issuer.json' })],
+      [
+        'createTickets',
+        () =>
+          t.app.inject({
+            method: 'POST',
+            url: `/admin/v1/events/${s.eid}/tickets`,
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+            payload: { holder_name: 'A', ticket_type: 'B' },
+          }),
+      ],
+    ];
+    for (const [method, call] of cases) {
+      fail(method);
+      const res = await call();
+      assert.equal(res.statusCode, 500, method);
+      assert.equal(res.json().error.code, 'INTERNAL');
+      assert.doesNotMatch(res.body, /SQLITE|UPDATE/);
+    }
+    fail(null);
+    const event = await adminCall<{ counters: { issued: number } }>(t.app, 'GET', `/admin/v1/events/${s.eid}`);
+    assert.equal(event.counters.issued, 1, 'the failed issue left nothing behind');
+  });
+});
+
+describe('credential checks take one constant-time comparison whether or not the credential exists', () => {
+  let t: TestIssuer;
+  let s: Scenario;
+  let comparisons = 0;
+  const original = crypto.timingSafeEqual;
+
+  before(async () => {
+    t = await testIssuer();
+    s = await scenario(t.app);
+    crypto.timingSafeEqual = ((a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+      comparisons++;
+      return original(a, b);
+    }) as typeof crypto.timingSafeEqual;
+    syncBuiltinESMExports();
+  });
+  after(async () => {
+    crypto.timingSafeEqual = original;
+    syncBuiltinESMExports();
+    await t.close();
+  });
+
+  const count = async (call: () => Promise<{ statusCode: number }>, status: number) => {
+    comparisons = 0;
+    assert.equal((await call()).statusCode, status);
+    return comparisons;
+  };
+
+  it('API keys: unknown, revoked and valid keys each take exactly one comparison', async () => {
+    const status = (key: string) => () =>
+      t.app.inject({ url: `/api/v1/tickets/${s.tid}/status`, headers: { authorization: `Bearer ${key}` } });
+    const other = await scenario(t.app);
+    await adminCall(t.app, 'POST', `/admin/v1/api-keys/${other.apiKeyId}/revoke`);
+    assert.equal(await count(status(`sk_live_${'B'.repeat(43)}`), 401), 1);
+    assert.equal(await count(status(other.apiKey), 401), 1);
+    assert.equal(await count(status(s.apiKey), 200), 1);
+  });
+
+  it('enrolment tokens: unknown, used and valid tokens each take exactly one comparison', async () => {
+    const enroll = (token: string) => () =>
+      t.app.inject({ method: 'POST', url: '/api/v1/scanners/enroll', payload: { token, scanner_id: 'x' } });
+    const { token } = await adminCall<{ token: string }>(
+      t.app,
+      'POST',
+      `/admin/v1/events/${s.eid}/enrollment-tokens`,
+      {},
+    );
+    assert.equal(await count(enroll(`st_${'C'.repeat(43)}`), 400), 1);
+    assert.equal(await count(enroll(token), 200), 1);
+    assert.equal(await count(enroll(token), 400), 1);
+  });
+
+  it('the admin token: a wrong one and the right one each take exactly one comparison', async () => {
+    const events = (token: string) => () =>
+      t.app.inject({ url: '/admin/v1/events', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(await count(events('wrong-admin-token'), 401), 1);
+    assert.equal(await count(events(ADMIN_TOKEN), 200), 1);
+  });
+});
