@@ -66,7 +66,10 @@ describe('failures inside the issuer', () => {
   });
 
   it('every route answers 500 INTERNAL in the envelope when its store call fails', async () => {
-    const cases: [keyof Store, () => ReturnType<TestIssuer['app']['inject']>][] = [
+    const cases: [
+      keyof Store,
+      () => Promise<{ statusCode: number; body: string; json(): { error: { code: string } } }>,
+    ][] = [
       [
         'redeemEnrollmentToken',
         () =>
