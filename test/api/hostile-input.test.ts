@@ -9,7 +9,16 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { App } from '../../src/http/context.ts';
-import { ADMIN_TOKEN, adminCall, enrollScanner, type Scenario, scenario, T0, testIssuer } from '../helpers/app.ts';
+import {
+  ADMIN_TOKEN,
+  adminCall,
+  enrollScanner,
+  type Scenario,
+  scenario,
+  SPEC_CLIENT_ERROR_CODES,
+  T0,
+  testIssuer,
+} from '../helpers/app.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration and expectations
@@ -37,17 +46,7 @@ const RUNS = {
 };
 
 /** The error codes of the spec's table a 4xx may carry. */
-const SPEC_CODES = [
-  'INVALID_REQUEST',
-  'INVALID_TOKEN',
-  'PROTOCOL_VERSION_UNSUPPORTED',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'TOKEN_REVOKED',
-  'NOT_FOUND',
-  'IDEMPOTENCY_CONFLICT',
-  'RATE_LIMITED',
-];
+const SPEC_CODES = SPEC_CLIENT_ERROR_CODES;
 
 /** What no answer body may contain: stack frames, the store's internals, file paths. */
 const LEAKS = ['    at ', 'SQLITE', 'sqlite', 'node_modules'];

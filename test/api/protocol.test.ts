@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { adminCall, scenario, type Scenario, testIssuer, type TestIssuer } from '../helpers/app.ts';
+import {
+  adminCall,
+  scenario,
+  SPEC_CLIENT_ERROR_CODES,
+  type Scenario,
+  testIssuer,
+  type TestIssuer,
+} from '../helpers/app.ts';
 
-const CODES = [
-  'INVALID_REQUEST',
-  'INVALID_TOKEN',
-  'PROTOCOL_VERSION_UNSUPPORTED',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'TOKEN_REVOKED',
-  'NOT_FOUND',
-  'IDEMPOTENCY_CONFLICT',
-  'RATE_LIMITED',
-  'INTERNAL',
-];
+const CODES = [...SPEC_CLIENT_ERROR_CODES, 'INTERNAL'];
 
 function assertEnvelope(res: { statusCode: number; json(): unknown; body: string }, status: number, code: string) {
   assert.equal(res.statusCode, status, res.body);

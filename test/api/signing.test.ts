@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync, sign as edSign, verify as edVerify } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import {
   ADMIN_TOKEN,
   adminCall,
@@ -74,6 +75,16 @@ describe('signed tickets', () => {
         iat: Date.parse('2026-06-01T12:00:00Z') / 1000,
         exp: Date.parse('2026-06-03T00:00:00Z') / 1000,
       });
+    });
+
+    it('a standard JOSE library verifies it with the discovery document’s key set, as the README shows', async () => {
+      const discovery = (await t.app.inject({ url: '/.well-known/ticket-issuer.json' })).json();
+      const { payload } = await jwtVerify(s.ticketToken, createLocalJWKSet(discovery.jwks), {
+        issuer: discovery.iss,
+        algorithms: ['EdDSA'],
+        currentDate: new Date('2026-06-01T12:00:00Z'),
+      });
+      assert.equal(payload.tid, s.tid);
     });
 
     it('carries no exp when the ticket does not expire', async () => {
