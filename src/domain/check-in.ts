@@ -29,7 +29,11 @@ export interface CheckInDeps {
   issuer: string;
 }
 
-/** Checks a ticket in for a scanner: scope, time window, signature, then one atomic store step. */
+/**
+ * Checks a ticket in for a scanner: key, scope and signature first, then one atomic store step. The
+ * 48-hour window is judged inside that step and only for a new attempt, so a retry of an answered
+ * scan gets its first answer however late it comes.
+ */
 export async function checkIn(
   deps: CheckInDeps,
   key: ApiKeyRecord,
@@ -38,7 +42,8 @@ export async function checkIn(
 ): Promise<{ answer: StoredAnswer; replay: boolean }> {
   const now = deps.clock.now();
   const idempotencyKey = resolveIdempotencyKey(request.idempotency_key, headerKey);
-  const scannedAt = checkScanTime(request.scanned_at, now);
+  const scannedAtDate = parseScanTime(request.scanned_at);
+  const scannedAt = toStored(scannedAtDate);
   checkScope(key, request);
   const signatureProblem = await signatureVerdict(deps, request);
   const gateId = request.gate_id ?? null;
@@ -57,13 +62,15 @@ export async function checkIn(
     ]),
     api_key_id: key.api_key_id,
     scanner_id: request.scanner_id,
-    gate_id: gateId,
+    // A gate-scoped key that names no gate scans at its own gate: the scan log says which.
+    gate_id: gateId ?? key.gate_id,
     scanned_at: scannedAt,
     received_at: toStored(now),
   };
-  const result = await deps.store.checkIn(attempt, (ticket) =>
-    decide(ticket, request.eid, scannedAt, signatureProblem),
-  );
+  const result = await deps.store.checkIn(attempt, (ticket) => {
+    checkScanWindow(scannedAtDate, now);
+    return decide(ticket, request.eid, scannedAt, signatureProblem);
+  });
   if (result.kind === 'conflict') {
     throw new IssuerError(
       'IDEMPOTENCY_CONFLICT',
@@ -100,14 +107,19 @@ function resolveIdempotencyKey(bodyKey: string | undefined, headerKey: string | 
   return key;
 }
 
-/** Accepts scans up to 48 hours old and at most 5 minutes ahead of the issuer's clock. */
-function checkScanTime(text: string, now: Date): string {
+/** `scanned_at` as an instant; it must be ISO 8601 UTC. */
+function parseScanTime(text: string): Date {
   const scannedAt = parseUtcInstant(text);
   if (!scannedAt) {
     throw invalidRequest('scanned_at must be an ISO 8601 UTC timestamp', [
       { field: 'scanned_at', problem: 'must be an ISO 8601 UTC timestamp such as 2026-05-01T18:30:00Z' },
     ]);
   }
+  return scannedAt;
+}
+
+/** Accepts scans up to 48 hours old and at most 5 minutes ahead of the issuer's clock; throws otherwise. */
+function checkScanWindow(scannedAt: Date, now: Date): void {
   const age = now.getTime() - scannedAt.getTime();
   if (age > MAX_OFFLINE_SCAN_AGE_MS) {
     throw invalidRequest('scanned_at is more than 48 hours in the past', [
@@ -119,7 +131,6 @@ function checkScanTime(text: string, now: Date): string {
       { field: 'scanned_at', problem: 'more than 5 minutes in the future' },
     ]);
   }
-  return toStored(scannedAt);
 }
 
 /** The key's event, gate and scanner must match the request. */

@@ -49,8 +49,16 @@ export class TicketSigner {
 
   /** Makes a signing key on first start (concurrent instances agree on one). */
   async ensureKey(): Promise<void> {
-    if (await this.store.getActiveSigningKey()) return;
-    await this.store.ensureSigningKey(await this.generate());
+    const active =
+      (await this.store.getActiveSigningKey()) ?? (await this.store.ensureSigningKey(await this.generate()));
+    try {
+      this.privateKey(active);
+    } catch {
+      // Fail at start, not at the first ticket: another instance or an earlier start used another key.
+      throw new Error(
+        'the key-encryption key does not open the stored signing keys; set KEY_ENCRYPTION_KEY to the one this database was created with',
+      );
+    }
   }
 
   /** Makes a new active key; the previous one is retired but keeps verifying until removed. */

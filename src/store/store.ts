@@ -190,7 +190,8 @@ export interface Store {
    * Applies one check-in attempt atomically. A known idempotency key (per event) with the same
    * fingerprint returns its first answer; with another fingerprint, a conflict. Otherwise
    * `decide` sees the ticket as it is inside the transaction and its verdict is applied and
-   * remembered. Concurrent attempts on one ticket or one key are serialized: one winner.
+   * remembered; if `decide` throws, nothing is stored and the error reaches the caller.
+   * Concurrent attempts on one ticket or one key are serialized: one winner.
    * Every attempt is appended to the scan log.
    */
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult>;

@@ -151,6 +151,26 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(first.headers['idempotent-replayed'], undefined);
     });
 
+    it('a retry gets its first answer even when it comes after the 48-hour window', async () => {
+      const body = checkInBody(s, at(-HOUR));
+      const first = await postCheckIn(t.app, s.apiKey, body);
+      t.clock.set(at(48 * HOUR));
+      const retry = await postCheckIn(t.app, s.apiKey, body);
+      assert.equal(retry.statusCode, 200);
+      assert.equal(retry.body, first.body);
+      const fresh = await postCheckIn(t.app, s.apiKey, { ...body, idempotency_key: randomUUID() });
+      assert.equal(fresh.statusCode, 400, 'a new attempt that old is still refused');
+    });
+
+    it('a replay of an unknown tid gets the same 404', async () => {
+      const body = checkInBody(s, at(0), { tid: '01J00000000000000000000000' });
+      const first = await postCheckIn(t.app, s.apiKey, body);
+      const retry = await postCheckIn(t.app, s.apiKey, body);
+      assert.equal(retry.statusCode, 404);
+      assert.equal(retry.body, first.body);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+    });
+
     it('a replay returns the original result even after the ticket changed', async () => {
       const body = checkInBody(s, at(0));
       const first = await postCheckIn(t.app, s.apiKey, body);

@@ -200,6 +200,14 @@ describe('signed tickets', () => {
     });
   });
 
+  it('refuses to start with a key-encryption key that does not open the stored signing keys', async () => {
+    const { buildApp } = await import('../../src/app.ts');
+    await assert.rejects(
+      buildApp(t.config, { store: t.store, keyEncryptionKey: Buffer.alloc(32, 8), adminTokenHash: 'x' }),
+      /KEY_ENCRYPTION_KEY/,
+    );
+  });
+
   describe('rotation', () => {
     it('old tickets verify after a rotation, new ones use the new kid, and removal ends the old key', async () => {
       const oldKid = decode(s.ticketToken.split('.')[0]!).kid;

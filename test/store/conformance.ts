@@ -529,6 +529,22 @@ export function storeConformance(
         assert.deepEqual(await store().checkIn(attempt, mustNotDecide), { ...first, replay: true });
       });
 
+      test('a decide that throws stores nothing, and its error reaches the caller', async () => {
+        const { event, tickets } = await seed(1);
+        const attempt = newAttempt(event.eid, tickets[0]!.tid);
+        const refusal = new Error('refused inside the transaction');
+        await assert.rejects(
+          store().checkIn(attempt, () => {
+            throw refusal;
+          }),
+          (error) => error === refusal,
+        );
+        assert.deepEqual(await store().getTicket(tickets[0]!.tid), tickets[0]);
+        assert.equal((await store().listScans(event.eid, 10, null)).items.length, 0);
+        const after = await store().checkIn(attempt, gateDecider(at(5)));
+        assert.equal(after.kind === 'answered' && after.replay, false, 'the key was not used up');
+      });
+
       test('a verdict without check_in_at leaves the ticket as it is', async () => {
         const { event, tickets } = await seed(1);
         await store().checkIn(newAttempt(event.eid, tickets[0]!.tid), () => ({
