@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, CompactSign, compactVerify, decodeProtectedHeader } from 'jose';
+import { calculateJwkThumbprint, CompactSign, compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
 import type { SigningKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { seal, unseal } from './key-encryption.ts';
@@ -82,30 +82,35 @@ export class TicketSigner {
     };
   }
 
-  /** Verifies a token's signature with the key its `kid` names; removed keys verify nothing. */
+  /**
+   * Verifies a token's signature with the key its `kid` names; removed keys verify nothing. The
+   * protocol version is read first, signature or not: a token of another version may be signed in
+   * another way, and its scanner needs to hear that the version is the problem.
+   */
   async verify(token: string): Promise<TokenCheck> {
-    let kid: unknown;
+    let header: { alg?: unknown; kid?: unknown };
+    let unverified: { v?: unknown };
     try {
-      const header = decodeProtectedHeader(token);
-      if (header.alg !== 'EdDSA') return { ok: false, reason: 'unsupported alg' };
-      kid = header.kid;
+      header = decodeProtectedHeader(token);
+      unverified = decodeJwt(token);
     } catch {
       return { ok: false, reason: 'malformed token' };
     }
-    if (typeof kid !== 'string') return { ok: false, reason: 'missing kid' };
-    const record = await this.store.getSigningKey(kid);
+    if (unverified.v !== undefined && !TOKEN_VERSIONS.includes(unverified.v as 1)) {
+      return { ok: false, reason: 'unsupported_version', version: unverified.v };
+    }
+    if (header.alg !== 'EdDSA') return { ok: false, reason: 'unsupported alg' };
+    if (typeof header.kid !== 'string') return { ok: false, reason: 'missing kid' };
+    const record = await this.store.getSigningKey(header.kid);
     if (!record) return { ok: false, reason: 'unknown kid' };
     if (record.removed_at !== null) return { ok: false, reason: 'removed kid' };
-    let claims: Partial<TicketClaims>;
     try {
       const { payload } = await compactVerify(token, this.publicKey(record), { algorithms: ['EdDSA'] });
-      claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<TicketClaims>;
+      const claims = JSON.parse(new TextDecoder().decode(payload)) as TicketClaims;
+      return claims.v === 1 ? { ok: true, claims } : { ok: false, reason: 'missing v' };
     } catch {
       return { ok: false, reason: 'bad signature' };
     }
-    if (typeof claims !== 'object' || claims === null) return { ok: false, reason: 'malformed payload' };
-    if (!TOKEN_VERSIONS.includes(claims.v as 1)) return { ok: false, reason: 'unsupported_version', version: claims.v };
-    return { ok: true, claims: claims as TicketClaims };
   }
 
   /** The public keys scanners may verify with: every key not removed, newest first. */
