@@ -11,7 +11,7 @@ import { type Clock, systemClock } from './domain/clock.ts';
 import { PROTOCOL_VERSIONS } from './domain/enroll.ts';
 import { IssuerError } from './domain/errors.ts';
 import { TicketSigner } from './domain/signing.ts';
-import { authenticateAdmin } from './http/auth.ts';
+import { authHooks } from './http/auth.ts';
 import type { App, AppContext } from './http/context.ts';
 import { envelope, handleError } from './http/errors.ts';
 import { rateLimitHooks } from './http/rate-limit.ts';
@@ -131,14 +131,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
 
   const signer = new TicketSigner(deps.store, deps.keyEncryptionKey, clock);
   await signer.ensureKey();
+  const limits = rateLimitHooks(app, config.rateLimits);
   const ctx: AppContext = {
     config,
     store: deps.store,
     clock,
     signer,
     adminTokenHash: deps.adminTokenHash,
-    limits: rateLimitHooks(app, config.rateLimits),
+    limits,
+    auth: authHooks(deps.store, clock, deps.adminTokenHash, limits.authFailuresPerIp),
   };
+  app.decorateRequest('scannerKey', null);
 
   discoveryRoutes(app, ctx);
   openApiRoutes(app);
@@ -147,7 +150,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('onRequest', ctx.limits.adminPerToken);
-    admin.addHook('onRequest', async (request) => authenticateAdmin(request, ctx.adminTokenHash));
+    admin.addHook('onRequest', ctx.auth.admin);
     adminEventRoutes(admin, ctx);
     adminTicketRoutes(admin, ctx);
     adminScannerRoutes(admin, ctx);

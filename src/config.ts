@@ -7,6 +7,7 @@ export interface RateLimits {
   statusPerKey: number;
   adminPerToken: number;
   unknownRoutePerIp: number;
+  authFailuresPerIp: number;
   windowSeconds: number;
 }
 
@@ -106,6 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
       statusPerKey: limit('RATE_LIMIT_STATUS_PER_KEY', 600),
       adminPerToken: limit('RATE_LIMIT_ADMIN_PER_TOKEN', 600),
       unknownRoutePerIp: limit('RATE_LIMIT_NOT_FOUND_PER_IP', 60),
+      authFailuresPerIp: limit('RATE_LIMIT_AUTH_FAILURES_PER_IP', 30),
       windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     },
     logLevel,

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { checkApiKey, matchesHash } from '../domain/credentials.ts';
 import { IssuerError } from '../domain/errors.ts';
 import type { ApiKeyRecord, Store } from '../store/store.ts';
@@ -42,4 +42,46 @@ export function authenticateAdmin(request: FastifyRequest, adminTokenHash: strin
   if (!matchesHash(presented ?? '', adminTokenHash) || presented === null) {
     throw new IssuerError('UNAUTHORIZED', 'a valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>)');
   }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The scanner's API key, set by the scanner authentication hook. */
+    scannerKey: ApiKeyRecord | null;
+  }
+}
+
+/** The scanner key a route's authentication hook found; routes behind that hook always have one. */
+export function scannerKeyOf(request: FastifyRequest): ApiKeyRecord {
+  if (!request.scannerKey) throw new Error('scanner route without its authentication hook');
+  return request.scannerKey;
+}
+
+/**
+ * Authentication as an onRequest hook, so that a caller without a valid credential learns nothing
+ * about bodies or headers: 401 comes before any validation. Failures also count against the
+ * client IP (`onFailure`), so that guessing with ever new credentials is throttled too.
+ */
+export function authHooks(
+  store: Store,
+  clock: Clock,
+  adminTokenHash: string,
+  onFailure: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): { scanner: onRequestAsyncHookHandler; admin: onRequestAsyncHookHandler } {
+  const guarded =
+    (check: (request: FastifyRequest) => Promise<void> | void): onRequestAsyncHookHandler =>
+    async (request, reply) => {
+      try {
+        await check(request);
+      } catch (error) {
+        if (error instanceof IssuerError && error.code === 'UNAUTHORIZED') await onFailure(request, reply);
+        throw error;
+      }
+    };
+  return {
+    scanner: guarded(async (request) => {
+      request.scannerKey = await authenticateScanner(request, store, clock);
+    }),
+    admin: guarded((request) => authenticateAdmin(request, adminTokenHash)),
+  };
 }

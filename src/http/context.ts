@@ -1,6 +1,7 @@
 import type {
   FastifyBaseLogger,
   FastifyInstance,
+  onRequestAsyncHookHandler,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
@@ -20,6 +21,7 @@ export interface AppContext {
   signer: TicketSigner;
   adminTokenHash: string;
   limits: RateLimitHooks;
+  auth: { scanner: onRequestAsyncHookHandler; admin: onRequestAsyncHookHandler };
 }
 
 /** The Fastify instance with TypeBox types, as route plugins see it. */

@@ -14,6 +14,7 @@ export interface RateLimitHooks {
   statusPerKey: Hook;
   adminPerToken: Hook;
   unknownRoutePerIp: Hook;
+  authFailuresPerIp: Hook;
 }
 
 /**
@@ -63,5 +64,6 @@ export function rateLimitHooks(app: FastifyInstance, limits: RateLimits): RateLi
     statusPerKey: limiter('status', limits.statusPerKey, byBearer),
     adminPerToken: limiter('admin', limits.adminPerToken, byBearer),
     unknownRoutePerIp: limiter('not-found', limits.unknownRoutePerIp, (r) => r.ip),
+    authFailuresPerIp: limiter('auth-failure', limits.authFailuresPerIp, (r) => r.ip),
   };
 }

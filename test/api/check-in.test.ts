@@ -295,12 +295,38 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(other.statusCode, 403);
       const own = await postCheckIn(t.app, gated.apiKey, checkInBody(gated, at(0), { gate_id: 'north' }));
       assert.equal(own.json().status, 'valid');
+      const none = await postCheckIn(t.app, gated.apiKey, checkInBody(gated, at(0)));
+      assert.equal(none.json().status, 'already_used');
+      const log = await scans(gated.eid);
+      assert.deepEqual(
+        log.map((x) => x.gate_id),
+        ['north', 'north'],
+        'a gate-scoped key naming no gate is logged at its own gate',
+      );
     });
 
     it('a scanner_id other than the enrolled one returns 403', async () => {
       const res = await postCheckIn(t.app, s.apiKey, checkInBody(s, at(0), { scanner_id: 'someone-else' }));
       assert.equal(res.statusCode, 403);
       assert.equal(res.json().error.code, 'FORBIDDEN');
+    });
+
+    it('401 comes before any validation: a caller without a valid key learns nothing about bodies', async () => {
+      for (const [headers, payload] of [
+        [{}, {}],
+        [{ authorization: 'Bearer sk_live_nope' }, { tid: 5 }],
+        [{ authorization: 'Bearer sk_live_nope', 'idempotency-key': 'x'.repeat(80) }, checkInBody(s, at(0))],
+        [{ authorization: 'Bearer sk_live_nope', 'content-type': 'text/plain' }, 'tid=1'],
+      ] as const) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/tickets/check-in',
+          headers,
+          payload: payload as object,
+        });
+        assert.equal(res.statusCode, 401, JSON.stringify(headers));
+        assert.equal(res.json().error.code, 'UNAUTHORIZED');
+      }
     });
 
     it('a missing, malformed or unknown key returns 401 UNAUTHORIZED', async () => {

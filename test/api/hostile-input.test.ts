@@ -13,6 +13,7 @@ import {
   ADMIN_TOKEN,
   adminCall,
   enrollScanner,
+  NO_LIMITS,
   type Scenario,
   scenario,
   SPEC_CLIENT_ERROR_CODES,
@@ -23,16 +24,6 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Configuration and expectations
 // ---------------------------------------------------------------------------------------------
-
-/** Rate limits out of the way: these tests send thousands of requests with one credential. */
-const NO_LIMITS = {
-  RATE_LIMIT_ENROLL_PER_IP: '1000000',
-  RATE_LIMIT_ENROLL_PER_TOKEN: '1000000',
-  RATE_LIMIT_CHECKIN_PER_KEY: '1000000',
-  RATE_LIMIT_STATUS_PER_KEY: '1000000',
-  RATE_LIMIT_ADMIN_PER_TOKEN: '1000000',
-  RATE_LIMIT_NOT_FOUND_PER_IP: '1000000',
-};
 
 const RUNS = {
   body: 100,

@@ -211,6 +211,30 @@ describe('client IP behind a proxy', () => {
   });
 });
 
+describe('failed authentications are counted per client IP', () => {
+  it('guessing with ever new API keys is throttled; other clients are not affected', async () => {
+    const t = await testIssuer({ env: { ...LIMITS, RATE_LIMIT_AUTH_FAILURES_PER_IP: '3' } });
+    const s = await scenario(t.app);
+    const status = (key: string, ip: string) =>
+      t.app.inject({
+        url: `/api/v1/tickets/${s.tid}/status`,
+        remoteAddress: ip,
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const guesser = freshIp();
+    for (let i = 0; i < 3; i++) assert.equal((await status(`sk_live_${randomUUID()}`, guesser)).statusCode, 401);
+    assertLimited(await status(`sk_live_${randomUUID()}`, guesser));
+    assert.equal((await status(s.apiKey, freshIp())).statusCode, 200);
+    const admin = await t.app.inject({
+      url: '/admin/v1/events',
+      remoteAddress: guesser,
+      headers: { authorization: 'Bearer x' },
+    });
+    assertLimited(admin);
+    await t.close();
+  });
+});
+
 describe('admin credentials are counted apart', () => {
   it('a flood with a wrong admin token does not limit the real one', async () => {
     const t = await testIssuer({ env: { ...LIMITS, RATE_LIMIT_ADMIN_PER_TOKEN: '2' } });

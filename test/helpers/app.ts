@@ -57,6 +57,7 @@ export const NO_LIMITS: Record<string, string> = Object.fromEntries(
     'RATE_LIMIT_STATUS_PER_KEY',
     'RATE_LIMIT_ADMIN_PER_TOKEN',
     'RATE_LIMIT_NOT_FOUND_PER_IP',
+    'RATE_LIMIT_AUTH_FAILURES_PER_IP',
   ].map((name) => [name, '1000000']),
 );
 
