@@ -88,6 +88,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestId,
+    // While closing with grace, requests on open connections are still served: Fastify's own 503
+    // would answer outside the envelope, and a scanner's queued scan is better taken than refused.
+    return503OnClosing: false,
     // The router rejects some URLs (bad percent-encoding, over-long ids) before any hook runs.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },

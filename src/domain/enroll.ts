@@ -8,7 +8,7 @@ import { toStored, toWire } from './time.ts';
 export const PROTOCOL_VERSIONS = ['1'] as const;
 
 export interface EnrollRequest {
-  token: string;
+  token: unknown;
   scanner_id: string;
   scanner_name?: string;
   scanner_platform?: string;
@@ -39,11 +39,12 @@ const INVALID_TOKEN_MESSAGE = 'the enrolment token is malformed, expired or alre
 /** Exchanges a single-use enrolment token for an API key scoped to the token's event and gate. */
 export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
   assertProtocolVersion(request.protocol_version);
-  if (!isSecretShaped(ENROLLMENT_TOKEN_PREFIX, request.token)) {
+  const token = request.token;
+  if (typeof token !== 'string' || !isSecretShaped(ENROLLMENT_TOKEN_PREFIX, token)) {
     throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
   }
   const apiKey = newSecret(API_KEY_PREFIX);
-  const result = await deps.store.redeemEnrollmentToken(hashSecret(request.token), toStored(deps.clock.now()), {
+  const result = await deps.store.redeemEnrollmentToken(hashSecret(token), toStored(deps.clock.now()), {
     api_key_id: newApiKeyId(),
     key_hash: hashSecret(apiKey),
     scanner_id: request.scanner_id,
@@ -52,7 +53,7 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
   });
   // The store found the token by its hash; comparing once more, against a stand-in when refused,
   // keeps every answer on the same constant-time path whether or not the token exists.
-  const matched = matchesHash(request.token, result.kind === 'enrolled' ? result.token.token_hash : null);
+  const matched = matchesHash(token, result.kind === 'enrolled' ? result.token.token_hash : null);
   if (result.kind === 'refused' || !matched) {
     if (result.kind === 'refused' && result.why === 'revoked')
       throw new IssuerError('TOKEN_REVOKED', 'the enrolment token was revoked by the organizer');

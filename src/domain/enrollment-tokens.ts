@@ -1,5 +1,6 @@
 import type { EnrollmentTokenRecord, EventRecord, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
+import { invalidRequest } from './errors.ts';
 import { defaultKeyExpiry, instantField } from './events.ts';
 import { ENROLLMENT_TOKEN_PREFIX, hashSecret, newEnrollmentTokenId, newSecret } from './ids.ts';
 import { HOUR_MS, toStored, toWire } from './time.ts';
@@ -41,6 +42,13 @@ export async function createEnrollmentToken(
     used_at: null,
     revoked_at: null,
   };
+  // A token or key that is dead on arrival is a mistake the organizer should hear about now.
+  for (const field of ['expires_at', 'key_expires_at'] as const) {
+    if (record[field] <= record.created_at) {
+      const problem = input[field] ? 'must be in the future' : 'the event ended over 24 hours ago: give key_expires_at';
+      throw invalidRequest(`${field} is in the past`, [{ field, problem }]);
+    }
+  }
   await deps.store.createEnrollmentToken(record);
   return { record, token };
 }

@@ -74,8 +74,9 @@ describe('organizer admin API', () => {
       const s = await scenario(t.app);
       await adminCall(t.app, 'POST', `/admin/v1/events/${s.eid}/tickets`, { holder_name: 'B', ticket_type: 'VIP' });
       await adminCall(t.app, 'POST', `/admin/v1/tickets/${s.tid}/revoke`);
-      const event = await adminCall<{ counters: unknown }>(t.app, 'GET', `/admin/v1/events/${s.eid}`);
+      const event = await adminCall<Record<string, unknown>>(t.app, 'GET', `/admin/v1/events/${s.eid}`);
       assert.deepEqual(event.counters, { issued: 2, checked_in: 0, revoked: 1 });
+      assert.deepEqual([event.issued, event.checked_in, event.revoked], [2, 0, 1]);
       const missing = await t.app.inject({
         url: '/admin/v1/events/evt_nope',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -216,6 +217,29 @@ describe('organizer admin API', () => {
       assert.equal(uri.searchParams.get('token'), res.token);
       assert.match(res.setup_qr_svg!, /^<svg[\s\S]*<\/svg>\s*$/);
       assert.match(res.setup_qr_png!, /^data:image\/png;base64,/);
+    });
+
+    it('refuses a token or an API key that would be expired on arrival', async () => {
+      const { eid } = await createEvent();
+      for (const body of [{ expires_at: '2026-06-01T11:00:00Z' }, { key_expires_at: '2026-06-01T12:00:00Z' }]) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/admin/v1/events/${eid}/enrollment-tokens`,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+          payload: body,
+        });
+        assert.equal(res.statusCode, 400, JSON.stringify(body));
+        assert.equal(res.json().error.details.fields[0].field, Object.keys(body)[0]);
+      }
+      const past = await createEvent({ event_date: '2026-05-01T19:00:00Z' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/admin/v1/events/${past.eid}/enrollment-tokens`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        payload: {},
+      });
+      assert.equal(res.statusCode, 400);
+      assert.match(res.json().error.details.fields[0].problem, /give key_expires_at/);
     });
 
     it('revoking a token is idempotent and leaves a used token as it is', async () => {

@@ -61,9 +61,19 @@ describe('POST /api/v1/scanners/enroll', () => {
   });
 
   it('rule 2: a malformed token returns 400 INVALID_TOKEN', async () => {
-    for (const token of ['', 'st_short', 'sk_live_' + 'a'.repeat(43), 'st_' + '!'.repeat(43), 'x'.repeat(500)]) {
+    for (const token of [
+      '',
+      'st_short',
+      'sk_live_' + 'a'.repeat(43),
+      'st_' + '!'.repeat(43),
+      'st_' + 'x'.repeat(600),
+      42,
+      null,
+      ['st_x'],
+      { v: 1 },
+    ]) {
       const res = await enroll({ token, scanner_id: 'a' });
-      assert.equal(res.statusCode, 400, token);
+      assert.equal(res.statusCode, 400, JSON.stringify(token));
       assert.deepEqual(Object.keys(res.json().error), ['code', 'message', 'details']);
       assert.equal(res.json().error.code, 'INVALID_TOKEN');
     }

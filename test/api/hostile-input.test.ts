@@ -595,14 +595,21 @@ async function buildWorld(): Promise<World> {
   const spareKey = await enrollWith(app, used.token);
   const revoked = await newToken();
   await adminCall(app, 'POST', `/admin/v1/enrollment-tokens/${revoked.token_id}/revoke`);
+  // Expired credentials are made in the past: the issuer refuses ones that are dead on arrival.
+  issuer.clock.set('2026-04-01T00:00:00Z');
   const expired = await newToken({ expires_at: '2026-05-01T00:00:00Z' });
+  const expiredKeyToken = await newToken({
+    key_expires_at: '2026-05-01T00:00:00Z',
+    expires_at: '2026-07-01T00:00:00Z',
+  });
+  issuer.clock.set(T0);
   const spareToken = await newToken();
   const freshTokens: string[] = [];
   for (let i = 0; i < 24; i++) freshTokens.push((await newToken()).token);
 
   const revokedKey = await enrollScanner(app, s.eid);
   await adminCall(app, 'POST', `/admin/v1/api-keys/${revokedKey.apiKeyId}/revoke`);
-  const expiredKey = await enrollWith(app, (await newToken({ key_expires_at: '2026-05-01T00:00:00Z' })).token);
+  const expiredKey = await enrollWith(app, expiredKeyToken.token);
 
   const retiredKid = (await adminCall<{ keys: { kid: string }[] }>(app, 'GET', '/admin/v1/signing-keys')).keys[0]!.kid;
   const activeKid = (await adminCall<{ kid: string }>(app, 'POST', '/admin/v1/signing-keys/rotate')).kid;

@@ -150,6 +150,11 @@ describe('signed tickets', () => {
         const body = checkInBody(s, '2026-06-01T12:00:00Z', { ticket_token: mutate(s.ticketToken) });
         const res = await postCheckIn(t.app, s.apiKey, body);
         assert.equal(res.statusCode, 400);
+        assert.match(
+          res.body,
+          /^\{"status":"invalid_signature","ticket":null,"error":\{/,
+          'the contract’s field order',
+        );
         assert.deepEqual(res.json(), {
           status: 'invalid_signature',
           ticket: null,
@@ -212,17 +217,26 @@ describe('signed tickets', () => {
   describe('rotation', () => {
     it('old tickets verify after a rotation, new ones use the new kid, and removal ends the old key', async () => {
       const oldKid = decode(s.ticketToken.split('.')[0]!).kid;
-      const rotated = await adminCall<{ kid: string; status: string; public_jwk: Jwk }>(
+      const rotated = await adminCall<Jwk & { status: string; created_at: string }>(
         t.app,
         'POST',
         '/admin/v1/signing-keys/rotate',
       );
       assert.equal(rotated.status, 'active');
       assert.notEqual(rotated.kid, oldKid);
-      assert.deepEqual(Object.keys(rotated.public_jwk).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x']);
+      assert.equal(rotated.kty, 'OKP');
+      assert.equal(rotated.crv, 'Ed25519');
+      assert.equal(rotated.alg, 'EdDSA');
+      assert.equal(rotated.use, 'sig');
+      assert.equal('d' in rotated, false, 'the new public key, never its private part');
 
       const published = await jwks();
-      assert.ok(published.some((k) => k.kid === oldKid) && published.some((k) => k.kid === rotated.kid));
+      assert.ok(published.some((k) => k.kid === oldKid));
+      assert.deepEqual(
+        published.find((k) => k.kid === rotated.kid),
+        { kty: rotated.kty, crv: rotated.crv, x: rotated.x, kid: rotated.kid, alg: 'EdDSA', use: 'sig' },
+        'the rotate answer is the key the discovery document publishes',
+      );
       assert.ok(verifyWithJwks(s.ticketToken, published), 'a ticket sold before the rotation still verifies');
       const fresh = await adminCall<{ tid: string; ticket_token: string }>(
         t.app,

@@ -14,6 +14,9 @@ export const EventAnswer = Type.Object({
   event_date: S,
   ends_at: NS,
   created_at: S,
+  issued: Type.Optional(Type.Integer()),
+  checked_in: Type.Optional(Type.Integer()),
+  revoked: Type.Optional(Type.Integer()),
   counters: Type.Optional(Type.Object({ issued: Type.Integer(), checked_in: Type.Integer(), revoked: Type.Integer() })),
 });
 
@@ -198,12 +201,16 @@ export const listScansSchema = {
 };
 
 export const SigningKeyAnswer = Type.Object({
+  kty: S,
+  crv: S,
+  x: S,
   kid: S,
+  alg: S,
+  use: S,
   status: Type.Union([Type.Literal('active'), Type.Literal('retired'), Type.Literal('removed')]),
   created_at: S,
   retired_at: NS,
   removed_at: NS,
-  public_jwk: Type.Object({ kty: S, crv: S, x: S, kid: S, alg: S, use: S }),
 });
 
 export const listSigningKeysSchema = {

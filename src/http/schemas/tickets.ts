@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { BearerAuth, ErrorBody, errors, Id, InstantIn, Nullable, Text } from './common.ts';
+import { BearerAuth, ErrorBody, ErrorEnvelope, errors, Id, InstantIn, Nullable, Text } from './common.ts';
 
 export const CheckInBody = Type.Object({
   tid: Id(),
@@ -32,11 +32,10 @@ export const CheckInAnswer = Type.Object({
 });
 
 /** A 400: either the invalid_signature outcome (status and ticket: null beside the error) or the plain envelope. */
-const CheckInRejection = Type.Object({
-  status: Type.Optional(Type.Literal('invalid_signature')),
-  ticket: Type.Optional(Type.Null()),
-  error: ErrorBody,
-});
+const CheckInRejection = Type.Union([
+  Type.Object({ status: Type.Literal('invalid_signature'), ticket: Type.Null(), error: ErrorBody }),
+  ErrorEnvelope,
+]);
 
 export const checkInSchema = {
   summary: 'Check a ticket in (idempotent)',

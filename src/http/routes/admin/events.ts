@@ -19,6 +19,8 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/events/:eid', { schema: getEventSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
-    return { ...eventView(event), counters: await ctx.store.countTickets(event.eid) };
+    const counters = await ctx.store.countTickets(event.eid);
+    // The counters both flat and grouped: dashboards read either form.
+    return { ...eventView(event), ...counters, counters };
   });
 }

@@ -5,16 +5,18 @@ import type { SigningKeyRecord } from '../../../store/store.ts';
 import type { App, AppContext } from '../../context.ts';
 import { listSigningKeysSchema, removeSigningKeySchema, rotateSigningKeySchema } from '../../schemas/admin.ts';
 
-/** Public parts only: the sealed private key never leaves the store. */
+/**
+ * A signing key as the public JWK scanners see in the discovery document, with its life cycle
+ * beside it. Public parts only: the sealed private key never leaves the store.
+ */
 function signingKeyView(key: SigningKeyRecord) {
   const status = key.removed_at !== null ? 'removed' : key.retired_at !== null ? 'retired' : 'active';
   return {
-    kid: key.kid,
+    ...toPublicJwk(key),
     status: status as 'active' | 'retired' | 'removed',
     created_at: toWire(key.created_at),
     retired_at: toWire(key.retired_at),
     removed_at: toWire(key.removed_at),
-    public_jwk: toPublicJwk(key),
   };
 }
 
