@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -36,6 +38,52 @@ export async function redisForTests(): Promise<
         client.once('error', reject);
       });
       return client;
+    },
+  };
+}
+
+// PostgreSQL: tests that need it use a fresh database of their own on the server at TEST_DATABASE_URL.
+
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
+
+/** The server address without credentials, for messages. */
+export function shown(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Why the server cannot be used, or null when it answers. */
+export async function unreachableBecause(): Promise<string | null> {
+  try {
+    await withAdmin((client) => client.query('SELECT 1'));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** A fresh, empty database for this run; its URL and how to drop it. */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `issuer_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
 }

@@ -1,56 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { after, before, describe, it } from 'node:test';
 import { newEventId, newTicketId } from '../../src/domain/ids.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { CheckInAttempt, CheckInVerdict, SigningKeyRecord, TicketRecord } from '../../src/store/store.ts';
+import { ADMIN_URL, freshDatabase, REQUIRE_SERVICES, shown, unreachableBecause } from '../helpers/services.ts';
 import { storeConformance } from './conformance.ts';
-
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
-
-/** The server address without credentials, for messages. */
-function shown(url: string): string {
-  const parsed = new URL(url);
-  parsed.password = '';
-  return parsed.toString();
-}
-
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Why the server cannot be used, or null when it answers. */
-async function unreachableBecause(): Promise<string | null> {
-  try {
-    await withAdmin((client) => client.query('SELECT 1'));
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/** A fresh, empty database for this run; its URL and how to drop it. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `issuer_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    },
-  };
-}
 
 const problem = await unreachableBecause();
 let skip: string | undefined;

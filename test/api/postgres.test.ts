@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FixedClock } from '../../src/domain/clock.ts';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import {
+  adminCall,
+  checkInBody,
+  enrollScanner,
+  postCheckIn,
+  scenario,
+  T0,
+  testIssuer,
+  type TestIssuer,
+} from '../helpers/app.ts';
+import { ADMIN_URL, freshDatabase, REQUIRE_SERVICES, shown, unreachableBecause } from '../helpers/services.ts';
+
+const problem = await unreachableBecause();
+if (problem !== null && !REQUIRE_SERVICES) {
+  process.stderr.write(`\n!!! PostgreSQL not reachable at ${shown(ADMIN_URL)}: PostgreSQL API tests SKIPPED\n\n`);
+}
+const skip = problem !== null && !REQUIRE_SERVICES ? `PostgreSQL not reachable (${problem})` : undefined;
+
+describe('two issuer instances on one PostgreSQL database behave as one issuer', { skip }, () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let a: TestIssuer;
+  let b: TestIssuer;
+  const clock = new FixedClock(T0);
+
+  before(async () => {
+    if (problem !== null) assert.fail(`PostgreSQL is required (REQUIRE_SERVICES=1): ${problem}`);
+    database = await freshDatabase();
+    a = await testIssuer({ store: await PostgresStore.open(database.url), clock });
+    b = await testIssuer({ store: await PostgresStore.open(database.url), clock });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.drop();
+  });
+
+  it('they share one signing key set and one admin view', async () => {
+    const [docA, docB] = await Promise.all(
+      [a, b].map(async (t) => (await t.app.inject({ url: '/.well-known/ticket-issuer.json' })).json()),
+    );
+    assert.deepEqual(docA.jwks, docB.jwks);
+    assert.equal(docA.jwks.keys.length, 1, 'concurrent first starts agreed on one key');
+    const s = await scenario(a.app);
+    const ticket = await adminCall(b.app, 'GET', `/admin/v1/tickets/${s.tid}`);
+    assert.equal(ticket.ticket_token, s.ticketToken);
+  });
+
+  it('20 simultaneous enrolments with one token across both give exactly one API key', async () => {
+    const s = await scenario(a.app);
+    const { token } = await adminCall<{ token: string }>(
+      a.app,
+      'POST',
+      `/admin/v1/events/${s.eid}/enrollment-tokens`,
+      {},
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).app.inject({
+          method: 'POST',
+          url: '/api/v1/scanners/enroll',
+          payload: { token, scanner_id: `dev-${i}` },
+        }),
+      ),
+    );
+    assert.equal(answers.filter((r) => r.statusCode === 200).length, 1);
+  });
+
+  it('30 simultaneous check-ins of one ticket with different keys across both give exactly one valid', async () => {
+    const s = await scenario(a.app);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => postCheckIn((i % 2 ? a : b).app, s.apiKey, checkInBody(s, T0))),
+    );
+    const statuses = answers.map((r) => r.json().status);
+    assert.equal(statuses.filter((x) => x === 'valid').length, 1);
+    assert.equal(statuses.filter((x) => x === 'already_used').length, 29);
+  });
+
+  it('20 simultaneous requests with one key across both give 20 identical answers and one state change', async () => {
+    const s = await scenario(b.app);
+    const second = await enrollScanner(a.app, s.eid, s.scannerId);
+    const body = checkInBody(s, T0);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => postCheckIn((i % 2 ? a : b).app, i % 3 ? s.apiKey : second.apiKey, body)),
+    );
+    assert.equal(new Set(answers.map((r) => `${r.statusCode} ${r.body}`)).size, 1);
+    assert.equal(answers[0]!.json().status, 'valid');
+    const { scans } = await adminCall<{ scans: { replay: boolean }[] }>(
+      a.app,
+      'GET',
+      `/admin/v1/events/${s.eid}/scans`,
+    );
+    assert.equal(scans.length, 20);
+    assert.equal(scans.filter((x) => !x.replay).length, 1);
+  });
+
+  it('a revocation on one instance is seen by the other at once', async () => {
+    const s = await scenario(a.app);
+    await adminCall(a.app, 'POST', `/admin/v1/tickets/${s.tid}/revoke`, { reason: 'refund' });
+    const res = await postCheckIn(b.app, s.apiKey, checkInBody(s, T0));
+    assert.equal(res.json().status, 'revoked');
+    const rotated = await adminCall<{ kid: string }>(b.app, 'POST', '/admin/v1/signing-keys/rotate');
+    const fresh = await adminCall<{ tid: string; ticket_token: string }>(
+      a.app,
+      'POST',
+      `/admin/v1/events/${s.eid}/tickets`,
+      {
+        holder_name: 'New',
+        ticket_type: 'GA',
+      },
+    );
+    const header = JSON.parse(Buffer.from(fresh.ticket_token.split('.')[0]!, 'base64url').toString());
+    assert.equal(header.kid, rotated.kid, 'a key rotated on one instance signs on the other');
+    const withToken = await postCheckIn(
+      b.app,
+      s.apiKey,
+      checkInBody({ ...s, tid: fresh.tid }, T0, { ticket_token: fresh.ticket_token }),
+    );
+    assert.equal(withToken.json().status, 'valid');
+  });
+});
