@@ -16,9 +16,8 @@ import type {
   TicketRecord,
 } from '../store.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
+import { page, type Row, toSigningKey } from '../rows.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
-
-type Row = Record<string, unknown>;
 
 /** Anything that runs a query: the pool (one statement, one implicit transaction) or a client inside BEGIN. */
 interface Db {
@@ -38,10 +37,6 @@ const toScan = (row: Row): ScanRecord => ({
   // BIGINT arrives as a string; scan ids stay far below 2^53.
   scan_id: Number(row.scan_id),
 });
-const toSigningKey = (row: Row): SigningKeyRecord => ({
-  ...(row as unknown as SigningKeyRecord),
-  public_jwk: JSON.parse(row.public_jwk as string) as Record<string, string>,
-});
 
 async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
   return (await db.query(sql, params)).rows as T[];
@@ -49,12 +44,6 @@ async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]>
 
 async function one<T>(db: Db, sql: string, params: unknown[] = []): Promise<T | null> {
   return (await all<T>(db, sql, params))[0] ?? null;
-}
-
-function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string): Page<T> {
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, next_cursor: rows.length > limit && last ? cursorOf(last) : null };
 }
 
 const TICKET_COLUMNS = [

@@ -18,21 +18,10 @@ import type {
   TicketRecord,
 } from '../store.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
+import { page, type Row, toSigningKey } from '../rows.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
-type Row = Record<string, unknown>;
-
 const toScan = (row: Row): ScanRecord => ({ ...(row as unknown as ScanRecord), replay: row.replay === 1 });
-const toSigningKey = (row: Row): SigningKeyRecord => ({
-  ...(row as unknown as SigningKeyRecord),
-  public_jwk: JSON.parse(row.public_jwk as string) as Record<string, string>,
-});
-
-function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string): Page<T> {
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, next_cursor: rows.length > limit && last ? cursorOf(last) : null };
-}
 
 /**
  * The embedded store: one SQLite file in WAL mode. Node runs one transaction at a time, so
