@@ -1,4 +1,11 @@
-import type { ApiKeyRecord, CheckInVerdict, StoredAnswer, Store, TicketRecord } from '../store/store.ts';
+import type {
+  ApiKeyRecord,
+  CheckInAttempt,
+  CheckInVerdict,
+  StoredAnswer,
+  Store,
+  TicketRecord,
+} from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
@@ -30,9 +37,9 @@ export interface CheckInDeps {
 }
 
 /**
- * Checks a ticket in for a scanner: key, scope and signature first, then one atomic store step. The
- * 48-hour window is judged inside that step and only for a new attempt, so a retry of an answered
- * scan gets its first answer however late it comes.
+ * Checks a ticket in for an authenticated scanner. Every attempt ends up in the event's scan log:
+ * the store logs what it decides, and an attempt refused on the way (scope, time, key, token
+ * version) is logged here as `refused` with the reason, so that the organizer's audit is complete.
  */
 export async function checkIn(
   deps: CheckInDeps,
@@ -41,6 +48,52 @@ export async function checkIn(
   headerKey: string | undefined,
 ): Promise<{ answer: StoredAnswer; replay: boolean }> {
   const now = deps.clock.now();
+  try {
+    return await attemptCheckIn(deps, key, request, headerKey, now);
+  } catch (error) {
+    if (error instanceof IssuerError && error.code !== 'IDEMPOTENCY_CONFLICT') {
+      await deps.store.logRefusedAttempt(
+        refusedAttempt(key, request, headerKey, now),
+        `${error.code}: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** What is known of a refused attempt, as the scan log keeps it (raw values, cut to size, where unparsed). */
+function refusedAttempt(
+  key: ApiKeyRecord,
+  request: CheckInRequest,
+  headerKey: string | undefined,
+  now: Date,
+): CheckInAttempt {
+  const scannedAt = parseUtcInstant(request.scanned_at);
+  return {
+    eid: key.eid,
+    tid: request.tid,
+    idempotency_key: (request.idempotency_key ?? headerKey ?? '').slice(0, 64),
+    fingerprint: '',
+    api_key_id: key.api_key_id,
+    scanner_id: request.scanner_id,
+    gate_id: request.gate_id ?? key.gate_id,
+    scanned_at: scannedAt ? toStored(scannedAt) : request.scanned_at.slice(0, 64),
+    received_at: toStored(now),
+  };
+}
+
+/**
+ * Key, scope and signature first, then one atomic store step. The 48-hour window is judged inside
+ * that step and only for a new attempt, so a retry of an answered scan gets its first answer however
+ * late it comes.
+ */
+async function attemptCheckIn(
+  deps: CheckInDeps,
+  key: ApiKeyRecord,
+  request: CheckInRequest,
+  headerKey: string | undefined,
+  now: Date,
+): Promise<{ answer: StoredAnswer; replay: boolean }> {
   const idempotencyKey = resolveIdempotencyKey(request.idempotency_key, headerKey);
   const scannedAtDate = parseScanTime(request.scanned_at);
   const scannedAt = toStored(scannedAtDate);

@@ -66,7 +66,8 @@ export type ScanOutcome =
   | 'expired'
   | 'invalid_signature'
   | 'not_found'
-  | 'idempotency_conflict';
+  | 'idempotency_conflict'
+  | 'refused';
 
 /** One line of an event's scan log: a check-in attempt and what it got. */
 export interface ScanRecord {
@@ -195,6 +196,8 @@ export interface Store {
    * Every attempt is appended to the scan log.
    */
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult>;
+  /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */
+  logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void>;
   /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>>;
 

@@ -230,7 +230,16 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(bad.statusCode, 400);
       const badHeader = await postCheckIn(t.app, s.apiKey, body, { 'idempotency-key': '12345' });
       assert.equal(badHeader.statusCode, 400);
-      assert.equal((await scans()).length, 0, 'rejected requests are not check-in attempts');
+      const log = await scans();
+      assert.deepEqual(
+        log.map((x) => [x.outcome, x.reason]),
+        [
+          ['refused', 'INVALID_REQUEST: an idempotency key is required, in the body or the Idempotency-Key header'],
+          ['refused', 'INVALID_REQUEST: idempotency_key must be a UUID'],
+          ['refused', 'INVALID_REQUEST: the Idempotency-Key header must be a UUID'],
+        ],
+        'refused attempts are in the scan log with the reason',
+      );
     });
 
     it('keys are scoped to the event: the same key in another event is a new attempt', async () => {
@@ -293,6 +302,9 @@ describe('POST /api/v1/tickets/check-in', () => {
       const gated = await scenario(t.app, { gateId: 'north' });
       const other = await postCheckIn(t.app, gated.apiKey, checkInBody(gated, at(0), { gate_id: 'south' }));
       assert.equal(other.statusCode, 403);
+      const refused = (await scans(gated.eid)).shift()!;
+      assert.deepEqual([refused.outcome, refused.gate_id], ['refused', 'south']);
+      assert.match(String(refused.reason), /^FORBIDDEN: /);
       const own = await postCheckIn(t.app, gated.apiKey, checkInBody(gated, at(0), { gate_id: 'north' }));
       assert.equal(own.json().status, 'valid');
       const none = await postCheckIn(t.app, gated.apiKey, checkInBody(gated, at(0)));
@@ -300,7 +312,7 @@ describe('POST /api/v1/tickets/check-in', () => {
       const log = await scans(gated.eid);
       assert.deepEqual(
         log.map((x) => x.gate_id),
-        ['north', 'north'],
+        ['south', 'north', 'north'],
         'a gate-scoped key naming no gate is logged at its own gate',
       );
     });

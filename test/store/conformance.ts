@@ -529,6 +529,21 @@ export function storeConformance(
         assert.deepEqual(await store().checkIn(attempt, mustNotDecide), { ...first, replay: true });
       });
 
+      test('logRefusedAttempt appends a refused line and changes nothing else', async () => {
+        const { event, tickets } = await seed(1);
+        const attempt = newAttempt(event.eid, tickets[0]!.tid);
+        await store().logRefusedAttempt(attempt, 'FORBIDDEN: another gate');
+        const [line, ...rest] = (await store().listScans(event.eid, 10, null)).items;
+        assert.equal(rest.length, 0);
+        assert.equal(line!.outcome, 'refused');
+        assert.equal(line!.reason, 'FORBIDDEN: another gate');
+        assert.equal(line!.replay, false);
+        assert.equal(line!.idempotency_key, attempt.idempotency_key);
+        assert.deepEqual(await store().getTicket(tickets[0]!.tid), tickets[0]);
+        const fresh = await store().checkIn(attempt, gateDecider(at(5)));
+        assert.equal(fresh.kind === 'answered' && fresh.replay, false, 'the idempotency key was not used up');
+      });
+
       test('a decide that throws stores nothing, and its error reaches the caller', async () => {
         const { event, tickets } = await seed(1);
         const attempt = newAttempt(event.eid, tickets[0]!.tid);

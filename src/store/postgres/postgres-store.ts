@@ -330,6 +330,11 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */
+  async logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void> {
+    await logScan(this.pool, attempt, 'refused', reason, false);
+  }
+
   /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
   async listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
     const rows = await all<Row>(

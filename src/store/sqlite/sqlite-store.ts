@@ -287,6 +287,10 @@ export class SqliteStore implements Store {
     });
   }
 
+  logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void> {
+    return this.tx(() => this.logScan(attempt, 'refused', reason, false));
+  }
+
   private logScan(attempt: CheckInAttempt, outcome: string, reason: string | null, replay: boolean): void {
     this.run(
       `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
