@@ -14,6 +14,7 @@ import { TicketSigner } from './domain/signing.ts';
 import { authHooks } from './http/auth.ts';
 import type { App, AppContext } from './http/context.ts';
 import { envelope, handleError } from './http/errors.ts';
+import { routeMethods } from './http/method-not-allowed.ts';
 import { rateLimitHooks } from './http/rate-limit.ts';
 import { adminEventRoutes } from './http/routes/admin/events.ts';
 import { adminScanRoutes } from './http/routes/admin/scans.ts';
@@ -96,6 +97,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const methodsOf = routeMethods(app);
   app.setErrorHandler(handleError);
   // Every body is JSON; without this, text/plain would reach the schemas as a string.
   app.removeContentTypeParser(['text/plain']);
@@ -161,8 +163,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     adminSigningKeyRoutes(admin, ctx);
   });
 
-  app.setNotFoundHandler({ preHandler: ctx.limits.unknownRoutePerIp }, async (request, reply) =>
-    reply.status(404).send(envelope('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler({ preHandler: ctx.limits.unknownRoutePerIp }, async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = methodsOf(request.url);
+    if (allowed.length > 0) {
+      return reply
+        .status(405)
+        .header('allow', allowed.join(', '))
+        .send(
+          envelope('INVALID_REQUEST', `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
+            allow: allowed,
+          }),
+        );
+    }
+    return reply.status(404).send(envelope('NOT_FOUND', `no route ${request.method} ${path}`));
+  });
   return app;
 }

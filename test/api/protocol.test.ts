@@ -55,7 +55,22 @@ describe('versioning and the error envelope', () => {
 
   it('an unknown route answers 404 NOT_FOUND in the envelope', async () => {
     assertEnvelope(await t.app.inject({ url: '/nothing/here' }), 404, 'NOT_FOUND');
-    assertEnvelope(await t.app.inject({ method: 'DELETE', url: '/api/v1/tickets/check-in' }), 404, 'NOT_FOUND');
+    assertEnvelope(await t.app.inject({ url: '/api/v1/tickets' }), 404, 'NOT_FOUND');
+  });
+
+  it('a known path asked with another method answers 405 in the envelope, with Allow', async () => {
+    for (const [method, url, allow] of [
+      ['DELETE', '/api/v1/tickets/check-in', 'POST'],
+      ['GET', '/api/v1/scanners/enroll', 'POST'],
+      ['POST', `/api/v1/tickets/${s.tid}/status?x=1`, 'GET'],
+      ['DELETE', '/admin/v1/events', 'GET, POST'],
+      ['PUT', '/admin/v1/signing-keys/some-kid', 'DELETE'],
+    ] as const) {
+      const res = await t.app.inject({ method, url });
+      assertEnvelope(res, 405, 'INVALID_REQUEST');
+      assert.equal(res.headers.allow, allow, `${method} ${url}`);
+      assert.deepEqual(res.json().error.details.allow, allow.split(', '));
+    }
   });
 
   it('malformed JSON answers 400 INVALID_REQUEST', async () => {
