@@ -22,7 +22,7 @@ describe('the real server', () => {
   };
 
   it('an answered check-in and its idempotent replay survive kill -9', async () => {
-    const first = await start({ ADMIN_TOKEN: ADMIN });
+    const first = await start({ ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'debug' });
     const base = first.url;
     const event = await call(`${base}/admin/v1/events`, {
       bearer: ADMIN,
@@ -50,6 +50,11 @@ describe('the real server', () => {
     const answered = await call(`${base}/api/v1/tickets/check-in`, { bearer: apiKey, body: checkIn });
     assert.equal(answered.body.status, 'valid');
 
+    const logged = first.stdout() + first.stderr();
+    assert.ok(logged.includes(String(enrolled.body.api_key_id)), 'the server logs at debug level');
+    for (const secret of [apiKey, String(token.body.token), ADMIN]) {
+      assert.equal(logged.includes(secret), false, 'no secret in the server output');
+    }
     await first.stop('SIGKILL');
     const second = await start({ ADMIN_TOKEN: ADMIN });
 
