@@ -88,6 +88,9 @@ describe('the real server', () => {
     assert.equal((await call(`${second.url}/admin/v1/events`, { bearer: token })).status, 200);
     const keyFile = statSync(join(fresh, 'key-encryption.key'));
     assert.equal(keyFile.mode & 0o777, 0o600, 'the generated key-encryption key is readable by its owner only');
+    for (const file of ['issuer.db', 'issuer.db-wal']) {
+      assert.equal(statSync(join(fresh, file)).mode & 0o777, 0o600, `${file} is readable by its owner only`);
+    }
     await second.stop();
   });
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
@@ -34,6 +34,9 @@ export class SqliteStore implements Store {
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
+    // Only hashes and sealed keys are inside, but an event's guest list is nobody else's business;
+    // SQLite gives its -wal and -shm files the same mode.
+    if (path !== ':memory:') chmodSync(path, 0o600);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
