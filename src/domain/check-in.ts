@@ -34,6 +34,8 @@ export interface CheckInDeps {
   clock: Clock;
   signer: TicketSigner;
   issuer: string;
+  /** Told when a refused attempt could not be written to the scan log. */
+  onLogFailure?: (error: unknown) => void;
 }
 
 /**
@@ -52,14 +54,17 @@ export async function checkIn(
     return await attemptCheckIn(deps, key, request, headerKey, now);
   } catch (error) {
     if (error instanceof IssuerError && error.code !== 'IDEMPOTENCY_CONFLICT') {
-      await deps.store.logRefusedAttempt(
-        refusedAttempt(key, request, headerKey, now),
-        `${error.code}: ${error.message}`,
-      );
+      // The scanner is owed the refusal, not a 500: a scan log that cannot be written is the issuer's problem.
+      await deps.store
+        .logRefusedAttempt(refusedAttempt(key, request, headerKey, now), `${error.code}: ${error.message}`)
+        .catch((logError: unknown) => deps.onLogFailure?.(logError));
     }
     throw error;
   }
 }
+
+/** A value as sent, safe to keep: printable, at most 64 characters. */
+const asSent = (value: string): string => value.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 64);
 
 /** What is known of a refused attempt, as the scan log keeps it (raw values, cut to size, where unparsed). */
 function refusedAttempt(
@@ -72,12 +77,14 @@ function refusedAttempt(
   return {
     eid: key.eid,
     tid: request.tid,
-    idempotency_key: (request.idempotency_key ?? headerKey ?? '').slice(0, 64),
+    idempotency_key: asSent(
+      normalizeUuid(request.idempotency_key ?? headerKey ?? '') ?? request.idempotency_key ?? headerKey ?? '',
+    ),
     fingerprint: '',
     api_key_id: key.api_key_id,
     scanner_id: request.scanner_id,
     gate_id: request.gate_id ?? key.gate_id,
-    scanned_at: scannedAt ? toStored(scannedAt) : request.scanned_at.slice(0, 64),
+    scanned_at: scannedAt ? toStored(scannedAt) : asSent(request.scanned_at),
     received_at: toStored(now),
   };
 }

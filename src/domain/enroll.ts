@@ -54,8 +54,9 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
   // The store found the token by its hash; comparing once more, against a stand-in when refused,
   // keeps every answer on the same constant-time path whether or not the token exists.
   const matched = matchesHash(token, result.kind === 'enrolled' ? result.token.token_hash : null);
-  if (result.kind === 'refused' || !matched) {
-    if (result.kind === 'refused' && result.why === 'revoked')
+  if (result.kind === 'enrolled' && !matched) throw new Error('the store redeemed a token of another hash');
+  if (result.kind === 'refused') {
+    if (result.why === 'revoked')
       throw new IssuerError('TOKEN_REVOKED', 'the enrolment token was revoked by the organizer');
     throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
   }

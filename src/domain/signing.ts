@@ -101,6 +101,8 @@ export class TicketSigner {
     }
     if (header.alg !== 'EdDSA') return { ok: false, reason: 'unsupported alg' };
     if (typeof header.kid !== 'string') return { ok: false, reason: 'missing kid' };
+    // Key ids are printable ASCII; anything else cannot name a key and must not reach the store.
+    if (!/^[\x21-\x7e]{1,128}$/.test(header.kid)) return { ok: false, reason: 'unknown kid' };
     const record = await this.store.getSigningKey(header.kid);
     if (!record) return { ok: false, reason: 'unknown kid' };
     if (record.removed_at !== null) return { ok: false, reason: 'removed kid' };

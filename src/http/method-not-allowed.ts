@@ -18,6 +18,9 @@ export function routeMethods(app: FastifyInstance): (url: string) => string[] {
   });
   return (url) => {
     const path = url.split('?')[0] ?? '/';
-    return [...methods].filter((method) => router.find(method as HTTPMethod, path) !== null).sort();
+    const allowed = [...methods].filter((method) => router.find(method as HTTPMethod, path) !== null);
+    // Fastify answers HEAD wherever it answers GET.
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    return allowed.sort();
   };
 }

@@ -65,6 +65,19 @@ describe('failures inside the issuer', () => {
     assert.match(logged.err.message, /SQLITE_IOERR/);
   });
 
+  it('a refusal is still answered when the scan log cannot record it; the failure is logged', async () => {
+    fail('logRefusedAttempt');
+    const res = await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-01T12:00:00Z', { scanner_id: 'other' }), {
+      'x-request-id': 'req-refused-unlogged',
+    });
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().error.code, 'FORBIDDEN');
+    const logged = t.logs.lines
+      .map((line) => JSON.parse(line))
+      .find((l) => l.reqId === 'req-refused-unlogged' && l.err);
+    assert.ok(logged, 'the scan-log failure is in the server log');
+  });
+
   it('every route answers 500 INTERNAL in the envelope when its store call fails', async () => {
     const cases: [
       keyof Store,

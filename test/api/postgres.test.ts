@@ -121,4 +121,33 @@ describe('two issuer instances on one PostgreSQL database behave as one issuer',
     );
     assert.equal(withToken.json().status, 'valid');
   });
+
+  it('text PostgreSQL refuses (NUL) is answered 4xx or an outcome, never 500', async () => {
+    const s = await scenario(a.app);
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const cases: [Record<string, unknown>, number][] = [
+      [{ scanned_at: '2026-06-01T12:00:00\u0000Z' }, 400],
+      [{ idempotency_key: 'a\u0000b' }, 400],
+      [{ tid: 'x\u0000y' }, 400],
+      [{ gate_id: 'g\u0000' }, 400],
+      [{ ticket_token: `${b64({ alg: 'EdDSA', kid: 'a\u0000b' })}.${b64({ v: 1 })}.AAAA` }, 400],
+    ];
+    for (const [change, status] of cases) {
+      const res = await postCheckIn(b.app, s.apiKey, checkInBody(s, T0, change));
+      assert.equal(res.statusCode, status, JSON.stringify(change));
+    }
+    const refused = await postCheckIn(b.app, s.apiKey, checkInBody(s, '2020-01-01T00:00:00Z', { gate_id: 'east' }));
+    assert.equal(refused.statusCode, 400);
+    const { scans } = await adminCall<{ scans: { outcome: string; reason: string }[] }>(
+      a.app,
+      'GET',
+      `/admin/v1/events/${s.eid}/scans`,
+    );
+    assert.equal(scans.at(-1)!.outcome, 'refused');
+    assert.match(scans.at(-1)!.reason, /48 hours/);
+    for (const url of ['/admin/v1/events?cursor=%00', `/admin/v1/events/${s.eid}/tickets?cursor=%00`]) {
+      const res = await a.app.inject({ url, headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' } });
+      assert.equal(res.statusCode, 400, url);
+    }
+  });
 });

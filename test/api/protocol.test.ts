@@ -62,8 +62,8 @@ describe('versioning and the error envelope', () => {
     for (const [method, url, allow] of [
       ['DELETE', '/api/v1/tickets/check-in', 'POST'],
       ['GET', '/api/v1/scanners/enroll', 'POST'],
-      ['POST', `/api/v1/tickets/${s.tid}/status?x=1`, 'GET'],
-      ['DELETE', '/admin/v1/events', 'GET, POST'],
+      ['POST', `/api/v1/tickets/${s.tid}/status?x=1`, 'GET, HEAD'],
+      ['DELETE', '/admin/v1/events', 'GET, HEAD, POST'],
       ['PUT', '/admin/v1/signing-keys/some-kid', 'DELETE'],
     ] as const) {
       const res = await t.app.inject({ method, url });

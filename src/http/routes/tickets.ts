@@ -14,7 +14,13 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const key = scannerKeyOf(request);
       const { answer, replay } = await checkIn(
-        { store: ctx.store, clock: ctx.clock, signer: ctx.signer, issuer: ctx.config.baseUrl },
+        {
+          store: ctx.store,
+          clock: ctx.clock,
+          signer: ctx.signer,
+          issuer: ctx.config.baseUrl,
+          onLogFailure: (error) => request.log.error({ err: error }, 'refused attempt not written to the scan log'),
+        },
         key,
         request.body,
         request.headers['idempotency-key'],

@@ -7,10 +7,11 @@ export const Text = (maxLength: number, minLength = 1) =>
 /** An identifier: printable ASCII without spaces. */
 export const Id = (maxLength = 128) => Type.String({ minLength: 1, maxLength, pattern: '^[\\x21-\\x7e]+$' });
 
-/** An instant as sent: checked strictly by the domain, so only its size is limited here. */
+/** An instant as sent: checked strictly by the domain, so only its size and characters are limited here. */
 export const InstantIn = Type.String({
   minLength: 1,
   maxLength: 64,
+  pattern: '^[\\x21-\\x7e]+$',
   description: 'ISO 8601 UTC timestamp, e.g. 2026-05-01T18:30:00Z',
 });
 export const Instant = Type.String({ description: 'ISO 8601 UTC timestamp' });
@@ -35,7 +36,9 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorEnvelo
 
 export const PageQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$', description: 'page size, 1 to 1000 (default 100)' })),
-  cursor: Type.Optional(Type.String({ maxLength: 64, description: 'next_cursor of the previous page' })),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 64, pattern: '^[\\x21-\\x7e]*$', description: 'next_cursor of the previous page' }),
+  ),
 });
 
 export const BearerAuth = [{ bearer: [] as string[] }];

@@ -7,7 +7,9 @@ export const CheckInBody = Type.Object({
   scanned_at: InstantIn,
   scanner_id: Id(),
   gate_id: Type.Optional(Id()),
-  idempotency_key: Type.Optional(Type.String({ maxLength: 64, description: 'UUID; or the Idempotency-Key header' })),
+  idempotency_key: Type.Optional(
+    Type.String({ maxLength: 64, pattern: '^[\\x21-\\x7e]*$', description: 'UUID; or the Idempotency-Key header' }),
+  ),
   ticket_token: Type.Optional(
     Type.String({ minLength: 1, maxLength: 4096, description: 'the scanned QR string (compact JWS)' }),
   ),
