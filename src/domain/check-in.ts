@@ -64,7 +64,7 @@ export async function checkIn(
 }
 
 /** A value as sent, safe to keep: printable, at most 64 characters. */
-const asSent = (value: string): string => value.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 64);
+const asSent = (value: string): string => value.replace(/\p{Cc}/gu, '?').slice(0, 64);
 
 /** What is known of a refused attempt, as the scan log keeps it (raw values, cut to size, where unparsed). */
 function refusedAttempt(
