@@ -73,33 +73,22 @@ describe('versioning and the error envelope', () => {
     }
   });
 
+  /** Sends a raw body to the enrolment route. */
+  const rawEnroll = (contentType: string, payload: string) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/scanners/enroll', headers: { 'content-type': contentType }, payload });
+
   it('malformed JSON answers 400 INVALID_REQUEST', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/scanners/enroll',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"token": ',
-    });
+    const res = await rawEnroll('application/json', '{"token": ');
     assertEnvelope(res, 400, 'INVALID_REQUEST');
   });
 
   it('an empty JSON body answers 400 INVALID_REQUEST', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/scanners/enroll',
-      headers: { 'content-type': 'application/json' },
-      payload: '',
-    });
+    const res = await rawEnroll('application/json', '');
     assertEnvelope(res, 400, 'INVALID_REQUEST');
   });
 
   it('a wrong content type answers 415 INVALID_REQUEST', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/scanners/enroll',
-      headers: { 'content-type': 'text/plain' },
-      payload: 'token=st_x',
-    });
+    const res = await rawEnroll('text/plain', 'token=st_x');
     assertEnvelope(res, 415, 'INVALID_REQUEST');
   });
 
@@ -127,19 +116,12 @@ describe('versioning and the error envelope', () => {
   });
 
   it('a JSON array or a prototype-pollution key is refused with 400', async () => {
-    const array = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/scanners/enroll',
-      headers: { 'content-type': 'application/json' },
-      payload: '[]',
-    });
+    const array = await rawEnroll('application/json', '[]');
     assertEnvelope(array, 400, 'INVALID_REQUEST');
-    const proto = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/scanners/enroll',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"token":"st_x","scanner_id":"a","__proto__":{"polluted":true}}',
-    });
+    const proto = await rawEnroll(
+      'application/json',
+      '{"token":"st_x","scanner_id":"a","__proto__":{"polluted":true}}',
+    );
     assertEnvelope(proto, 400, 'INVALID_REQUEST');
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });

@@ -15,6 +15,7 @@ import type {
   Store,
   TicketRecord,
 } from '../store.ts';
+import { redemption } from '../redeem.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { page, type Row, toSigningKey } from '../rows.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
@@ -231,23 +232,11 @@ export class PostgresStore implements Store {
         'SELECT * FROM enrollment_tokens WHERE token_hash = $1 FOR UPDATE',
         [tokenHash],
       );
-      if (!token) return { kind: 'refused', why: 'unknown' };
-      if (token.used_at !== null) return { kind: 'refused', why: 'used' };
-      if (token.revoked_at !== null) return { kind: 'refused', why: 'revoked' };
-      if (token.expires_at <= at) return { kind: 'refused', why: 'expired' };
-      await db.query('UPDATE enrollment_tokens SET used_at = $1 WHERE token_id = $2', [at, token.token_id]);
-      const record: ApiKeyRecord = {
-        ...key,
-        eid: token.eid,
-        gate_id: token.gate_id,
-        token_id: token.token_id,
-        enrolled_at: at,
-        expires_at: token.key_expires_at,
-        last_seen_at: at,
-        revoked_at: null,
-      };
-      await insertApiKey(db, record);
-      return { kind: 'enrolled', key: record, token: { ...token, used_at: at } };
+      const outcome = redemption(token, at, key);
+      if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
+      await db.query('UPDATE enrollment_tokens SET used_at = $1 WHERE token_id = $2', [at, outcome.token.token_id]);
+      await insertApiKey(db, outcome.record);
+      return { kind: 'enrolled', key: outcome.record, token: { ...outcome.token, used_at: at } };
     });
   }
 

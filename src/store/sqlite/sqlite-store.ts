@@ -17,6 +17,7 @@ import type {
   Store,
   TicketRecord,
 } from '../store.ts';
+import { redemption } from '../redeem.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { page, type Row, toSigningKey } from '../rows.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
@@ -201,29 +202,17 @@ export class SqliteStore implements Store {
   redeemEnrollmentToken(tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult> {
     return this.tx((): RedeemResult => {
       const token = this.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_hash = ?', tokenHash);
-      if (!token) return { kind: 'refused', why: 'unknown' };
-      if (token.used_at !== null) return { kind: 'refused', why: 'used' };
-      if (token.revoked_at !== null) return { kind: 'refused', why: 'revoked' };
-      if (token.expires_at <= at) return { kind: 'refused', why: 'expired' };
-      this.run('UPDATE enrollment_tokens SET used_at = ? WHERE token_id = ?', at, token.token_id);
-      const record: ApiKeyRecord = {
-        ...key,
-        eid: token.eid,
-        gate_id: token.gate_id,
-        token_id: token.token_id,
-        enrolled_at: at,
-        expires_at: token.key_expires_at,
-        last_seen_at: at,
-        revoked_at: null,
-      };
+      const outcome = redemption(token, at, key);
+      if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
+      this.run('UPDATE enrollment_tokens SET used_at = ? WHERE token_id = ?', at, outcome.token.token_id);
       this.run(
         `INSERT INTO api_keys (api_key_id, key_hash, eid, gate_id, scanner_id, scanner_name,
            scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at)
          VALUES (@api_key_id, @key_hash, @eid, @gate_id, @scanner_id, @scanner_name,
            @scanner_platform, @token_id, @enrolled_at, @expires_at, @last_seen_at, @revoked_at)`,
-        record,
+        outcome.record,
       );
-      return { kind: 'enrolled', key: record, token: { ...token, used_at: at } };
+      return { kind: 'enrolled', key: outcome.record, token: { ...outcome.token, used_at: at } };
     });
   }
 
