@@ -27,6 +27,8 @@ export interface CheckInRequest {
   idempotency_key?: string;
   ticket_token?: string;
   signature_valid?: boolean;
+  /** The scanner already let the holder in on its own offline verdict. */
+  admitted_offline?: boolean;
 }
 
 export interface CheckInDeps {
@@ -86,6 +88,7 @@ function refusedAttempt(
     gate_id: request.gate_id ?? key.gate_id,
     scanned_at: scannedAt ? toStored(scannedAt) : asSent(request.scanned_at),
     received_at: toStored(now),
+    admitted_offline: request.admitted_offline === true,
   };
 }
 
@@ -119,6 +122,8 @@ async function attemptCheckIn(
       gateId,
       request.ticket_token ?? null,
       request.signature_valid ?? null,
+      // Only when true, so that answers stored before the field existed still match their retries.
+      ...(request.admitted_offline === true ? [true] : []),
     ]),
     api_key_id: key.api_key_id,
     scanner_id: request.scanner_id,
@@ -126,10 +131,11 @@ async function attemptCheckIn(
     gate_id: gateId ?? key.gate_id,
     scanned_at: scannedAt,
     received_at: toStored(now),
+    admitted_offline: request.admitted_offline === true,
   };
   const result = await deps.store.checkIn(attempt, (ticket) => {
     checkScanWindow(scannedAtDate, now);
-    return decide(ticket, request.eid, scannedAt, signatureProblem);
+    return decide(ticket, request.eid, scannedAt, signatureProblem, request.ticket_token ?? null);
   });
   if (result.kind === 'conflict') {
     throw new IssuerError(
@@ -226,12 +232,17 @@ async function signatureVerdict(deps: CheckInDeps, request: CheckInRequest): Pro
 
 const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
 
-/** The outcome for the ticket as it is now; pure, run inside the store's transaction. */
+/**
+ * The outcome for the ticket as it is now; pure, run inside the store's transaction. A genuine
+ * token (its signature already checked) that is not the ticket's current one was superseded by a
+ * reissue: `revoked`, and nothing changes.
+ */
 export function decide(
   ticket: TicketRecord | null,
   eid: string,
   scannedAt: string,
   signatureProblem: string | null,
+  presentedToken: string | null = null,
 ): CheckInVerdict {
   const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
   const plain = (
@@ -273,6 +284,9 @@ export function decide(
     };
   }
   if (ticket.revoked_at !== null) return plain('revoked', ticket, ticket.revoke_reason);
+  if (presentedToken !== null && presentedToken !== ticket.ticket_token) {
+    return plain('revoked', ticket, 'token superseded by a reissue');
+  }
   if (ticket.checked_in_at !== null) return plain('already_used', ticket);
   if (ticket.expires_at !== null && ticket.expires_at <= scannedAt) return plain('expired', ticket);
   return {

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'TOKEN_REVOKED'
   | 'NOT_FOUND'
   | 'IDEMPOTENCY_CONFLICT'
+  | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'INTERNAL';
 

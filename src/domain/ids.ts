@@ -12,6 +12,9 @@ export const newApiKeyId = (): string => `sck_${ulid()}`;
 /** An enrolment token id, safe to log: `set_` + ULID. */
 export const newEnrollmentTokenId = (): string => `set_${ulid()}`;
 
+/** A ticket token's id (`jti`): 128 random bits, base64url. */
+export const newTokenId = (): string => randomBytes(16).toString('base64url');
+
 /** The prefixes of the secrets the issuer hands out. */
 export const API_KEY_PREFIX = 'sk_live_';
 export const ENROLLMENT_TOKEN_PREFIX = 'st_';

@@ -17,6 +17,8 @@ export interface TicketClaims {
   ticket_type: string;
   iat: number;
   exp?: number;
+  /** The token's own id; absent on tokens issued before token ids existed. */
+  jti?: string;
 }
 
 /** A public signing key as published in the discovery document. */

@@ -1,9 +1,36 @@
+import { decodeJwt } from 'jose';
 import type { Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
+import { IssuerError } from './errors.ts';
 import { instantField } from './events.ts';
-import { newTicketId } from './ids.ts';
-import type { TicketSigner } from './signing.ts';
+import { newTicketId, newTokenId } from './ids.ts';
+import type { TicketClaims, TicketSigner } from './signing.ts';
 import { toStored } from './time.ts';
+
+export interface TicketDeps {
+  store: Store;
+  clock: Clock;
+  signer: TicketSigner;
+  issuer: string;
+}
+
+/** The claims of a ticket's token, signed at `now` with a fresh token id. */
+function ticketClaims(
+  deps: TicketDeps,
+  ticket: Pick<TicketRecord, 'tid' | 'eid' | 'ticket_type' | 'expires_at'>,
+  now: Date,
+): TicketClaims {
+  return {
+    v: 1,
+    iss: deps.issuer,
+    tid: ticket.tid,
+    eid: ticket.eid,
+    ticket_type: ticket.ticket_type,
+    iat: Math.floor(now.getTime() / 1000),
+    ...(ticket.expires_at === null ? {} : { exp: Math.floor(new Date(ticket.expires_at).getTime() / 1000) }),
+    jti: newTokenId(),
+  };
+}
 
 export interface NewTicket {
   holder_name: string;
@@ -15,14 +42,9 @@ export interface NewTicket {
 export const MAX_TICKETS_PER_REQUEST = 10_000;
 
 /** Issues tickets for an event, each with its signed token; all are stored in one transaction or none. */
-export async function issueTickets(
-  deps: { store: Store; clock: Clock; signer: TicketSigner; issuer: string },
-  eid: string,
-  specs: NewTicket[],
-): Promise<TicketRecord[]> {
+export async function issueTickets(deps: TicketDeps, eid: string, specs: NewTicket[]): Promise<TicketRecord[]> {
   const now = deps.clock.now();
   const issuedAt = toStored(now);
-  const iat = Math.floor(now.getTime() / 1000);
   const expiries = specs.map((spec, i) =>
     spec.expires_at
       ? instantField(specs.length === 1 ? 'expires_at' : `tickets[${i}].expires_at`, spec.expires_at)
@@ -33,15 +55,7 @@ export async function issueTickets(
     specs.map(async (spec, i): Promise<TicketRecord> => {
       const tid = newTicketId();
       const expiresAt = expiries[i] ?? null;
-      const claims = {
-        v: 1,
-        iss: deps.issuer,
-        tid,
-        eid,
-        ticket_type: spec.ticket_type,
-        iat,
-        ...(expiresAt === null ? {} : { exp: Math.floor(new Date(expiresAt).getTime() / 1000) }),
-      };
+      const claims = ticketClaims(deps, { tid, eid, ticket_type: spec.ticket_type, expires_at: expiresAt }, now);
       return {
         tid,
         eid,
@@ -58,4 +72,45 @@ export async function issueTickets(
   );
   await deps.store.createTickets(tickets);
   return tickets;
+}
+
+/** The id of a token, or null for a token issued before tokens carried one. */
+function tokenIdOf(token: string): string | null {
+  try {
+    const { jti } = decodeJwt(token);
+    return typeof jti === 'string' ? jti : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Gives a ticket a new token (new `jti`, signed by the active key) in place of its current one, which
+ * is superseded from then on. Only a ticket neither revoked nor used can be reissued.
+ */
+export async function reissueTicket(deps: TicketDeps, tid: string): Promise<TicketRecord> {
+  // A concurrent reissue may replace the token between our read and our write: then read again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const ticket = await deps.store.getTicket(tid);
+    if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
+    const now = deps.clock.now();
+    const signer = await deps.signer.signerForActiveKey();
+    const token = await signer.sign(ticketClaims(deps, ticket, now));
+    const result = await deps.store.reissueTicket(
+      tid,
+      ticket.ticket_token,
+      token,
+      tokenIdOf(ticket.ticket_token),
+      toStored(now),
+    );
+    if (result.kind === 'reissued') return result.ticket;
+    if (result.why === 'unknown') throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
+    if (result.why === 'revoked')
+      throw new IssuerError('CONFLICT', 'this ticket is revoked; a revoked ticket cannot be reissued', { tid });
+    if (result.why === 'used')
+      throw new IssuerError('CONFLICT', 'this ticket was already checked in; a used ticket cannot be reissued', {
+        tid,
+      });
+  }
+  throw new IssuerError('CONFLICT', 'this ticket is being reissued by another request; try again', { tid });
 }

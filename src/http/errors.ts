@@ -11,6 +11,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   TOKEN_REVOKED: 403,
   NOT_FOUND: 404,
   IDEMPOTENCY_CONFLICT: 409,
+  CONFLICT: 409,
   RATE_LIMITED: 429,
   INTERNAL: 500,
 };

@@ -12,6 +12,8 @@ export interface RateLimitHooks {
   enrollPerToken: Hook;
   checkInPerKey: Hook;
   statusPerKey: Hook;
+  /** The changes feed, counted apart from status reads with the same allowance. */
+  changesPerKey: Hook;
   adminPerToken: Hook;
   unknownRoutePerIp: Hook;
   authFailuresPerIp: Hook;
@@ -62,6 +64,7 @@ export function rateLimitHooks(app: FastifyInstance, limits: RateLimits): RateLi
     enrollPerToken: limiter('enroll-token', limits.enrollPerToken, byEnrollmentToken),
     checkInPerKey: limiter('check-in', limits.checkInPerKey, byBearer),
     statusPerKey: limiter('status', limits.statusPerKey, byBearer),
+    changesPerKey: limiter('changes', limits.statusPerKey, byBearer),
     adminPerToken: limiter('admin', limits.adminPerToken, byBearer),
     unknownRoutePerIp: limiter('not-found', limits.unknownRoutePerIp, (r) => r.ip),
     authFailuresPerIp: limiter('auth-failure', limits.authFailuresPerIp, (r) => r.ip),

@@ -15,6 +15,8 @@ export interface EventCounters {
   issued: number;
   checked_in: number;
   revoked: number;
+  /** Tickets let in twice by offline scanners (see `listConflicts`). */
+  conflicts: number;
 }
 
 export interface TicketRecord {
@@ -83,6 +85,8 @@ export interface ScanRecord {
   outcome: ScanOutcome;
   reason: string | null;
   replay: boolean;
+  /** The scanner had already let the holder in on its own offline verdict. */
+  admitted_offline: boolean;
 }
 
 export interface SigningKeyRecord {
@@ -122,6 +126,7 @@ export interface CheckInAttempt {
   gate_id: string | null;
   scanned_at: string;
   received_at: string;
+  admitted_offline: boolean;
 }
 
 export type CheckInResult = { kind: 'answered'; answer: StoredAnswer; replay: boolean } | { kind: 'conflict' };
@@ -138,6 +143,43 @@ export interface NewApiKey {
   scanner_name: string | null;
   scanner_platform: string | null;
 }
+
+export type ChangeType = 'checked_in' | 'revoked' | 'token_superseded';
+
+/** One entry of an event's changes feed; positions count 1, 2, 3… per event, without gaps. */
+export interface ChangeRecord {
+  eid: string;
+  position: number;
+  type: ChangeType;
+  tid: string;
+  at: string;
+  /** For `checked_in`: who checked the ticket in, and at which gate. */
+  scanner_id: string | null;
+  gate_id: string | null;
+  /** For `token_superseded`: the superseded token's id (null for a token issued without one). */
+  jti: string | null;
+}
+
+/** A scan as the conflicts report shows it. */
+export interface ConflictScan {
+  scanner_id: string;
+  gate_id: string | null;
+  scanned_at: string;
+  received_at: string;
+  admitted_offline: boolean;
+}
+
+/** A ticket let in twice: its valid check-in and the scans that could not have known of it. */
+export interface ConflictRecord {
+  tid: string;
+  holder_name: string;
+  first: ConflictScan;
+  duplicates: ConflictScan[];
+}
+
+export type ReissueFailure = 'unknown' | 'revoked' | 'used' | 'changed';
+
+export type ReissueResult = { kind: 'reissued'; ticket: TicketRecord } | { kind: 'refused'; why: ReissueFailure };
 
 export interface Page<T> {
   items: T[];
@@ -156,7 +198,7 @@ export interface Store {
   getEvent(eid: string): Promise<EventRecord | null>;
   /** Events in creation order, a page at a time (cursor: the last eid seen). */
   listEvents(limit: number, after: string | null): Promise<Page<EventRecord>>;
-  /** Counts the event's tickets: issued, checked in, revoked; read in one snapshot. */
+  /** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */
   countTickets(eid: string): Promise<EventCounters>;
 
   /** Inserts all tickets or none. */
@@ -165,8 +207,35 @@ export interface Store {
   getTicket(tid: string): Promise<TicketRecord | null>;
   /** The event's tickets in issue order, a page at a time (cursor: the last tid seen). */
   listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
-  /** Revokes the ticket once (a second call keeps the first time and reason); null if unknown. */
+  /**
+   * Revokes the ticket once (a second call keeps the first time and reason); null if unknown.
+   * The first revocation appends a `revoked` change to the event's feed.
+   */
   revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null>;
+  /**
+   * Replaces the ticket's token if it is still `previousToken` and the ticket is neither revoked nor
+   * used, and appends a `token_superseded` change naming `supersededJti`; otherwise refuses.
+   */
+  reissueTicket(
+    tid: string,
+    previousToken: string,
+    nextToken: string,
+    supersededJti: string | null,
+    at: string,
+  ): Promise<ReissueResult>;
+
+  /**
+   * The event's changes after `after` (a position; 0 for the start), in position order. A position
+   * is taken under a per-event lock inside the transaction that makes the change, so positions
+   * become visible in order: a reader following its last position never skips one.
+   */
+  listChanges(eid: string, after: number, limit: number): Promise<{ items: ChangeRecord[]; has_more: boolean }>;
+  /**
+   * The event's offline double entries, in the order of their valid check-ins (cursor: that scan's
+   * scan_id): tickets with an `already_used` scan that was admitted offline or scanned before the
+   * valid check-in was received.
+   */
+  listConflicts(eid: string, limit: number, after: number | null): Promise<Page<ConflictRecord>>;
 
   /** Inserts a new enrolment token (its hash only). */
   createEnrollmentToken(token: EnrollmentTokenRecord): Promise<void>;
@@ -193,7 +262,7 @@ export interface Store {
    * `decide` sees the ticket as it is inside the transaction and its verdict is applied and
    * remembered; if `decide` throws, nothing is stored and the error reaches the caller.
    * Concurrent attempts on one ticket or one key are serialized: one winner.
-   * Every attempt is appended to the scan log.
+   * Every attempt is appended to the scan log; a check-in appends a `checked_in` change to the feed.
    */
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult>;
   /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */

@@ -70,12 +70,12 @@ describe('organizer admin API', () => {
       assert.equal(bad.statusCode, 400);
     });
 
-    it('reads one event with its counters: issued, checked_in, revoked', async () => {
+    it('reads one event with its counters: issued, checked_in, revoked, conflicts', async () => {
       const s = await scenario(t.app);
       await adminCall(t.app, 'POST', `/admin/v1/events/${s.eid}/tickets`, { holder_name: 'B', ticket_type: 'VIP' });
       await adminCall(t.app, 'POST', `/admin/v1/tickets/${s.tid}/revoke`);
       const event = await adminCall<Record<string, unknown>>(t.app, 'GET', `/admin/v1/events/${s.eid}`);
-      assert.deepEqual(event.counters, { issued: 2, checked_in: 0, revoked: 1 });
+      assert.deepEqual(event.counters, { issued: 2, checked_in: 0, revoked: 1, conflicts: 0 });
       assert.deepEqual([event.issued, event.checked_in, event.revoked], [2, 0, 1]);
       const missing = await t.app.inject({
         url: '/admin/v1/events/evt_nope',

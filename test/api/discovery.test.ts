@@ -23,6 +23,7 @@ describe('GET /.well-known/ticket-issuer.json', () => {
         enroll: `${BASE_URL}/api/v1/scanners/enroll`,
         check_in: `${BASE_URL}/api/v1/tickets/check-in`,
         ticket_status: `${BASE_URL}/api/v1/tickets/{tid}/status`,
+        changes: `${BASE_URL}/api/v1/events/{eid}/changes`,
       },
       ticket_token: { format: 'jws', alg: 'EdDSA' },
       max_offline_scan_age_seconds: 172800,

@@ -12,6 +12,7 @@ import {
   testIssuer,
   type TestIssuer,
 } from '../helpers/app.ts';
+import { followFeed } from '../helpers/feed.ts';
 import { ADMIN_URL, freshDatabase, REQUIRE_SERVICES, shown, unreachableBecause } from '../helpers/services.ts';
 
 const problem = await unreachableBecause();
@@ -149,5 +150,59 @@ describe('two issuer instances on one PostgreSQL database behave as one issuer',
       const res = await a.app.inject({ url, headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' } });
       assert.equal(res.statusCode, 400, url);
     }
+  });
+
+  it('a feed follower polling both instances during 200 concurrent check-ins sees each exactly once', async () => {
+    const s = await scenario(a.app);
+    const { tickets } = await adminCall<{ tickets: { tid: string }[] }>(
+      a.app,
+      'POST',
+      `/admin/v1/events/${s.eid}/tickets`,
+      { tickets: Array.from({ length: 200 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
+    );
+    let done = false;
+    const seen: Record<string, unknown>[] = [];
+    const follower = (async () => {
+      let cursor: string | undefined;
+      for (let round = 0; !done || round < 2; round += 1) {
+        const page = await followFeed(round % 2 ? a.app : b.app, s.apiKey, s.eid, 13, cursor);
+        seen.push(...page.seen);
+        cursor = page.cursor;
+        if (done) round += 1;
+      }
+    })();
+    const answers = await Promise.all(
+      tickets.map((ticket, i) =>
+        postCheckIn((i % 2 ? a : b).app, s.apiKey, checkInBody({ ...s, tid: ticket.tid }, T0)),
+      ),
+    );
+    done = true;
+    await follower;
+    assert.ok(answers.every((r) => r.json().status === 'valid'));
+    const tids = seen.map((c) => c.tid as string);
+    assert.equal(new Set(tids).size, tids.length, 'no change seen twice');
+    assert.deepEqual(tids.sort(), tickets.map((x) => x.tid).sort(), 'no change skipped');
+  });
+
+  it('a reissue on one instance supersedes the old token on the other, and both feeds say so', async () => {
+    const s = await scenario(a.app);
+    const fresh = await adminCall<{ ticket_token: string }>(
+      a.app,
+      'POST',
+      `/admin/v1/tickets/${s.tid}/reissue`,
+      {},
+      200,
+    );
+    const old = await postCheckIn(b.app, s.apiKey, checkInBody(s, T0, { ticket_token: s.ticketToken }));
+    assert.equal(old.json().status, 'revoked');
+    const ok = await postCheckIn(b.app, s.apiKey, checkInBody(s, T0, { ticket_token: fresh.ticket_token }));
+    assert.equal(ok.json().status, 'valid');
+    const feedA = await followFeed(a.app, s.apiKey, s.eid);
+    const feedB = await followFeed(b.app, s.apiKey, s.eid);
+    assert.deepEqual(feedA.seen, feedB.seen);
+    assert.deepEqual(
+      feedA.seen.map((c) => c.type),
+      ['token_superseded', 'checked_in'],
+    );
   });
 });

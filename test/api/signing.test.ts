@@ -74,7 +74,9 @@ describe('signed tickets', () => {
         ticket_type: 'GA',
         iat: Date.parse('2026-06-01T12:00:00Z') / 1000,
         exp: Date.parse('2026-06-03T00:00:00Z') / 1000,
+        jti: verified.payload.jti,
       });
+      assert.match(String(verified.payload.jti), /^[A-Za-z0-9_-]{22}$/, 'a 128-bit random token id');
     });
 
     it('a standard JOSE library verifies it with the discovery document’s key set, as the README shows', async () => {

@@ -19,6 +19,7 @@ import type {
   Store,
   TicketRecord,
 } from '../../src/store/store.ts';
+import { feedConformance } from './feed-conformance.ts';
 
 /** Options of one run of the suite. */
 export interface ConformanceOptions {
@@ -109,6 +110,7 @@ function newAttempt(eid: string, tid: string, overrides: Partial<CheckInAttempt>
     gate_id: 'gate-a',
     scanned_at: at(5),
     received_at: at(6),
+    admitted_offline: false,
     ...overrides,
   };
 }
@@ -315,15 +317,22 @@ export function storeConformance(
         assert.deepEqual(await store().listEvents(5, ours[2]!.eid), { items: [], next_cursor: null });
       });
 
-      test('countTickets counts issued, checked-in and revoked tickets as numbers', async () => {
+      test('countTickets counts issued, checked-in, revoked and conflicting tickets as numbers', async () => {
         const { event, tickets } = await seed(4);
         await store().checkIn(newAttempt(event.eid, tickets[0]!.tid), gateDecider(at(5)));
         await store().revokeTicket(tickets[1]!.tid, at(7), 'refund');
         await store().revokeTicket(tickets[0]!.tid, at(8), null);
-        assert.deepEqual(await store().countTickets(event.eid), { issued: 4, checked_in: 1, revoked: 2 });
-        assert.deepEqual(await store().countTickets(newEventId()), { issued: 0, checked_in: 0, revoked: 0 });
+        assert.deepEqual(await store().countTickets(event.eid), { issued: 4, checked_in: 1, revoked: 2, conflicts: 0 });
+        assert.deepEqual(await store().countTickets(newEventId()), {
+          issued: 0,
+          checked_in: 0,
+          revoked: 0,
+          conflicts: 0,
+        });
       });
     });
+
+    feedConformance({ test, store, seed, newAttempt, gateDecider, at });
 
     describe('tickets', () => {
       test('createTickets and getTicket round-trip every field; unknown tid is null', async () => {
@@ -719,6 +728,7 @@ export function storeConformance(
           outcome: 'valid',
           reason: null,
           replay: false,
+          admitted_offline: false,
         });
         assert.equal(items[3]!.scanner_id, 'scanner-2');
         assert.equal(items[3]!.reason, 'checked in before');

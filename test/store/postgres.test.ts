@@ -57,6 +57,7 @@ function attemptOn(eid: string, tid: string, idempotencyKey = randomUUID()): Che
     gate_id: null,
     scanned_at: '2026-06-01T12:05:00.000Z',
     received_at: '2026-06-01T12:06:00.000Z',
+    admitted_offline: false,
   };
 }
 

@@ -10,7 +10,7 @@ const DiscoveryDocument = Type.Object({
   iss: S,
   name: S,
   protocol_versions: Type.Array(S),
-  endpoints: Type.Object({ enroll: S, check_in: S, ticket_status: S }),
+  endpoints: Type.Object({ enroll: S, check_in: S, ticket_status: S, changes: S }),
   jwks: Type.Object({
     keys: Type.Array(Type.Object({ kty: S, crv: S, x: S, kid: S, alg: S, use: S })),
   }),
@@ -42,6 +42,7 @@ export function discoveryRoutes(app: App, ctx: AppContext): void {
           enroll: `${base}/api/v1/scanners/enroll`,
           check_in: `${base}/api/v1/tickets/check-in`,
           ticket_status: `${base}/api/v1/tickets/{tid}/status`,
+          changes: `${base}/api/v1/events/{eid}/changes`,
         },
         jwks: { keys: await ctx.signer.publishedKeys() },
         ticket_token: { format: 'jws', alg: 'EdDSA' },

@@ -1,12 +1,14 @@
+import { readChanges } from '../../domain/changes.ts';
 import { checkIn } from '../../domain/check-in.ts';
 import { IssuerError } from '../../domain/errors.ts';
 import { statusView } from '../../domain/ticket-state.ts';
 import { toStored } from '../../domain/time.ts';
 import { scannerKeyOf } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
+import { changesSchema } from '../schemas/changes.ts';
 import { checkInSchema, statusSchema } from '../schemas/tickets.ts';
 
-/** The scanner's ticket routes: check-in and status. */
+/** The scanner's ticket routes: check-in, status, and the changes feed offline scanners sync. */
 export function ticketRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/v1/tickets/check-in',
@@ -41,6 +43,17 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
       if (ticket.eid !== key.eid)
         throw new IssuerError('FORBIDDEN', 'this API key is not valid for the event of this ticket');
       return statusView(ticket, toStored(ctx.clock.now()));
+    },
+  );
+
+  app.get(
+    '/api/v1/events/:eid/changes',
+    { schema: changesSchema, onRequest: [ctx.limits.changesPerKey, ctx.auth.scanner] },
+    async (request) => {
+      const key = scannerKeyOf(request);
+      if (request.params.eid !== key.eid)
+        throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
+      return readChanges(ctx.store, key.eid, request.query);
     },
   );
 }

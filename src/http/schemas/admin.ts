@@ -17,7 +17,15 @@ export const EventAnswer = Type.Object({
   issued: Type.Optional(Type.Integer()),
   checked_in: Type.Optional(Type.Integer()),
   revoked: Type.Optional(Type.Integer()),
-  counters: Type.Optional(Type.Object({ issued: Type.Integer(), checked_in: Type.Integer(), revoked: Type.Integer() })),
+  conflicts: Type.Optional(Type.Integer()),
+  counters: Type.Optional(
+    Type.Object({
+      issued: Type.Integer(),
+      checked_in: Type.Integer(),
+      revoked: Type.Integer(),
+      conflicts: Type.Integer(),
+    }),
+  ),
 });
 
 export const createEventSchema = {
@@ -105,6 +113,16 @@ export const revokeTicketSchema = {
   response: { 200: AdminTicket, ...errors(400, 401, 404, 413, 415, 429, 500) },
 };
 
+export const reissueTicketSchema = {
+  ...admin,
+  summary: 'Give a ticket a new token (new jti, current signing key); the previous token is superseded',
+  description:
+    'A check-in with a superseded token answers revoked. A revoked or used ticket cannot be reissued (409 CONFLICT).',
+  params: TidParams,
+  body: Type.Object({}),
+  response: { 200: AdminTicket, ...errors(400, 401, 404, 409, 413, 415, 429, 500) },
+};
+
 export const qrSchema = {
   ...admin,
   summary: "The ticket's QR code (it carries the ticket_token)",
@@ -181,6 +199,7 @@ export const ScanAnswer = Type.Object({
   outcome: S,
   reason: NS,
   replay: Type.Boolean(),
+  admitted_offline: Type.Boolean(),
   api_key_id: S,
   scanner_id: S,
   gate_id: NS,
@@ -230,4 +249,30 @@ export const removeSigningKeySchema = {
   summary: 'Remove a retired signing key: tickets it signed stop verifying',
   params: Type.Object({ kid: Id() }),
   response: { 200: SigningKeyAnswer, ...errors(400, 401, 404, 429, 500) },
+};
+
+const ConflictScan = Type.Object({ scanner_id: S, gate_id: NS, scanned_at: S, received_at: S });
+
+export const listConflictsSchema = {
+  ...admin,
+  summary: 'Offline double entries: tickets let in by a scanner that could not know they were used',
+  description:
+    "A ticket is listed when one of its already_used scans was admitted offline, or was scanned before the ticket's valid check-in reached the issuer.",
+  params: EventParams,
+  querystring: PageQuery,
+  response: {
+    200: Type.Object({
+      conflicts: Type.Array(
+        Type.Object({
+          tid: S,
+          holder_name: S,
+          first: ConflictScan,
+          duplicates: Type.Array(Type.Composite([ConflictScan, Type.Object({ admitted_offline: Type.Boolean() })])),
+        }),
+      ),
+      next_cursor: NS,
+      has_more: Type.Boolean(),
+    }),
+    ...errors(400, 401, 404, 429, 500),
+  },
 };

@@ -18,7 +18,8 @@ export const Instant = Type.String({ description: 'ISO 8601 UTC timestamp' });
 export const NullableInstant = Type.Union([Type.String(), Type.Null()], {
   description: 'ISO 8601 UTC timestamp or null',
 });
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Union([schema, Type.Null()], options);
 
 export const ErrorBody = Type.Object({
   code: Type.String(),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CHECK_IN_OUTCOMES, TICKET_STATES } from '@ticket-issuer/protocol';
 import { BearerAuth, ErrorBody, ErrorEnvelope, errors, Id, InstantIn, Nullable, Text } from './common.ts';
 
 export const CheckInBody = Type.Object({
@@ -14,6 +15,9 @@ export const CheckInBody = Type.Object({
     Type.String({ minLength: 1, maxLength: 4096, description: 'the scanned QR string (compact JWS)' }),
   ),
   signature_valid: Type.Optional(Type.Boolean({ description: "the scanner's own verdict on the signature" })),
+  admitted_offline: Type.Optional(
+    Type.Boolean({ description: 'the scanner already let the holder in on its own offline verdict' }),
+  ),
 });
 
 export const CheckInHeaders = Type.Object({
@@ -29,7 +33,7 @@ const ScannerTicket = Type.Object({
 });
 
 export const CheckInAnswer = Type.Object({
-  status: Type.Union(['valid', 'already_used', 'revoked', 'wrong_event', 'expired'].map((s) => Type.Literal(s))),
+  status: Type.Union(CHECK_IN_OUTCOMES.filter((o) => o !== 'invalid_signature').map((o) => Type.Literal(o))),
   ticket: ScannerTicket,
 });
 
@@ -53,7 +57,7 @@ export const TicketParams = Type.Object({ tid: Text(128) });
 export const StatusAnswer = Type.Object({
   tid: Type.String(),
   eid: Type.String(),
-  status: Type.Union(['valid', 'checked_in', 'revoked', 'expired'].map((s) => Type.Literal(s))),
+  status: Type.Union(TICKET_STATES.map((state) => Type.Literal(state))),
   holder_name: Type.String(),
   ticket_type: Type.String(),
   issued_at: Type.String(),

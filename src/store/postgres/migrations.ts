@@ -53,4 +53,31 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    // As SQLite's version 2: the changes feed, admitted_offline, the conflicts report's index, and
+    // existing check-ins and revocations copied into the feed.
+    version: 2,
+    sql: `
+      ALTER TABLE scans ADD COLUMN admitted_offline BOOLEAN NOT NULL DEFAULT false;
+      CREATE INDEX scans_by_outcome ON scans (eid, outcome, tid);
+      CREATE TABLE changes (
+        eid TEXT COLLATE "C" NOT NULL, position BIGINT NOT NULL, type TEXT NOT NULL,
+        tid TEXT COLLATE "C" NOT NULL, at TEXT COLLATE "C" NOT NULL, scanner_id TEXT, gate_id TEXT, jti TEXT,
+        PRIMARY KEY (eid, position)
+      );
+      CREATE TABLE change_counters (eid TEXT COLLATE "C" PRIMARY KEY, last_position BIGINT NOT NULL);
+      INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+        SELECT eid, ROW_NUMBER() OVER (PARTITION BY eid ORDER BY at, type, tid), type, tid, at, scanner_id, gate_id
+        FROM (
+          SELECT t.eid, 'checked_in' AS type, t.tid, t.checked_in_at AS at,
+            COALESCE(s.scanner_id, '') AS scanner_id, s.gate_id
+          FROM tickets t LEFT JOIN scans s ON s.scan_id = (
+            SELECT MIN(scan_id) FROM scans WHERE tid = t.tid AND outcome = 'valid' AND NOT replay)
+          WHERE t.checked_in_at IS NOT NULL
+          UNION ALL
+          SELECT eid, 'revoked', tid, revoked_at, NULL, NULL FROM tickets WHERE revoked_at IS NOT NULL
+        ) AS existing;
+      INSERT INTO change_counters (eid, last_position) SELECT eid, MAX(position) FROM changes GROUP BY eid;
+    `,
+  },
 ];

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import type {
   ApiKeyRecord,
+  ChangeRecord,
+  ChangeType,
   CheckInAttempt,
   CheckInResult,
   CheckInVerdict,
@@ -10,12 +12,16 @@ import type {
   NewApiKey,
   Page,
   RedeemResult,
+  ConflictRecord,
+  ReissueResult,
   ScanRecord,
   SigningKeyRecord,
   Store,
   TicketRecord,
 } from '../store.ts';
+import { CONFLICT_COUNT_SQL, CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
 import { redemption } from '../redeem.ts';
+import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { page, type Row, toSigningKey } from '../rows.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
@@ -35,6 +41,7 @@ const LOCK_IDEMPOTENCY = 0x54490003;
 
 const toScan = (row: Row): ScanRecord => ({
   ...(row as unknown as ScanRecord),
+  admitted_offline: row.admitted_offline === true,
   // BIGINT arrives as a string; scan ids stay far below 2^53.
   scan_id: Number(row.scan_id),
 });
@@ -46,6 +53,16 @@ async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]>
 async function one<T>(db: Db, sql: string, params: unknown[] = []): Promise<T | null> {
   return (await all<T>(db, sql, params))[0] ?? null;
 }
+
+/** SQL shared with SQLite (`?` placeholders) in PostgreSQL's numbered form. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+const CONFLICT_FIRSTS = numbered(CONFLICT_FIRSTS_SQL);
+const CONFLICT_DUPLICATES = numbered(CONFLICT_DUPLICATES_SQL);
+const CONFLICT_COUNT = numbered(CONFLICT_COUNT_SQL);
 
 const TICKET_COLUMNS = [
   'tid',
@@ -141,16 +158,23 @@ export class PostgresStore implements Store {
     return page(rows, limit, (e) => e.eid);
   }
 
-  /** Counts the event's tickets: issued, checked in, revoked; read in one snapshot. */
+  /** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */
   async countTickets(eid: string): Promise<EventCounters> {
+    // One statement, so one snapshot.
     const row = (await one<Row>(
       this.pool,
-      `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked
+      `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked,
+         (${CONFLICT_COUNT}) AS conflicts
        FROM tickets WHERE eid = $1`,
       [eid],
     ))!;
     // COUNT is BIGINT, which arrives as a string.
-    return { issued: Number(row.issued), checked_in: Number(row.checked_in), revoked: Number(row.revoked) };
+    return {
+      issued: Number(row.issued),
+      checked_in: Number(row.checked_in),
+      revoked: Number(row.revoked),
+      conflicts: Number(row.conflicts),
+    };
   }
 
   /** Inserts all tickets or none. */
@@ -183,12 +207,59 @@ export class PostgresStore implements Store {
   /** Revokes the ticket once (a second call keeps the first time and reason); null if unknown. */
   revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null> {
     return this.tx(async (db) => {
-      await db.query('UPDATE tickets SET revoked_at = $1, revoke_reason = $2 WHERE tid = $3 AND revoked_at IS NULL', [
-        at,
-        reason,
-        tid,
-      ]);
+      const changed = await db.query(
+        'UPDATE tickets SET revoked_at = $1, revoke_reason = $2 WHERE tid = $3 AND revoked_at IS NULL RETURNING eid',
+        [at, reason, tid],
+      );
+      const eid = changed.rows[0]?.eid as string | undefined;
+      if (eid !== undefined) await appendChange(db, eid, 'revoked', tid, at);
       return one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+    });
+  }
+
+  /** Replaces a fresh ticket's token if it is still `previousToken`, appending `token_superseded`; or refuses. */
+  reissueTicket(
+    tid: string,
+    previousToken: string,
+    nextToken: string,
+    supersededJti: string | null,
+    at: string,
+  ): Promise<ReissueResult> {
+    return this.tx(async (db): Promise<ReissueResult> => {
+      const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [tid]);
+      const refusal = reissueRefusal(ticket, previousToken);
+      if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
+      await db.query('UPDATE tickets SET ticket_token = $1 WHERE tid = $2', [nextToken, tid]);
+      await appendChange(db, ticket.eid, 'token_superseded', tid, at, { jti: supersededJti });
+      return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
+    });
+  }
+
+  /** The event's changes after a position, in order; positions commit in order (see appendChange). */
+  async listChanges(eid: string, after: number, limit: number): Promise<{ items: ChangeRecord[]; has_more: boolean }> {
+    const rows = await all<Row>(
+      this.pool,
+      'SELECT * FROM changes WHERE eid = $1 AND position > $2 ORDER BY position LIMIT $3',
+      [eid, after, limit + 1],
+    );
+    // BIGINT arrives as a string; positions stay far below 2^53.
+    const items = rows
+      .slice(0, limit)
+      .map((r) => ({ ...(r as unknown as ChangeRecord), position: Number(r.position) }));
+    return { items, has_more: rows.length > limit };
+  }
+
+  /** The event's offline double entries, a page at a time, read in one snapshot. */
+  listConflicts(eid: string, limit: number, after: number | null): Promise<Page<ConflictRecord>> {
+    return this.tx(async (db) => {
+      await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const firsts = page(await all<Row>(db, CONFLICT_FIRSTS, [eid, after ?? 0, limit + 1]), limit, (r) =>
+        String(r.scan_id),
+      );
+      const from = firsts.items[0]?.scan_id;
+      const to = firsts.items[firsts.items.length - 1]?.scan_id;
+      const duplicates = from === undefined ? [] : await all<Row>(db, CONFLICT_DUPLICATES, [eid, from, to]);
+      return { items: groupConflicts(firsts.items, duplicates), next_cursor: firsts.next_cursor };
     });
   }
 
@@ -294,11 +365,13 @@ export class PostgresStore implements Store {
         return result.result;
       }
       const verdict = decide(ticket);
+      let checkedIn = false;
       if (verdict.check_in_at !== null) {
-        await db.query('UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND checked_in_at IS NULL', [
-          verdict.check_in_at,
-          attempt.tid,
-        ]);
+        const changed = await db.query(
+          'UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND checked_in_at IS NULL',
+          [verdict.check_in_at, attempt.tid],
+        );
+        checkedIn = (changed.rowCount ?? 0) > 0;
       }
       await db.query(
         `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
@@ -315,6 +388,13 @@ export class PostgresStore implements Store {
         ],
       );
       await logScan(db, attempt, verdict.outcome, verdict.reason, false);
+      // Last: the feed's per-event lock is then held only until the commit that follows.
+      if (checkedIn) {
+        await appendChange(db, attempt.eid, 'checked_in', attempt.tid, verdict.check_in_at!, {
+          scanner_id: attempt.scanner_id,
+          gate_id: attempt.gate_id,
+        });
+      }
       return { kind: 'answered', answer: verdict.answer, replay: false };
     });
   }
@@ -439,7 +519,7 @@ async function logScan(
 ): Promise<void> {
   await db.query(
     `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
-       received_at, outcome, reason, replay) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       received_at, outcome, reason, replay, admitted_offline) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       attempt.eid,
       attempt.tid,
@@ -452,7 +532,33 @@ async function logScan(
       outcome,
       reason,
       replay,
+      attempt.admitted_offline,
     ],
+  );
+}
+
+/**
+ * Appends a change at the event's next position, inside the caller's transaction. The counter row's
+ * lock is held until that transaction ends, so positions are handed out in commit order and never
+ * skipped (a rolled-back transaction gives its position back): a reader that saw position p has
+ * seen every position below p. A sequence would not do: a lower value can commit after a higher one.
+ */
+async function appendChange(
+  db: Db,
+  eid: string,
+  type: ChangeType,
+  tid: string,
+  at: string,
+  extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+): Promise<void> {
+  await db.query(
+    `WITH next AS (
+       INSERT INTO change_counters (eid, last_position) VALUES ($1, 1)
+       ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1
+       RETURNING last_position)
+     INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti)
+     SELECT $1, last_position, $2, $3, $4, $5, $6, $7 FROM next`,
+    [eid, type, tid, at, extra.scanner_id ?? null, extra.gate_id ?? null, extra.jti ?? null],
   );
 }
 

@@ -48,4 +48,32 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // The changes feed (a gap-free position per event, taken inside the writing transaction), whether a
+    // scan was admitted offline, and the indexes the conflicts report reads. Existing check-ins and
+    // revocations are copied into the feed so that scanners syncing after the upgrade learn them too.
+    version: 2,
+    sql: `
+      ALTER TABLE scans ADD COLUMN admitted_offline INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX scans_by_outcome ON scans (eid, outcome, tid);
+      CREATE TABLE changes (
+        eid TEXT NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL, tid TEXT NOT NULL,
+        at TEXT NOT NULL, scanner_id TEXT, gate_id TEXT, jti TEXT,
+        PRIMARY KEY (eid, position)
+      );
+      CREATE TABLE change_counters (eid TEXT PRIMARY KEY, last_position INTEGER NOT NULL);
+      INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+        SELECT eid, ROW_NUMBER() OVER (PARTITION BY eid ORDER BY at, type, tid), type, tid, at, scanner_id, gate_id
+        FROM (
+          SELECT t.eid, 'checked_in' AS type, t.tid, t.checked_in_at AS at,
+            COALESCE(s.scanner_id, '') AS scanner_id, s.gate_id
+          FROM tickets t LEFT JOIN scans s ON s.scan_id = (
+            SELECT MIN(scan_id) FROM scans WHERE tid = t.tid AND outcome = 'valid' AND replay = 0)
+          WHERE t.checked_in_at IS NOT NULL
+          UNION ALL
+          SELECT eid, 'revoked', tid, revoked_at, NULL, NULL FROM tickets WHERE revoked_at IS NOT NULL
+        );
+      INSERT INTO change_counters (eid, last_position) SELECT eid, MAX(position) FROM changes GROUP BY eid;
+    `,
+  },
 ];

@@ -3,6 +3,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   ApiKeyRecord,
+  ChangeRecord,
+  ChangeType,
   CheckInAttempt,
   CheckInResult,
   CheckInVerdict,
@@ -12,17 +14,25 @@ import type {
   NewApiKey,
   Page,
   RedeemResult,
+  ConflictRecord,
+  ReissueResult,
   ScanRecord,
   SigningKeyRecord,
   Store,
   TicketRecord,
 } from '../store.ts';
+import { CONFLICT_COUNT_SQL, CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
 import { redemption } from '../redeem.ts';
+import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { page, type Row, toSigningKey } from '../rows.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
-const toScan = (row: Row): ScanRecord => ({ ...(row as unknown as ScanRecord), replay: row.replay === 1 });
+const toScan = (row: Row): ScanRecord => ({
+  ...(row as unknown as ScanRecord),
+  replay: row.replay === 1,
+  admitted_offline: row.admitted_offline === 1,
+});
 
 /**
  * The embedded store: one SQLite file in WAL mode. Node runs one transaction at a time, so
@@ -130,12 +140,18 @@ export class SqliteStore implements Store {
     return page(rows, limit, (e) => e.eid);
   }
 
-  async countTickets(eid: string): Promise<EventCounters> {
-    return this.one<EventCounters>(
-      `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked
-       FROM tickets WHERE eid = ?`,
-      eid,
-    )!;
+  countTickets(eid: string): Promise<EventCounters> {
+    // A read transaction: the counts and the conflicts come from one snapshot.
+    return Promise.resolve(
+      this.db.transaction(() => ({
+        ...this.one<Omit<EventCounters, 'conflicts'>>(
+          `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked
+           FROM tickets WHERE eid = ?`,
+          eid,
+        )!,
+        conflicts: this.one<{ conflicts: number }>(CONFLICT_COUNT_SQL, eid)!.conflicts,
+      }))(),
+    );
   }
 
   createTickets(tickets: TicketRecord[]): Promise<void> {
@@ -166,14 +182,83 @@ export class SqliteStore implements Store {
 
   revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null> {
     return this.tx(() => {
-      this.run(
+      const changed = this.run(
         'UPDATE tickets SET revoked_at = ?, revoke_reason = ? WHERE tid = ? AND revoked_at IS NULL',
         at,
         reason,
         tid,
       );
-      return this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+      const ticket = this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+      if (changed > 0 && ticket) this.appendChange(ticket.eid, 'revoked', tid, at);
+      return ticket;
     });
+  }
+
+  reissueTicket(
+    tid: string,
+    previousToken: string,
+    nextToken: string,
+    supersededJti: string | null,
+    at: string,
+  ): Promise<ReissueResult> {
+    return this.tx((): ReissueResult => {
+      const ticket = this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+      const refusal = reissueRefusal(ticket, previousToken);
+      if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
+      this.run('UPDATE tickets SET ticket_token = ? WHERE tid = ?', nextToken, tid);
+      this.appendChange(ticket.eid, 'token_superseded', tid, at, { jti: supersededJti });
+      return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
+    });
+  }
+
+  /** Appends a change at the event's next position; runs inside the caller's transaction (SQLite serializes them). */
+  private appendChange(
+    eid: string,
+    type: ChangeType,
+    tid: string,
+    at: string,
+    extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+  ): void {
+    const position = this.one<{ last_position: number }>(
+      `INSERT INTO change_counters (eid, last_position) VALUES (?, 1)
+       ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1 RETURNING last_position`,
+      eid,
+    )!.last_position;
+    this.run(
+      'INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      eid,
+      position,
+      type,
+      tid,
+      at,
+      extra.scanner_id ?? null,
+      extra.gate_id ?? null,
+      extra.jti ?? null,
+    );
+  }
+
+  async listChanges(eid: string, after: number, limit: number): Promise<{ items: ChangeRecord[]; has_more: boolean }> {
+    const rows = this.all<ChangeRecord>(
+      'SELECT * FROM changes WHERE eid = ? AND position > ? ORDER BY position LIMIT ?',
+      eid,
+      after,
+      limit + 1,
+    );
+    return { items: rows.slice(0, limit), has_more: rows.length > limit };
+  }
+
+  listConflicts(eid: string, limit: number, after: number | null): Promise<Page<ConflictRecord>> {
+    return Promise.resolve(
+      this.db.transaction(() => {
+        const firsts = page(this.all<Row>(CONFLICT_FIRSTS_SQL, eid, after ?? 0, limit + 1), limit, (r) =>
+          String(r.scan_id),
+        );
+        const from = firsts.items[0]?.scan_id;
+        const to = firsts.items[firsts.items.length - 1]?.scan_id;
+        const duplicates = from === undefined ? [] : this.all<Row>(CONFLICT_DUPLICATES_SQL, eid, from, to);
+        return { items: groupConflicts(firsts.items, duplicates), next_cursor: firsts.next_cursor };
+      })(),
+    );
   }
 
   createEnrollmentToken(t: EnrollmentTokenRecord): Promise<void> {
@@ -256,11 +341,17 @@ export class SqliteStore implements Store {
       }
       const verdict = decide(this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid));
       if (verdict.check_in_at !== null) {
-        this.run(
+        const changed = this.run(
           'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND checked_in_at IS NULL',
           verdict.check_in_at,
           attempt.tid,
         );
+        if (changed > 0) {
+          this.appendChange(attempt.eid, 'checked_in', attempt.tid, verdict.check_in_at, {
+            scanner_id: attempt.scanner_id,
+            gate_id: attempt.gate_id,
+          });
+        }
       }
       this.run(
         `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
@@ -286,7 +377,7 @@ export class SqliteStore implements Store {
   private logScan(attempt: CheckInAttempt, outcome: string, reason: string | null, replay: boolean): void {
     this.run(
       `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
-         received_at, outcome, reason, replay) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         received_at, outcome, reason, replay, admitted_offline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       attempt.eid,
       attempt.tid,
       attempt.api_key_id,
@@ -298,6 +389,7 @@ export class SqliteStore implements Store {
       outcome,
       reason,
       replay ? 1 : 0,
+      attempt.admitted_offline ? 1 : 0,
     );
   }
 

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import { invalidRequest, IssuerError } from '../../../domain/errors.ts';
 import { requireEvent } from '../../../domain/events.ts';
 import { adminTicketView } from '../../../domain/ticket-state.ts';
-import { issueTickets, type NewTicket } from '../../../domain/tickets.ts';
+import { issueTickets, type NewTicket, reissueTicket } from '../../../domain/tickets.ts';
 import { toStored } from '../../../domain/time.ts';
 import type { TicketRecord } from '../../../store/store.ts';
 import type { App, AppContext } from '../../context.ts';
@@ -11,6 +11,7 @@ import {
   issueTicketsSchema,
   listTicketsSchema,
   qrSchema,
+  reissueTicketSchema,
   revokeTicketSchema,
 } from '../../schemas/admin.ts';
 import { pageParams } from './paging.ts';
@@ -69,6 +70,13 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
     const ticket = await ctx.store.revokeTicket(request.params.tid, now(), request.body.reason ?? null);
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
     request.log.info({ tid: ticket.tid }, 'ticket revoked');
+    return adminTicketView(ticket, now());
+  });
+
+  app.post('/admin/v1/tickets/:tid/reissue', { schema: reissueTicketSchema }, async (request) => {
+    const deps = { store: ctx.store, clock: ctx.clock, signer: ctx.signer, issuer: ctx.config.baseUrl };
+    const ticket = await reissueTicket(deps, request.params.tid);
+    request.log.info({ tid: ticket.tid }, 'ticket reissued');
     return adminTicketView(ticket, now());
   });
 

@@ -1,0 +1,130 @@
+/**
+ * The wire format of the ticket verification API v1 and of the contract's additions, in one place:
+ * the issuer and the scanner package both import it, neither imports the other.
+ */
+
+/** The outcomes of a check-in (the spec's vocabulary). */
+export const CHECK_IN_OUTCOMES = [
+  'valid',
+  'already_used',
+  'revoked',
+  'wrong_event',
+  'expired',
+  'invalid_signature',
+] as const;
+export type CheckInOutcome = (typeof CHECK_IN_OUTCOMES)[number];
+
+/** A ticket's states, as the status endpoint reports them. */
+export const TICKET_STATES = ['valid', 'checked_in', 'revoked', 'expired'] as const;
+export type TicketState = (typeof TICKET_STATES)[number];
+
+/** The error codes of the spec's table. */
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'INVALID_TOKEN',
+  'PROTOCOL_VERSION_UNSUPPORTED',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'TOKEN_REVOKED',
+  'NOT_FOUND',
+  'IDEMPOTENCY_CONFLICT',
+  'RATE_LIMITED',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The envelope of every non-2xx answer. */
+export interface ErrorEnvelope {
+  error: { code: string; message: string; details: Record<string, unknown> };
+}
+
+/** The body of `POST /api/v1/tickets/check-in`, the contract's optional fields included. */
+export interface CheckInRequestBody {
+  tid: string;
+  eid: string;
+  scanned_at: string;
+  scanner_id: string;
+  gate_id?: string;
+  idempotency_key: string;
+  ticket_token?: string;
+  signature_valid?: boolean;
+  admitted_offline?: boolean;
+}
+
+/** The `ticket` object of a check-in answer. */
+export interface CheckInTicket {
+  tid: string;
+  eid: string;
+  holder_name?: string;
+  ticket_type?: string;
+  checked_in_at?: string | null;
+}
+
+/** A check-in answer: 200 for five outcomes, 400 for `invalid_signature`. */
+export interface CheckInAnswer {
+  status: CheckInOutcome;
+  ticket: CheckInTicket | null;
+}
+
+/** The enrolment answer. */
+export interface EnrollAnswer {
+  api_key: string;
+  api_key_id: string;
+  scope: { eid: string; event_name: string; event_date: string; gate_id: string | null; expires_at: string };
+  issuer: { name: string; iss: string };
+}
+
+/** A public signing key of the discovery document. */
+export interface PublicJwk {
+  kty: string;
+  crv: string;
+  x: string;
+  kid: string;
+  alg: string;
+  use: string;
+}
+
+/** The discovery document (`/.well-known/ticket-issuer.json`). */
+export interface DiscoveryDocument {
+  iss: string;
+  name: string;
+  protocol_versions: string[];
+  endpoints: { enroll: string; check_in: string; ticket_status: string; changes: string };
+  jwks: { keys: PublicJwk[] };
+  ticket_token: { format: string; alg: string };
+  max_offline_scan_age_seconds: number;
+}
+
+/** The kinds of entry of the changes feed. */
+export const CHANGE_TYPES = ['checked_in', 'revoked', 'token_superseded'] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+/** One entry of the changes feed. */
+export type Change =
+  | { type: 'checked_in'; tid: string; at: string; scanner_id: string; gate_id: string | null }
+  | { type: 'revoked'; tid: string; at: string }
+  | { type: 'token_superseded'; tid: string; jti: string | null; at: string };
+
+/** A page of `GET /api/v1/events/{eid}/changes`. */
+export interface ChangesPage {
+  changes: Change[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+/** The signed claims of a ticket token (`jti` on tokens issued since the second release). */
+export interface TicketClaims {
+  v: number;
+  iss: string;
+  tid: string;
+  eid: string;
+  ticket_type: string;
+  iat: number;
+  exp?: number;
+  jti?: string;
+}
+
+/** The setup URI of an enrolment token, as its QR code carries it. */
+export const SETUP_URI_PREFIX = 'ticket-issuer://enroll?';
+
+export { VERDICT_CASES, type VerdictCase } from './verdict-cases.ts';

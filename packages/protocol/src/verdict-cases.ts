@@ -1,0 +1,60 @@
+import type { CheckInOutcome } from './index.ts';
+
+/**
+ * One situation at the gate and the outcome it must give. The issuer's `decide()` and the scanner's
+ * offline verdict are both tested on this one table, so that they judge alike and in the same order:
+ * signature, event, revocation (a superseded token included), use, expiry.
+ */
+export interface VerdictCase {
+  name: string;
+  /** Whether the token's signature verifies against a published key. */
+  signature: 'good' | 'bad';
+  /** Whether the ticket belongs to the scanner's event. */
+  event: 'same' | 'other';
+  revoked: boolean;
+  /** The token scanned was replaced by a reissue. */
+  superseded: boolean;
+  /** The ticket was already checked in (elsewhere, or earlier on this device). */
+  checkedIn: boolean;
+  /** The ticket's expiry is before the scan time. */
+  expired: boolean;
+  outcome: CheckInOutcome;
+}
+
+const base = {
+  signature: 'good',
+  event: 'same',
+  revoked: false,
+  superseded: false,
+  checkedIn: false,
+  expired: false,
+} as const;
+
+export const VERDICT_CASES: readonly VerdictCase[] = [
+  { ...base, name: 'a fresh ticket is admitted', outcome: 'valid' },
+  {
+    ...base,
+    name: 'a bad signature outranks everything',
+    signature: 'bad',
+    revoked: true,
+    checkedIn: true,
+    outcome: 'invalid_signature',
+  },
+  { ...base, name: 'a bad signature on a fresh ticket', signature: 'bad', outcome: 'invalid_signature' },
+  { ...base, name: 'a ticket of another event', event: 'other', outcome: 'wrong_event' },
+  { ...base, name: 'another event outranks revocation', event: 'other', revoked: true, outcome: 'wrong_event' },
+  { ...base, name: 'a revoked ticket', revoked: true, outcome: 'revoked' },
+  { ...base, name: 'revocation outranks use', revoked: true, checkedIn: true, outcome: 'revoked' },
+  { ...base, name: 'a superseded token is revoked', superseded: true, outcome: 'revoked' },
+  {
+    ...base,
+    name: 'a superseded token of a used ticket is revoked',
+    superseded: true,
+    checkedIn: true,
+    outcome: 'revoked',
+  },
+  { ...base, name: 'a used ticket', checkedIn: true, outcome: 'already_used' },
+  { ...base, name: 'use outranks expiry', checkedIn: true, expired: true, outcome: 'already_used' },
+  { ...base, name: 'an expired ticket', expired: true, outcome: 'expired' },
+  { ...base, name: 'revocation outranks expiry', revoked: true, expired: true, outcome: 'revoked' },
+];

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
+import { decide } from '../../src/domain/check-in.ts';
+import type { TicketRecord } from '../../src/store/store.ts';
+
+const SCANNED_AT = '2026-06-01T12:00:00.000Z';
+
+/** The ticket and request a case describes, as the issuer's `decide()` sees them inside the store. */
+function situation(c: VerdictCase) {
+  const ticket: TicketRecord = {
+    tid: '01JTICKET0000000000000000',
+    eid: c.event === 'same' ? 'evt_mine' : 'evt_other',
+    holder_name: 'Ada Lovelace',
+    ticket_type: 'GA',
+    issued_at: '2026-05-01T00:00:00.000Z',
+    expires_at: c.expired ? '2026-06-01T11:00:00.000Z' : '2026-06-02T00:00:00.000Z',
+    checked_in_at: c.checkedIn ? '2026-06-01T10:00:00.000Z' : null,
+    revoked_at: c.revoked ? '2026-06-01T09:00:00.000Z' : null,
+    revoke_reason: null,
+    ticket_token: 'current.token.value',
+  };
+  const presented = c.superseded ? 'superseded.token.value' : ticket.ticket_token;
+  const signatureProblem = c.signature === 'bad' ? 'bad signature' : null;
+  return { ticket, presented, signatureProblem };
+}
+
+describe("the issuer's decide() on the verdict table shared with the scanner package", () => {
+  for (const c of VERDICT_CASES) {
+    it(`${c.name}: ${c.outcome}`, () => {
+      const { ticket, presented, signatureProblem } = situation(c);
+      const verdict = decide(ticket, 'evt_mine', SCANNED_AT, signatureProblem, presented);
+      assert.equal(verdict.outcome, c.outcome);
+      assert.equal(verdict.check_in_at, c.outcome === 'valid' ? SCANNED_AT : null, 'only valid checks in');
+    });
+  }
+});
