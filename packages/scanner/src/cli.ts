@@ -1,0 +1,194 @@
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { human, syncJson } from './cli/format.ts';
+import { LineReader } from './cli/lines.ts';
+import { enroll, parseSetupUri } from './enroll.ts';
+import { ScannerError } from './errors.ts';
+import type { ScanResult } from './scan.ts';
+import { Scanner } from './scanner.ts';
+import { FsStorage } from './storage/fs.ts';
+
+const USAGE = `Usage: ticket-scanner <command> [options]
+
+Commands:
+  enroll <setup_uri> --state DIR [--name NAME]   enrol this device with a setup URI (ticket-issuer://enroll?…)
+  scan [TOKEN…] --state DIR [--offline] [--gate G]
+                                                 one verdict per token (tokens from the arguments,
+                                                 else one per line on stdin)
+  sync --state DIR                               upload queued scans, pull the changes feed and the keys
+  status --state DIR                             who this scanner is and what it knows
+
+Options:
+  --json     one JSON document per line
+  --help     this text
+
+Exit codes: 0 done, 1 error, 2 usage error, 3 scans remain queued (sync).
+`;
+
+/** A mistake in the command line: exit code 2. */
+class UsageError extends Error {}
+
+const COMMON = { state: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } } as const;
+const COMMANDS = {
+  enroll: { options: { ...COMMON, name: { type: 'string' } }, positionals: [1, 1] },
+  scan: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
+  sync: { options: COMMON, positionals: [0, 0] },
+  status: { options: COMMON, positionals: [0, 0] },
+} as const;
+type Command = keyof typeof COMMANDS;
+
+interface Parsed {
+  command: Command;
+  values: { state?: string; json?: boolean; help?: boolean; name?: string; offline?: boolean; gate?: string };
+  positionals: string[];
+}
+
+/** Parses the command line; throws UsageError; null when help was asked. */
+function parse(args: string[]): Parsed | null {
+  const [command, ...rest] = args;
+  if (command === undefined) throw new UsageError('missing command (enroll, scan, sync or status)');
+  if (command === '--help' || command === '-h' || command === 'help') return null;
+  if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command "${command.slice(0, 40)}"`);
+  const spec = COMMANDS[command as Command];
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: spec.options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const values = parsed.values as Parsed['values'];
+  if (values.help) return null;
+  const [min, max] = spec.positionals;
+  if (parsed.positionals.length < min) throw new UsageError(`${command}: missing argument (see --help)`);
+  if (parsed.positionals.length > max)
+    throw new UsageError(`${command}: unexpected argument "${parsed.positionals[max]!.slice(0, 40)}"`);
+  if (!values.state) throw new UsageError(`${command}: --state DIR is required`);
+  return { command: command as Command, values, positionals: parsed.positionals };
+}
+
+/** Writes one result line: JSON or the human form. */
+function emit<T>(json: boolean | undefined, value: T, text: (value: T) => string, asJson?: (value: T) => unknown) {
+  process.stdout.write(`${json ? JSON.stringify(asJson ? asJson(value) : value) : text(value)}\n`);
+}
+
+/** One line on stderr, prefixed, secrets masked. */
+function complain(message: string): void {
+  const line = message
+    .replace(/\s+/g, ' ')
+    .replace(/sk_live_[A-Za-z0-9_-]+/g, 'sk_live_…')
+    .replace(/\bst_[A-Za-z0-9_-]+/g, 'st_…')
+    .trim();
+  process.stderr.write(`ticket-scanner: ${line}\n`);
+}
+
+async function withScanner<T>(dir: string, readOnly: boolean, run: (scanner: Scanner) => Promise<T>): Promise<T> {
+  const scanner = await Scanner.open(await FsStorage.open(dir), { readOnly });
+  try {
+    return await run(scanner);
+  } finally {
+    await scanner.close();
+  }
+}
+
+async function runEnroll({ values, positionals }: Parsed): Promise<number> {
+  const uri = positionals[0]!;
+  parseSetupUri(uri);
+  const storage = await FsStorage.create(values.state!);
+  const result = await enroll(storage, uri, {
+    name: values.name ?? `ticket-scanner@${hostname()}`,
+    platform: `ticket-scanner/0.1 node/${process.versions.node}`,
+  });
+  emit(values.json, result, human.enroll);
+  return 0;
+}
+
+/** Prints verdicts in input order; input that is not a token is named on stderr. */
+function printVerdicts(results: ScanResult[], firstPosition: number, json: boolean | undefined): number {
+  let unreadable = 0;
+  results.forEach((result, index) => {
+    emit(json, result, human.scan);
+    if (result.idempotency_key === null) {
+      unreadable += 1;
+      complain(`input ${firstPosition + index} is not a ticket token (no compact JWS with a tid); nothing was queued`);
+    }
+  });
+  return unreadable;
+}
+
+async function runScan({ values, positionals }: Parsed): Promise<number> {
+  return withScanner(values.state!, false, async (scanner) => {
+    const options = { offline: values.offline ?? false, gate: values.gate ?? null };
+    scanner.gateFor(options.gate);
+    let position = 1;
+    let unreadable = 0;
+    const handle = async (tokens: string[]) => {
+      // Offline, tokens available together are stored with one write; online, one by one.
+      const step = options.offline ? 1000 : 1;
+      for (let i = 0; i < tokens.length; i += step) {
+        const batch = tokens.slice(i, i + step);
+        unreadable += printVerdicts(await scanner.scan(batch, options), position, values.json);
+        position += batch.length;
+      }
+    };
+    if (positionals.length > 0) await handle(positionals.map((token) => token.trim()));
+    else {
+      const reader = new LineReader(process.stdin);
+      try {
+        for (let lines = await reader.next(); lines !== null; lines = await reader.next()) {
+          await handle(lines.map((line) => line.trim()).filter((line) => line !== ''));
+        }
+      } finally {
+        reader.close();
+      }
+    }
+    return unreadable > 0 ? 1 : 0;
+  });
+}
+
+async function runSync({ values }: Parsed): Promise<number> {
+  return withScanner(values.state!, false, async (scanner) => {
+    const result = await scanner.sync();
+    emit(values.json, result, human.sync, syncJson);
+    if (result.remaining > 0) {
+      complain(`${result.remaining} scan(s) remain queued${result.problem ? `: ${result.problem.message}` : ''}`);
+      return 3;
+    }
+    if (result.problem) {
+      complain(result.problem.message);
+      return 1;
+    }
+    return 0;
+  });
+}
+
+async function runStatus({ values }: Parsed): Promise<number> {
+  return withScanner(values.state!, true, async (scanner) => {
+    emit(values.json, scanner.status(), human.status);
+    return 0;
+  });
+}
+
+const RUN: Record<Command, (parsed: Parsed) => Promise<number>> = {
+  enroll: runEnroll,
+  scan: runScan,
+  sync: runSync,
+  status: runStatus,
+};
+
+/** The ticket-scanner CLI: parse, call the library, print. Never throws; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  try {
+    const parsed = parse(args);
+    if (parsed === null) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    return await RUN[parsed.command](parsed);
+  } catch (error) {
+    const usage =
+      error instanceof UsageError ||
+      (error instanceof ScannerError && (error.code === 'INVALID_SETUP_URI' || error.code === 'INVALID_OPTION'));
+    complain(error instanceof Error ? error.message : String(error));
+    return usage ? 2 : 1;
+  }
+}

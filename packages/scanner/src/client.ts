@@ -1,0 +1,197 @@
+import {
+  CHECK_IN_OUTCOMES,
+  type ChangesPage,
+  type CheckInAnswer,
+  type CheckInRequestBody,
+  type DiscoveryDocument,
+  type EnrollAnswer,
+} from '@ticket-issuer/protocol';
+import { IssuerHttpError, IssuerNetworkError, ScannerError } from './errors.ts';
+import { checkDiscovery } from './state.ts';
+
+/** Connection failures that happen before a request leaves the device: it certainly did not arrive. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** The error codes of a failed fetch (undici puts them on `cause`, or on each error of an AggregateError). */
+function causeCodes(error: unknown): string[] {
+  const cause = (error as { cause?: { code?: unknown; errors?: { code?: unknown }[] } }).cause;
+  const codes = [cause?.code, ...(cause?.errors ?? []).map((e) => e.code)];
+  return codes.filter((code): code is string => typeof code === 'string');
+}
+
+/** Turns a fetch failure into a typed error that says whether the request may have arrived. */
+function networkError(error: unknown, origin: string): IssuerNetworkError {
+  const name = (error as { name?: unknown }).name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new IssuerNetworkError('ISSUER_TIMEOUT', `the issuer at ${origin} did not answer in time`, 'maybe', error);
+  }
+  const codes = causeCodes(error);
+  const delivery = codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code)) ? 'not_sent' : 'maybe';
+  const why = codes[0] ?? (error instanceof Error ? error.message : 'network error');
+  return new IssuerNetworkError('ISSUER_UNREACHABLE', `cannot reach the issuer at ${origin}: ${why}`, delivery, error);
+}
+
+/** Seconds from a `Retry-After` header (delta-seconds or an HTTP date), or from the envelope's details. */
+function retryAfter(headers: Headers, details: Record<string, unknown>): number | null {
+  const header = headers.get('retry-after');
+  if (header !== null) {
+    if (/^\d+$/.test(header.trim())) return Number(header.trim());
+    const at = Date.parse(header);
+    if (!Number.isNaN(at)) return Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  }
+  const fromDetails = details.retry_after_seconds;
+  return typeof fromDetails === 'number' && fromDetails >= 0 ? fromDetails : null;
+}
+
+/** Options of an IssuerClient. */
+export interface IssuerClientOptions {
+  /** The API key, for the scanner routes. */
+  apiKey?: string;
+  /** Per-request time limit in milliseconds (default 10 s). */
+  timeoutMs?: number;
+  /** A fetch implementation (defaults to the global one; keep-alive is undici's default). */
+  fetch?: typeof fetch;
+}
+
+/** A JSON answer: its status, headers and parsed body (null when the body was not JSON). */
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** Talks to one issuer with fetch: discovery, enrolment, check-in, changes feed. */
+export class IssuerClient {
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: IssuerClientOptions = {}) {
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** GET `${iss}/.well-known/ticket-issuer.json`, checked to name the same `iss`. */
+  async discovery(iss: string): Promise<DiscoveryDocument> {
+    const url = `${iss.replace(/\/+$/, '')}/.well-known/ticket-issuer.json`;
+    const answer = await this.request('GET', url, undefined, undefined, false);
+    const body = this.expectOk(answer);
+    const doc = checkDiscovery(body, (what) => invalidAnswer(`discovery document: ${what}`));
+    if (doc.iss.replace(/\/+$/, '') !== iss.replace(/\/+$/, '')) {
+      throw new ScannerError('ISSUER_MISMATCH', `the issuer at ${iss} calls itself ${doc.iss}`);
+    }
+    return doc;
+  }
+
+  /** POST the enrolment; the answer carries the API key. */
+  async enroll(
+    url: string,
+    body: { token: string; scanner_id: string; scanner_name?: string; scanner_platform?: string },
+  ): Promise<EnrollAnswer> {
+    const answer = this.expectOk(await this.request('POST', url, body, undefined, false));
+    const enrolled = answer as Partial<EnrollAnswer>;
+    if (typeof enrolled.api_key !== 'string' || typeof enrolled.api_key_id !== 'string' || !enrolled.scope) {
+      throw invalidAnswer('enrolment answer without api_key, api_key_id or scope');
+    }
+    return enrolled as EnrollAnswer;
+  }
+
+  /**
+   * POST a check-in. Resolves with the outcome (200, or 400 `invalid_signature`); throws
+   * IssuerHttpError for an envelope, IssuerNetworkError when there is no answer.
+   */
+  async checkIn(url: string, body: CheckInRequestBody, timeoutMs?: number): Promise<CheckInAnswer> {
+    const answer = await this.request('POST', url, body, timeoutMs);
+    const outcome = (answer.body as { status?: unknown } | null)?.status;
+    const isOutcome = (CHECK_IN_OUTCOMES as readonly unknown[]).includes(outcome);
+    if ((answer.status === 200 && isOutcome) || (answer.status === 400 && outcome === 'invalid_signature')) {
+      return answer.body as CheckInAnswer;
+    }
+    throw this.errorOf(answer);
+  }
+
+  /** GET one page of the changes feed after a cursor (from the start when null). */
+  async changes(url: string, after: string | null, limit = 1000): Promise<ChangesPage> {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (after !== null) query.set('after', after);
+    const page = this.expectOk(await this.request('GET', `${url}?${query.toString()}`)) as Partial<ChangesPage>;
+    if (!Array.isArray(page.changes) || typeof page.next_cursor !== 'string' || typeof page.has_more !== 'boolean') {
+      throw invalidAnswer('changes page without changes, next_cursor or has_more');
+    }
+    return page as ChangesPage;
+  }
+
+  /** One request; the API key goes only to the scanner routes, never to discovery or enrolment. */
+  private async request(
+    method: string,
+    url: string,
+    body?: unknown,
+    timeoutMs?: number,
+    authenticated = true,
+  ): Promise<RawAnswer> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (authenticated && this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    // A plain controller and timer: AbortSignal.timeout costs more per request, and a sync makes thousands.
+    const controller = new AbortController();
+    const limit = timeoutMs ?? this.options.timeoutMs ?? 10_000;
+    const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), limit);
+    try {
+      const res = await this.fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: controller.signal,
+      });
+      return { status: res.status, headers: res.headers, body: parseJson(await res.text()) };
+    } catch (error) {
+      throw networkError(error, safeOrigin(url));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private expectOk(answer: RawAnswer): unknown {
+    if (answer.status >= 200 && answer.status < 300 && answer.body !== null) return answer.body;
+    throw this.errorOf(answer);
+  }
+
+  /** The typed error of a non-outcome answer. */
+  private errorOf(answer: RawAnswer): IssuerHttpError {
+    const error = (answer.body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
+    const details = (typeof error?.details === 'object' && error.details !== null ? error.details : {}) as Record<
+      string,
+      unknown
+    >;
+    const code = typeof error?.code === 'string' ? error.code : 'INVALID_ANSWER';
+    const message = typeof error?.message === 'string' ? error.message : `unexpected answer (HTTP ${answer.status})`;
+    return new IssuerHttpError(answer.status, code, message, details, retryAfter(answer.headers, details));
+  }
+}
+
+/** A body as JSON, or null when it is empty or not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The scheme, host and port of a URL, for messages (never a path or query, which could hold a secret). */
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the issuer';
+  }
+}
+
+function invalidAnswer(what: string): IssuerHttpError {
+  return new IssuerHttpError(200, 'INVALID_ANSWER', what);
+}

@@ -1,0 +1,129 @@
+import { type DiscoveryDocument, type EnrollAnswer, SETUP_URI_PREFIX } from '@ticket-issuer/protocol';
+import { IssuerClient } from './client.ts';
+import { ScannerError } from './errors.ts';
+import { FeedKnowledge } from './knowledge.ts';
+import { ScanQueue } from './queue.ts';
+import { readIdentity, type ScannerIdentity } from './state.ts';
+import { STATE_FILES, type Storage } from './storage/storage.ts';
+
+/** What a setup QR code carries. */
+export interface SetupUri {
+  /** The issuer's base URL. */
+  iss: string;
+  /** The single-use enrolment token (`st_…`). */
+  token: string;
+}
+
+/** Reads `ticket-issuer://enroll?iss=<issuer base URL>&token=st_…`; INVALID_SETUP_URI when it is not one. */
+export function parseSetupUri(uri: string): SetupUri {
+  const invalid = (why: string) => new ScannerError('INVALID_SETUP_URI', `not a ticket-issuer setup URI: ${why}`);
+  if (!uri.startsWith(SETUP_URI_PREFIX)) throw invalid(`it must start with ${SETUP_URI_PREFIX}`);
+  const query = new URLSearchParams(uri.slice(SETUP_URI_PREFIX.length));
+  const iss = query.get('iss');
+  const token = query.get('token');
+  if (iss === null || iss === '') throw invalid('iss is missing');
+  let url: URL;
+  try {
+    url = new URL(iss);
+  } catch {
+    throw invalid('iss is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('iss is not an http(s) URL');
+  if (token === null || !/^st_[\x21-\x7e]+$/.test(token)) throw invalid('token is missing or not an enrolment token');
+  return { iss: iss.replace(/\/+$/, ''), token };
+}
+
+/** Options of an enrolment. */
+export interface EnrollOptions {
+  /** Shown in the organizer's console (default "ticket-scanner"). */
+  name?: string;
+  /** Sent as `scanner_platform` (default "ticket-scanner/0.1"). */
+  platform?: string;
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+/** The CLI's `enroll` answer: who the scanner is now. */
+export interface EnrollResult {
+  scanner_id: string;
+  api_key_id: string;
+  eid: string;
+  event_name: string;
+  gate_id: string | null;
+}
+
+/** Refuses a state that still holds scans for the issuer: enrolling afresh would orphan them. */
+async function checkReplaceable(storage: Storage, existing: ScannerIdentity | null): Promise<ScanQueue> {
+  const queue = await ScanQueue.open(storage);
+  if (existing !== null && queue.size > 0) {
+    throw new ScannerError(
+      'ALREADY_ENROLLED',
+      `this state directory holds a scanner with ${queue.size} queued scan(s): run "ticket-scanner sync" first, or use another --state`,
+    );
+  }
+  return queue;
+}
+
+/** The scanner's identity from the enrolment answer: everything but the key. */
+function identityOf(
+  answer: EnrollAnswer,
+  discovery: DiscoveryDocument,
+  scannerId: string,
+  name: string,
+  now: Date,
+): ScannerIdentity {
+  return {
+    issuer: discovery.iss.replace(/\/+$/, ''),
+    issuer_name: answer.issuer?.name ?? discovery.name,
+    scanner_id: scannerId,
+    scanner_name: name,
+    api_key_id: answer.api_key_id,
+    eid: answer.scope.eid,
+    event_name: answer.scope.event_name,
+    event_date: answer.scope.event_date,
+    gate_id: answer.scope.gate_id ?? null,
+    key_expires_at: answer.scope.expires_at,
+    enrolled_at: now.toISOString(),
+  };
+}
+
+/**
+ * Enrols this device: reads the setup URI, fetches the issuer's discovery document (which must name
+ * the same `iss`), exchanges the token for an API key, and stores the key (alone, owner-only), the
+ * scanner's identity and the discovery document with its JWKS. A device keeps its `scanner_id` when
+ * enrolled again.
+ */
+export async function enroll(storage: Storage, setupUri: string, options: EnrollOptions = {}): Promise<EnrollResult> {
+  const setup = parseSetupUri(setupUri);
+  const release = await storage.lock();
+  try {
+    const existing = await readIdentity(storage);
+    const queue = await checkReplaceable(storage, existing);
+    const client = new IssuerClient({ fetch: options.fetch });
+    const discovery = await client.discovery(setup.iss);
+    const scannerId = existing?.scanner_id ?? crypto.randomUUID();
+    const name = options.name ?? 'ticket-scanner';
+    const answer = await client.enroll(discovery.endpoints.enroll, {
+      token: setup.token,
+      scanner_id: scannerId,
+      scanner_name: name,
+      scanner_platform: options.platform ?? 'ticket-scanner/0.1',
+    });
+    const identity = identityOf(answer, discovery, scannerId, name, options.now?.() ?? new Date());
+    // The key first and alone; the identity last, as the mark that enrolment completed.
+    await storage.writeFileAtomic(STATE_FILES.credentials, `${JSON.stringify({ api_key: answer.api_key })}\n`);
+    await storage.writeFileAtomic(STATE_FILES.discovery, `${JSON.stringify(discovery)}\n`);
+    await storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(new FeedKnowledge())}\n`);
+    await queue.reset();
+    await storage.writeFileAtomic(STATE_FILES.scanner, `${JSON.stringify(identity, null, 2)}\n`);
+    return {
+      scanner_id: identity.scanner_id,
+      api_key_id: identity.api_key_id,
+      eid: identity.eid,
+      event_name: identity.event_name,
+      gate_id: identity.gate_id,
+    };
+  } finally {
+    await release();
+  }
+}

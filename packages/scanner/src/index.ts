@@ -1,0 +1,32 @@
+/** The scanner SDK: enrol a device, scan online or offline, sync with the issuer. Runtime-agnostic. */
+export { IssuerClient, type IssuerClientOptions } from './client.ts';
+export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
+export {
+  IssuerHttpError,
+  IssuerNetworkError,
+  isRateLimited,
+  isRefusal,
+  isTransient,
+  SCANNER_ERROR_CODES,
+  ScannerError,
+  type Delivery,
+  type ScannerErrorCode,
+} from './errors.ts';
+export { FeedKnowledge } from './knowledge.ts';
+export { checkInBody, ScanQueue, type QueuedScan } from './queue.ts';
+export { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy, type Timer } from './retry.ts';
+export type { ScanResult } from './scan.ts';
+export { Scanner, type ScannerOptions, type ScanOptions, type StatusReport, type SyncResult } from './scanner.ts';
+export type { ScannerIdentity } from './state.ts';
+export { MemoryStorage } from './storage/memory.ts';
+export { STATE_FILES, type Storage } from './storage/storage.ts';
+export { pullChanges, uploadQueue, type UploadReport } from './sync.ts';
+export {
+  decideOffline,
+  KeyRing,
+  readToken,
+  TOKEN_VERSIONS,
+  type LocalKnowledge,
+  type OfflineVerdict,
+  type VerdictInput,
+} from './verdict.ts';

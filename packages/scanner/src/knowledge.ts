@@ -1,0 +1,78 @@
+import type { Change } from '@ticket-issuer/protocol';
+import { ScannerError } from './errors.ts';
+
+/** The stored form of what the changes feed taught (`knowledge.json`). */
+interface StoredKnowledge {
+  cursor: string | null;
+  last_sync_at: string | null;
+  revoked: string[];
+  /** `[tid, jti]` pairs; a null jti supersedes every token of that tid without a jti. */
+  superseded: [string, string | null][];
+  checked_in: string[];
+}
+
+/** What the changes feed taught this device, and where to resume it. */
+export class FeedKnowledge {
+  cursor: string | null = null;
+  lastSyncAt: string | null = null;
+  readonly revoked = new Set<string>();
+  readonly superseded = new Map<string, Set<string | null>>();
+  readonly checkedIn = new Set<string>();
+
+  /** Applies feed entries in feed order; an entry of an unknown type is skipped (a newer issuer). */
+  apply(changes: readonly Change[]): void {
+    for (const change of changes) {
+      if (change.type === 'revoked') this.revoked.add(change.tid);
+      else if (change.type === 'checked_in') this.checkedIn.add(change.tid);
+      else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
+    }
+  }
+
+  /** Serializes for `knowledge.json`. */
+  toJSON(): StoredKnowledge {
+    const superseded: [string, string | null][] = [];
+    for (const [tid, jtis] of this.superseded) for (const jti of jtis) superseded.push([tid, jti]);
+    return {
+      cursor: this.cursor,
+      last_sync_at: this.lastSyncAt,
+      revoked: [...this.revoked],
+      superseded,
+      checked_in: [...this.checkedIn],
+    };
+  }
+
+  /** Reads `knowledge.json`; null text is an empty knowledge; anything malformed is STATE_CORRUPT. */
+  static parse(text: string | null, file: string): FeedKnowledge {
+    const knowledge = new FeedKnowledge();
+    if (text === null) return knowledge;
+    const corrupt = (what: string) => new ScannerError('STATE_CORRUPT', `state file ${file} is corrupted: ${what}`);
+    let data: Partial<StoredKnowledge>;
+    try {
+      data = JSON.parse(text) as Partial<StoredKnowledge>;
+    } catch {
+      throw corrupt('not JSON');
+    }
+    if (typeof data !== 'object' || data === null) throw corrupt('not an object');
+    if (data.cursor !== null && typeof data.cursor !== 'string') throw corrupt('cursor');
+    if (data.last_sync_at !== null && typeof data.last_sync_at !== 'string') throw corrupt('last_sync_at');
+    const strings = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
+    if (!strings(data.revoked)) throw corrupt('revoked');
+    if (!strings(data.checked_in)) throw corrupt('checked_in');
+    const pairs = data.superseded;
+    const isPair = (p: unknown) =>
+      Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && (p[1] === null || typeof p[1] === 'string');
+    if (!Array.isArray(pairs) || !pairs.every(isPair)) throw corrupt('superseded');
+    knowledge.cursor = data.cursor;
+    knowledge.lastSyncAt = data.last_sync_at;
+    for (const tid of data.revoked!) knowledge.revoked.add(tid);
+    for (const tid of data.checked_in!) knowledge.checkedIn.add(tid);
+    for (const [tid, jti] of pairs) knowledge.supersede(tid, jti);
+    return knowledge;
+  }
+
+  private supersede(tid: string, jti: string | null): void {
+    let jtis = this.superseded.get(tid);
+    if (!jtis) this.superseded.set(tid, (jtis = new Set()));
+    jtis.add(jti);
+  }
+}

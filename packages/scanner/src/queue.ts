@@ -1,0 +1,190 @@
+import type { CheckInOutcome, CheckInRequestBody } from '@ticket-issuer/protocol';
+import { ScannerError } from './errors.ts';
+import type { Storage } from './storage/storage.ts';
+
+/** One scan waiting for the issuer, with everything needed to send it exactly as it was made. */
+export interface QueuedScan {
+  idempotency_key: string;
+  tid: string;
+  /** The scanned string, kept for the organizer even when it is not sent. */
+  ticket_token: string;
+  /** False when the token verified but names another event: it is sent without it, `signature_valid: true`. */
+  send_token: boolean;
+  /** ISO 8601 UTC with Z; sent unchanged however late. */
+  scanned_at: string;
+  gate_id: string | null;
+  /** The holder was let in on this device's own verdict. */
+  admitted_offline: boolean;
+  /** The device's own verdict. */
+  verdict: 'admit' | 'reject';
+  reason: CheckInOutcome;
+  /** An online attempt may have reached the issuer without `admitted_offline` (timeout, reset, 5xx). */
+  maybe_sent_plain: boolean;
+}
+
+/**
+ * Journal lines, one JSON object each: a new scan; the change of an online scan to an offline
+ * verdict; acknowledgements (several keys per line); tickets this device admitted.
+ */
+type JournalEntry =
+  | { op: 'scan'; scan: QueuedScan }
+  | { op: 'offline'; key: string; admitted_offline: boolean; maybe_sent_plain: boolean }
+  | { op: 'done'; keys: string[] }
+  | { op: 'admitted'; tids: string[] };
+
+const ADMITTED_PER_LINE = 1000;
+
+/** The check-in body of a queued scan; `withAdmittedOffline` false gives the body an online attempt sent. */
+export function checkInBody(
+  scan: QueuedScan,
+  who: { eid: string; scanner_id: string },
+  withAdmittedOffline = scan.admitted_offline,
+): CheckInRequestBody {
+  return {
+    tid: scan.tid,
+    eid: who.eid,
+    scanned_at: scan.scanned_at,
+    scanner_id: who.scanner_id,
+    ...(scan.gate_id === null ? {} : { gate_id: scan.gate_id }),
+    idempotency_key: scan.idempotency_key,
+    ...(scan.send_token ? { ticket_token: scan.ticket_token } : { signature_valid: true }),
+    ...(withAdmittedOffline ? { admitted_offline: true } : {}),
+  };
+}
+
+/** Checks a journal line's shape: a complete line that does not parse is corruption, never skipped. */
+function parseEntry(line: string, lineNumber: number): JournalEntry {
+  const corrupt = () =>
+    new ScannerError(
+      'STATE_CORRUPT',
+      `state file journal.jsonl is corrupted: line ${lineNumber} is not a journal entry`,
+    );
+  let entry: Partial<Record<string, unknown>>;
+  try {
+    entry = JSON.parse(line) as Partial<Record<string, unknown>>;
+  } catch {
+    throw corrupt();
+  }
+  const strings = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
+  const scan = entry.scan as Partial<QueuedScan> | undefined;
+  const ok =
+    (entry.op === 'scan' &&
+      typeof scan === 'object' &&
+      scan !== null &&
+      typeof scan.idempotency_key === 'string' &&
+      typeof scan.tid === 'string' &&
+      typeof scan.ticket_token === 'string' &&
+      typeof scan.scanned_at === 'string' &&
+      typeof scan.admitted_offline === 'boolean') ||
+    (entry.op === 'offline' && typeof entry.key === 'string') ||
+    (entry.op === 'done' && strings(entry.keys)) ||
+    (entry.op === 'admitted' && strings(entry.tids));
+  if (!ok) throw corrupt();
+  return entry as JournalEntry;
+}
+
+/**
+ * The durable queue of scans: an append-only journal folded into the pending scans (in scan order)
+ * and the tickets this device admitted. Every write is durable before its promise resolves.
+ */
+export class ScanQueue {
+  private readonly scans = new Map<string, QueuedScan>();
+  private readonly admittedTids = new Set<string>();
+  private journalLines = 0;
+
+  private constructor(private readonly storage: Storage) {}
+
+  /** Reads the journal: a torn last line is ignored by the storage, a corrupt complete line is STATE_CORRUPT. */
+  static async open(storage: Storage): Promise<ScanQueue> {
+    const queue = new ScanQueue(storage);
+    const lines = await storage.readJournal();
+    lines.forEach((line, index) => {
+      if (line.trim() !== '') queue.fold(parseEntry(line, index + 1));
+    });
+    queue.journalLines = lines.length;
+    return queue;
+  }
+
+  /** How many scans wait for the issuer. */
+  get size(): number {
+    return this.scans.size;
+  }
+
+  /** The pending scans, oldest first. */
+  pending(): QueuedScan[] {
+    return [...this.scans.values()];
+  }
+
+  /** The tickets this device admitted (kept across compaction). */
+  get admitted(): ReadonlySet<string> {
+    return this.admittedTids;
+  }
+
+  /** Records new scans, and the tickets admitted with them, in one durable write. */
+  async record(scans: readonly QueuedScan[], admitted: readonly string[] = []): Promise<void> {
+    const entries: JournalEntry[] = scans.map((scan) => ({ op: 'scan', scan }));
+    if (admitted.length > 0) entries.push({ op: 'admitted', tids: [...admitted] });
+    await this.write(entries);
+  }
+
+  /** Turns an online scan that got no answer into a queued offline verdict. */
+  async markOffline(key: string, change: { admitted_offline: boolean; maybe_sent_plain: boolean }): Promise<void> {
+    const scan = this.scans.get(key);
+    const entries: JournalEntry[] = [{ op: 'offline', key, ...change }];
+    if (scan && change.admitted_offline) entries.push({ op: 'admitted', tids: [scan.tid] });
+    await this.write(entries);
+  }
+
+  /** Acknowledges scans the issuer answered (or refused for good), in one durable write. */
+  async ack(keys: readonly string[], admitted: readonly string[] = []): Promise<void> {
+    const entries: JournalEntry[] = [];
+    if (keys.length > 0) entries.push({ op: 'done', keys: [...keys] });
+    if (admitted.length > 0) entries.push({ op: 'admitted', tids: [...admitted] });
+    await this.write(entries);
+  }
+
+  /** Whether the journal holds enough answered scans to be worth rewriting. */
+  get compactable(): boolean {
+    return this.journalLines > this.scans.size + Math.ceil(this.admittedTids.size / ADMITTED_PER_LINE) + 64;
+  }
+
+  /** Rewrites the journal atomically with only the pending scans and the admitted tickets. */
+  async compact(): Promise<void> {
+    const tids = [...this.admittedTids];
+    const lines: string[] = [];
+    for (let i = 0; i < tids.length; i += ADMITTED_PER_LINE) {
+      lines.push(JSON.stringify({ op: 'admitted', tids: tids.slice(i, i + ADMITTED_PER_LINE) }));
+    }
+    for (const scan of this.scans.values()) lines.push(JSON.stringify({ op: 'scan', scan }));
+    await this.storage.replaceJournal(lines);
+    this.journalLines = lines.length;
+  }
+
+  /** Empties the queue and forgets admitted tickets (a device enrolled afresh). */
+  async reset(): Promise<void> {
+    await this.storage.replaceJournal([]);
+    this.scans.clear();
+    this.admittedTids.clear();
+    this.journalLines = 0;
+  }
+
+  private async write(entries: JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.storage.appendJournal(entries.map((entry) => JSON.stringify(entry)));
+    for (const entry of entries) this.fold(entry);
+    this.journalLines += entries.length;
+  }
+
+  private fold(entry: JournalEntry): void {
+    if (entry.op === 'scan') this.scans.set(entry.scan.idempotency_key, entry.scan);
+    else if (entry.op === 'done') for (const key of entry.keys) this.scans.delete(key);
+    else if (entry.op === 'admitted') for (const tid of entry.tids) this.admittedTids.add(tid);
+    else {
+      const scan = this.scans.get(entry.key);
+      if (scan) {
+        scan.admitted_offline = entry.admitted_offline;
+        scan.maybe_sent_plain = entry.maybe_sent_plain;
+      }
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import type { CheckInAnswer } from '@ticket-issuer/protocol';
+import type { IssuerClient } from './client.ts';
+import { IssuerHttpError, IssuerNetworkError, isRateLimited, isRefusal, isTransient, ScannerError } from './errors.ts';
+import { checkInBody, type QueuedScan, type ScanQueue } from './queue.ts';
+import { refusedLine, settleScan, type UploadContext } from './sync.ts';
+import { STATE_FILES, type Storage } from './storage/storage.ts';
+import { decideOffline, type KeyRing, type LocalKnowledge, type OfflineVerdict, type TidSet } from './verdict.ts';
+
+/** One verdict, as the CLI prints it. */
+export interface ScanResult {
+  verdict: 'admit' | 'reject';
+  /** An outcome of the spec, or the issuer's error code (e.g. `NOT_FOUND`) for a refused scan. */
+  reason: string;
+  tid: string | null;
+  source: 'issuer' | 'offline';
+  /** Null for input that is not a ticket token (nothing was queued). */
+  idempotency_key: string | null;
+}
+
+/** What scanning needs from the scanner. */
+export interface ScanContext {
+  eid: string;
+  iss: string;
+  scannerId: string;
+  keys: KeyRing;
+  /** What the changes feed taught (admitted tickets come from the queue). */
+  knowledge: Omit<LocalKnowledge, 'admitted'>;
+  queue: ScanQueue;
+  storage: Storage;
+  client: IssuerClient;
+  checkInUrl: string;
+  now: () => Date;
+  /** How long an online scan waits for the issuer before the offline verdict (default 3 s). */
+  onlineTimeoutMs: number;
+}
+
+/** The verdict for input that is not a compact JWS: no tid, nothing the issuer could take. */
+export const UNREADABLE: ScanResult = {
+  verdict: 'reject',
+  reason: 'invalid_signature',
+  tid: null,
+  source: 'offline',
+  idempotency_key: null,
+};
+
+function decide(ctx: ScanContext, token: string, scannedAt: Date, admitted: TidSet): Promise<OfflineVerdict> {
+  const knowledge = { ...ctx.knowledge, admitted };
+  return decideOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge });
+}
+
+/** A new queued scan for a readable token. A genuine token of another event is sent without itself. */
+function newScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
+  const scan: QueuedScan = {
+    idempotency_key: crypto.randomUUID(),
+    tid: local.tid,
+    ticket_token: token,
+    send_token: local.reason !== 'wrong_event',
+    scanned_at: scannedAt.toISOString(),
+    gate_id: gate,
+    admitted_offline: false,
+    verdict: local.verdict,
+    reason: local.reason,
+    maybe_sent_plain: false,
+  };
+  return scan;
+}
+
+const offlineResult = (scan: QueuedScan): ScanResult => ({
+  verdict: scan.verdict,
+  reason: scan.reason,
+  tid: scan.tid,
+  source: 'offline',
+  idempotency_key: scan.idempotency_key,
+});
+
+/**
+ * Decides tokens on the device alone, in order (a ticket admitted earlier in the batch is
+ * `already_used` later in it), and stores them all with one durable write before returning.
+ */
+export async function scanOffline(ctx: ScanContext, tokens: readonly string[], gate: string | null) {
+  const admittedNow = new Set<string>();
+  const admitted: TidSet = { has: (tid) => ctx.queue.admitted.has(tid) || admittedNow.has(tid) };
+  const results: ScanResult[] = [];
+  const scans: QueuedScan[] = [];
+  for (const token of tokens) {
+    const scannedAt = ctx.now();
+    const local = await decide(ctx, token, scannedAt, admitted);
+    if (local.tid === null) {
+      results.push(UNREADABLE);
+      continue;
+    }
+    const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+    scan.admitted_offline = local.verdict === 'admit';
+    if (scan.admitted_offline) admittedNow.add(scan.tid);
+    scans.push(scan);
+    results.push(offlineResult(scan));
+  }
+  await ctx.queue.record(scans, [...admittedNow]);
+  return results;
+}
+
+/** Sends the queued earlier scans of a ticket first (scan order per ticket); false when one got no answer. */
+async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<boolean> {
+  const earlier = ctx.queue.pending().filter((scan) => scan.tid === tid);
+  if (earlier.length === 0) return true;
+  const upload: UploadContext = {
+    client: ctx.client,
+    queue: ctx.queue,
+    storage: ctx.storage,
+    checkInUrl: ctx.checkInUrl,
+    who: { eid: ctx.eid, scanner_id: ctx.scannerId },
+    policy: { initialBackoffMs: 0, maxAttempts: 1, budgetMs: 0, maxRetryAfterMs: 0, rateLimitBudgetMs: 0 },
+    timeoutMs: ctx.onlineTimeoutMs,
+  };
+  for (const scan of earlier) {
+    try {
+      const settled = await settleScan(upload, scan);
+      if (settled.kind === 'refused') await refuse(ctx, scan, settled.error);
+      else await ctx.queue.ack([scan.idempotency_key]);
+    } catch (error) {
+      if (isTransient(error) || isRateLimited(error)) return false;
+      throw error;
+    }
+  }
+  return true;
+}
+
+/** Records a refusal for the organizer, then acknowledges the scan. */
+async function refuse(ctx: ScanContext, scan: QueuedScan, error: IssuerHttpError): Promise<void> {
+  await ctx.storage.appendLog(STATE_FILES.refused, [refusedLine(scan, error, ctx.now())]);
+  await ctx.queue.ack([scan.idempotency_key]);
+}
+
+/** The verdict the issuer gave: acknowledged, and remembered as admitted when valid. */
+async function answered(ctx: ScanContext, scan: QueuedScan, answer: CheckInAnswer): Promise<ScanResult> {
+  const admit = answer.status === 'valid';
+  await ctx.queue.ack([scan.idempotency_key], admit ? [scan.tid] : []);
+  return {
+    verdict: admit ? 'admit' : 'reject',
+    reason: answer.status,
+    tid: scan.tid,
+    source: 'issuer',
+    idempotency_key: scan.idempotency_key,
+  };
+}
+
+/** No usable answer: a refusal for good is final; otherwise the offline verdict stands and the scan stays queued. */
+async function unanswered(ctx: ScanContext, scan: QueuedScan, failure: ScannerError): Promise<ScanResult> {
+  if (isRefusal(failure)) {
+    await refuse(ctx, scan, failure);
+    const { tid, idempotency_key } = scan;
+    return { verdict: 'reject', reason: failure.issuerCode, tid, source: 'issuer', idempotency_key };
+  }
+  const mayHaveArrived =
+    (failure instanceof IssuerNetworkError && failure.delivery === 'maybe') ||
+    (failure instanceof IssuerHttpError && failure.status >= 500);
+  await ctx.queue.markOffline(scan.idempotency_key, {
+    admitted_offline: scan.verdict === 'admit',
+    maybe_sent_plain: mayHaveArrived,
+  });
+  return offlineResult(scan);
+}
+
+/**
+ * Scans one token online: stores the scan durably first, then asks the issuer (3 s). Its answer is
+ * the verdict; without one (timeout, network, 5xx, 429) the offline verdict stands and the scan
+ * stays queued, marked admitted when it was, and marked when the request may have arrived.
+ */
+export async function scanOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
+  const scannedAt = ctx.now();
+  const local = await decide(ctx, token, scannedAt, ctx.queue.admitted);
+  if (local.tid === null) return UNREADABLE;
+  const earlierSent = await sendEarlierScans(ctx, local.tid);
+  const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+  await ctx.queue.record([scan]);
+  if (!earlierSent) {
+    return unanswered(ctx, scan, new IssuerNetworkError('ISSUER_UNREACHABLE', 'earlier scans not sent', 'not_sent'));
+  }
+  let answer: CheckInAnswer;
+  try {
+    const body = checkInBody(scan, { eid: ctx.eid, scanner_id: ctx.scannerId }, false);
+    answer = await ctx.client.checkIn(ctx.checkInUrl, body, ctx.onlineTimeoutMs);
+  } catch (error) {
+    if (!(error instanceof ScannerError)) throw error;
+    return unanswered(ctx, scan, error);
+  }
+  return answered(ctx, scan, answer);
+}

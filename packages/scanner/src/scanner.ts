@@ -1,0 +1,204 @@
+import type { CheckInOutcome, DiscoveryDocument } from '@ticket-issuer/protocol';
+import { IssuerClient } from './client.ts';
+import { ScannerError } from './errors.ts';
+import { FeedKnowledge } from './knowledge.ts';
+import { ScanQueue } from './queue.ts';
+import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
+import { type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
+import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
+import { STATE_FILES, type Storage } from './storage/storage.ts';
+import { pullChanges, uploadQueue } from './sync.ts';
+import { KeyRing } from './verdict.ts';
+
+/** Tuning and test seams of a Scanner. */
+export interface ScannerOptions {
+  fetch?: typeof fetch;
+  /** The clock of scan times (default: the system's). */
+  now?: () => Date;
+  /** How long an online scan waits for the issuer (default 3000 ms). */
+  onlineTimeoutMs?: number;
+  /** How long any other request (sync, feed, discovery) waits for an answer (default 5000 ms). */
+  requestTimeoutMs?: number;
+  retryPolicy?: RetryPolicy;
+  timer?: Timer;
+  /** Tickets uploaded at once during sync (default 8). */
+  concurrency?: number;
+  /** Open without taking the state's lock: for reading only (status). */
+  readOnly?: boolean;
+}
+
+/** How to scan: online (default) or offline, and at which gate. */
+export interface ScanOptions {
+  offline?: boolean;
+  /** The gate; defaults to the key's gate, else none. */
+  gate?: string | null;
+}
+
+/** The result of a sync, as the CLI prints it, plus what went wrong if anything did. */
+export interface SyncResult {
+  uploaded: number;
+  remaining: number;
+  refused: number;
+  outcomes: Record<CheckInOutcome, number>;
+  /** Feed entries pulled. */
+  changes: number;
+  /** Why the sync did not complete (scans remain, or the feed or discovery could not be read), or null. */
+  problem: Error | null;
+}
+
+/** What `status` reports. */
+export interface StatusReport {
+  issuer: string;
+  eid: string;
+  gate_id: string | null;
+  scanner_id: string;
+  api_key_id: string;
+  queued: number;
+  last_sync_at: string | null;
+  revoked_known: number;
+  checked_in_known: number;
+}
+
+/** An enrolled scanner device over its Storage: scan, sync, status. */
+export class Scanner {
+  private constructor(
+    readonly storage: Storage,
+    readonly identity: ScannerIdentity,
+    private discovery: DiscoveryDocument,
+    private keys: KeyRing,
+    readonly knowledge: FeedKnowledge,
+    readonly queue: ScanQueue,
+    private readonly client: IssuerClient,
+    private readonly release: () => Promise<void>,
+    private readonly options: ScannerOptions,
+  ) {}
+
+  /** Opens an enrolled state (taking its lock unless read-only); NOT_ENROLLED or STATE_CORRUPT otherwise. */
+  static async open(storage: Storage, options: ScannerOptions = {}): Promise<Scanner> {
+    const release = options.readOnly ? async () => undefined : await storage.lock();
+    try {
+      const identity = await readIdentity(storage);
+      if (identity === null) throw new ScannerError('NOT_ENROLLED', 'no scanner is enrolled in this state directory');
+      const apiKey = options.readOnly ? '' : await readApiKey(storage);
+      const discovery = await readDiscovery(storage);
+      const knowledge = FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
+      const queue = await ScanQueue.open(storage);
+      const client = new IssuerClient({ apiKey, fetch: options.fetch, timeoutMs: options.requestTimeoutMs ?? 5000 });
+      const keys = new KeyRing(discovery.jwks.keys);
+      return new Scanner(storage, identity, discovery, keys, knowledge, queue, client, release, options);
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  /** Gives the state back to other processes. */
+  async close(): Promise<void> {
+    await this.release();
+  }
+
+  /** The gate a scan names: the one asked for, else the key's; a gate-scoped key refuses another. */
+  gateFor(asked: string | null | undefined): string | null {
+    const own = this.identity.gate_id;
+    if (asked === '') throw new ScannerError('INVALID_OPTION', 'the gate must not be empty');
+    if (asked != null && own !== null && asked !== own) {
+      throw new ScannerError('INVALID_OPTION', `this scanner is enrolled for gate ${own}, not ${asked}`);
+    }
+    return asked ?? own;
+  }
+
+  /**
+   * Scans tokens and returns one verdict each, in order, every scan durably stored before it
+   * returns. Offline: decided on the device, stored with one write. Online: one at a time.
+   */
+  async scan(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
+    const gate = this.gateFor(options.gate);
+    const ctx = this.scanContext();
+    if (options.offline) return scanOffline(ctx, tokens, gate);
+    const results: ScanResult[] = [];
+    for (const token of tokens) results.push(await scanOnline(ctx, token, gate));
+    return results;
+  }
+
+  /** Uploads the queue, then pulls the changes feed and refreshes the discovery document (JWKS). */
+  async sync(): Promise<SyncResult> {
+    const policy = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    const timer = this.options.timer ?? realTimer;
+    const upload = await uploadQueue({
+      ...this.uploadTarget(),
+      policy,
+      timer,
+      concurrency: this.options.concurrency,
+    });
+    let changes = 0;
+    let problem: Error | null = upload.problem;
+    if (upload.reachable) {
+      try {
+        changes = await pullChanges(
+          this.client,
+          changesUrl(this.discovery, this.identity.eid),
+          this.knowledge,
+          policy,
+          timer,
+        );
+        this.knowledge.lastSyncAt = (this.options.now?.() ?? new Date()).toISOString();
+        await this.refreshDiscovery();
+      } catch (error) {
+        if (!(error instanceof ScannerError)) throw error;
+        problem ??= error;
+      }
+      // Whatever pages arrived are kept with their cursor, even when a later page failed.
+      await this.storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(this.knowledge)}\n`);
+    }
+    if (this.queue.compactable) await this.queue.compact();
+    const { uploaded, refused, outcomes } = upload;
+    return { uploaded, refused, outcomes, remaining: this.queue.size, changes, problem };
+  }
+
+  /** Who this scanner is and what it knows. */
+  status(): StatusReport {
+    let checkedIn = this.knowledge.checkedIn.size;
+    for (const tid of this.queue.admitted) if (!this.knowledge.checkedIn.has(tid)) checkedIn += 1;
+    return {
+      issuer: this.identity.issuer,
+      eid: this.identity.eid,
+      gate_id: this.identity.gate_id,
+      scanner_id: this.identity.scanner_id,
+      api_key_id: this.identity.api_key_id,
+      queued: this.queue.size,
+      last_sync_at: this.knowledge.lastSyncAt,
+      revoked_known: this.knowledge.revoked.size,
+      checked_in_known: checkedIn,
+    };
+  }
+
+  private async refreshDiscovery(): Promise<void> {
+    const discovery = await this.client.discovery(this.identity.issuer);
+    await this.storage.writeFileAtomic(STATE_FILES.discovery, `${JSON.stringify(discovery)}\n`);
+    this.discovery = discovery;
+    this.keys = new KeyRing(discovery.jwks.keys);
+  }
+
+  private uploadTarget() {
+    return {
+      client: this.client,
+      queue: this.queue,
+      storage: this.storage,
+      checkInUrl: this.discovery.endpoints.check_in,
+      who: { eid: this.identity.eid, scanner_id: this.identity.scanner_id },
+    };
+  }
+
+  private scanContext(): ScanContext {
+    return {
+      ...this.uploadTarget(),
+      eid: this.identity.eid,
+      iss: this.identity.issuer,
+      scannerId: this.identity.scanner_id,
+      keys: this.keys,
+      knowledge: this.knowledge,
+      now: this.options.now ?? (() => new Date()),
+      onlineTimeoutMs: this.options.onlineTimeoutMs ?? 3000,
+    };
+  }
+}

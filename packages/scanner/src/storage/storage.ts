@@ -1,0 +1,37 @@
+/**
+ * Where a scanner device keeps its state. The library needs only these few operations, so a
+ * browser (IndexedDB) or mobile store can stand in for the file system of `fs.ts`.
+ *
+ * Durability is the contract: when a write's promise resolves, what it wrote survives a crash
+ * (`kill -9`, power loss where the medium honours flushes).
+ */
+export interface Storage {
+  /** Appends complete lines to the scan journal; durable when the promise resolves. */
+  appendJournal(lines: readonly string[]): Promise<void>;
+  /** The journal's complete lines, oldest first; a torn last line (a write cut short) is left out. */
+  readJournal(): Promise<string[]>;
+  /** Replaces the whole journal atomically and durably (compaction). */
+  replaceJournal(lines: readonly string[]): Promise<void>;
+  /** Appends complete lines to a named log (e.g. `refused.jsonl`); durable when the promise resolves. */
+  appendLog(name: string, lines: readonly string[]): Promise<void>;
+  /** Replaces a named file atomically and durably; readable by the device's owner only. */
+  writeFileAtomic(name: string, data: string): Promise<void>;
+  /** A named file's content, or null when it does not exist. */
+  readFile(name: string): Promise<string | null>;
+  /** Takes exclusive use of the state for one writer; resolves to the function that gives it back. */
+  lock(): Promise<() => Promise<void>>;
+}
+
+/** The names of the files the scanner keeps, one concern each. */
+export const STATE_FILES = {
+  /** The API key, alone (mode 0600 on the file system). */
+  credentials: 'credentials.json',
+  /** Who this scanner is: issuer, event, gate, scanner and key ids. */
+  scanner: 'scanner.json',
+  /** The cached discovery document, JWKS included. */
+  discovery: 'discovery.json',
+  /** What the changes feed taught: revoked tickets, superseded tokens, check-ins, and the cursor. */
+  knowledge: 'knowledge.json',
+  /** Scans the issuer refused for good, with its error, for the organizer. */
+  refused: 'refused.jsonl',
+} as const;

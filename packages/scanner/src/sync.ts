@@ -1,0 +1,217 @@
+import { CHECK_IN_OUTCOMES, type CheckInAnswer, type CheckInOutcome } from '@ticket-issuer/protocol';
+import type { IssuerClient } from './client.ts';
+import { type IssuerHttpError, IssuerNetworkError, isRateLimited, isRefusal, isTransient } from './errors.ts';
+import type { FeedKnowledge } from './knowledge.ts';
+import { checkInBody, type QueuedScan, type ScanQueue } from './queue.ts';
+import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer, withRetry } from './retry.ts';
+import { STATE_FILES, type Storage } from './storage/storage.ts';
+
+/** What uploading needs: the issuer, the queue, where refusals go, and who is sending. */
+export interface UploadContext {
+  client: IssuerClient;
+  queue: ScanQueue;
+  storage: Storage;
+  checkInUrl: string;
+  who: { eid: string; scanner_id: string };
+  policy?: RetryPolicy;
+  timer?: Timer;
+  /** Tickets uploaded at once (each ticket's scans one after another); default 8. */
+  concurrency?: number;
+  /** Per-request time limit in ms (default: the client's). */
+  timeoutMs?: number;
+}
+
+/** How one queued scan ended: an outcome from the issuer, or a refusal for good. */
+export type Settled = { kind: 'outcome'; answer: CheckInAnswer } | { kind: 'refused'; error: IssuerHttpError };
+
+/** The counts of an upload. */
+export interface UploadReport {
+  uploaded: number;
+  refused: number;
+  outcomes: Record<CheckInOutcome, number>;
+  /** Why the upload stopped early (issuer unreachable, or a ticket's scans kept failing), or null. */
+  problem: Error | null;
+  /** False when the issuer could not be reached at all: pulling the feed is pointless then. */
+  reachable: boolean;
+}
+
+const ACK_BATCH = 500;
+
+/**
+ * Sends one queued scan exactly as it was made and settles it. A 409 for a scan an online attempt
+ * may have delivered without `admitted_offline` is answered by resending that plain body once: the
+ * issuer holds it under the key, and its answer is the scan's answer. Transient failures throw.
+ */
+export async function settleScan(ctx: UploadContext, scan: QueuedScan): Promise<Settled> {
+  const send = (withAdmittedOffline: boolean) =>
+    withRetry(
+      () => ctx.client.checkIn(ctx.checkInUrl, checkInBody(scan, ctx.who, withAdmittedOffline), ctx.timeoutMs),
+      ctx.policy ?? DEFAULT_RETRY_POLICY,
+      ctx.timer ?? realTimer,
+    );
+  try {
+    return { kind: 'outcome', answer: await send(scan.admitted_offline) };
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    const plainMayBeHeld =
+      error.issuerCode === 'IDEMPOTENCY_CONFLICT' && scan.admitted_offline && scan.maybe_sent_plain;
+    if (!plainMayBeHeld) return { kind: 'refused', error };
+    try {
+      return { kind: 'outcome', answer: await send(false) };
+    } catch (second) {
+      if (isRefusal(second)) return { kind: 'refused', error: second };
+      throw second;
+    }
+  }
+}
+
+/** The line `refused.jsonl` keeps for the organizer: the scan and the issuer's reason. */
+export function refusedLine(scan: QueuedScan, error: IssuerHttpError, at: Date): string {
+  return JSON.stringify({
+    refused_at: at.toISOString(),
+    http_status: error.status,
+    error: { code: error.issuerCode, message: error.issuerMessage, details: error.details },
+    scan,
+  });
+}
+
+/** Acknowledgements and refusals written in batches: one fsync per batch, never one per scan. */
+class AckBatcher {
+  private keys: string[] = [];
+  private refused: string[] = [];
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly queue: ScanQueue,
+    private readonly storage: Storage,
+  ) {}
+
+  add(key: string, refusedLine?: string): Promise<void> {
+    this.keys.push(key);
+    if (refusedLine !== undefined) this.refused.push(refusedLine);
+    return this.keys.length >= ACK_BATCH ? this.flush() : Promise.resolve();
+  }
+
+  /** Writes what is pending: refusals first, so that no refused scan is acknowledged unrecorded. */
+  flush(): Promise<void> {
+    const keys = this.keys;
+    const refused = this.refused;
+    this.keys = [];
+    this.refused = [];
+    this.chain = this.chain.then(async () => {
+      await this.storage.appendLog(STATE_FILES.refused, refused);
+      await this.queue.ack(keys);
+    });
+    return this.chain;
+  }
+}
+
+/** The queued scans grouped by ticket, each group in scan order, groups in order of first scan. */
+function byTicket(scans: readonly QueuedScan[]): QueuedScan[][] {
+  const groups = new Map<string, QueuedScan[]>();
+  for (const scan of scans) {
+    const group = groups.get(scan.tid);
+    if (group) group.push(scan);
+    else groups.set(scan.tid, [scan]);
+  }
+  return [...groups.values()];
+}
+
+/** The upload of one queue: workers take a ticket's scans each, one ticket at a time. */
+class Upload {
+  readonly report: UploadReport = {
+    uploaded: 0,
+    refused: 0,
+    outcomes: Object.fromEntries(CHECK_IN_OUTCOMES.map((o) => [o, 0])) as Record<CheckInOutcome, number>,
+    problem: null,
+    reachable: true,
+  };
+  private readonly batcher: AckBatcher;
+  private next = 0;
+  private fatal: unknown = null;
+
+  constructor(
+    private readonly ctx: UploadContext,
+    private readonly groups: QueuedScan[][],
+  ) {
+    this.batcher = new AckBatcher(ctx.queue, ctx.storage);
+  }
+
+  async run(concurrency: number): Promise<UploadReport> {
+    const worker = () =>
+      this.work().catch((error: unknown) => {
+        this.fatal ??= error;
+      });
+    await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+    await this.batcher.flush();
+    if (this.fatal !== null) throw this.fatal;
+    return this.report;
+  }
+
+  private get stopped(): boolean {
+    return !this.report.reachable || this.fatal !== null;
+  }
+
+  private async work(): Promise<void> {
+    while (!this.stopped && this.next < this.groups.length) {
+      await this.sendTicket(this.groups[this.next++]!);
+    }
+  }
+
+  /** A ticket's scans in scan order; the first that gets no answer holds back the ones after it. */
+  private async sendTicket(group: QueuedScan[]): Promise<void> {
+    for (const scan of group) {
+      if (this.stopped) return;
+      let settled: Settled;
+      try {
+        settled = await settleScan(this.ctx, scan);
+      } catch (error) {
+        if (error instanceof IssuerNetworkError) this.report.reachable = false;
+        if (!isTransient(error) && !isRateLimited(error)) throw error;
+        this.report.problem = error as Error;
+        return;
+      }
+      await this.record(scan, settled);
+    }
+  }
+
+  private async record(scan: QueuedScan, settled: Settled): Promise<void> {
+    if (settled.kind === 'outcome') {
+      this.report.uploaded += 1;
+      this.report.outcomes[settled.answer.status] += 1;
+      await this.batcher.add(scan.idempotency_key);
+    } else {
+      this.report.refused += 1;
+      await this.batcher.add(scan.idempotency_key, refusedLine(scan, settled.error, new Date()));
+    }
+  }
+}
+
+/**
+ * Uploads every queued scan: tickets in parallel (a few requests in flight on kept-alive
+ * connections), each ticket's scans in scan order. Stops taking new work when the issuer cannot be
+ * reached; a ticket whose scan keeps failing with 5xx is left queued and the others go on.
+ */
+export function uploadQueue(ctx: UploadContext): Promise<UploadReport> {
+  return new Upload(ctx, byTicket(ctx.queue.pending())).run(ctx.concurrency ?? 8);
+}
+
+/** Follows the changes feed from the stored cursor until `has_more` is false; returns how many entries came. */
+export async function pullChanges(
+  client: IssuerClient,
+  url: string,
+  knowledge: FeedKnowledge,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  timer: Timer = realTimer,
+): Promise<number> {
+  let count = 0;
+  for (;;) {
+    const page = await withRetry(() => client.changes(url, knowledge.cursor), policy, timer);
+    knowledge.apply(page.changes);
+    count += page.changes.length;
+    const moved = page.next_cursor !== knowledge.cursor;
+    knowledge.cursor = page.next_cursor;
+    // A page that neither brings changes nor moves the cursor would loop for ever.
+    if (!page.has_more || (!moved && page.changes.length === 0)) return count;
+  }
+}

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { type QueuedScan, ScanQueue, ScannerError, MemoryStorage } from '../src/index.ts';
+import { FsStorage } from '../src/storage/fs.ts';
+import { tempDir } from './issuer.ts';
+
+function scan(tid: string, extra: Partial<QueuedScan> = {}): QueuedScan {
+  return {
+    idempotency_key: crypto.randomUUID(),
+    tid,
+    ticket_token: `header.${tid}.signature`,
+    send_token: true,
+    scanned_at: new Date().toISOString(),
+    gate_id: null,
+    admitted_offline: true,
+    verdict: 'admit',
+    reason: 'valid',
+    maybe_sent_plain: false,
+    ...extra,
+  };
+}
+
+const keysOf = (queue: ScanQueue) => queue.pending().map((s) => s.idempotency_key);
+
+const opened: FsStorage[] = [];
+after(async () => {
+  for (const storage of opened) await storage.close();
+});
+
+async function fsQueue() {
+  const dir = tempDir();
+  const storage = await FsStorage.create(dir);
+  opened.push(storage);
+  return { dir, storage, queue: await ScanQueue.open(storage) };
+}
+
+describe('the scan journal', () => {
+  test('a reopened queue sees every pending scan, in scan order, and not the acknowledged ones', async () => {
+    const { storage, queue } = await fsQueue();
+    const scans = [scan('A'), scan('B'), scan('A'), scan('C')];
+    await queue.record(scans.slice(0, 2), ['A']);
+    await queue.record(scans.slice(2));
+    await queue.ack([scans[1]!.idempotency_key]);
+    const reopened = await ScanQueue.open(storage);
+    assert.deepEqual(
+      keysOf(reopened),
+      [scans[0], scans[2], scans[3]].map((s) => s!.idempotency_key),
+    );
+    assert.ok(reopened.admitted.has('A'));
+  });
+
+  test('a torn last line (a write cut short by kill -9) is ignored, and the next append is clean', async () => {
+    const { dir, storage, queue } = await fsQueue();
+    const kept = scan('A');
+    await queue.record([kept]);
+    await storage.close();
+    appendFileSync(join(dir, 'journal.jsonl'), '{"op":"scan","scan":{"idempotency_key":"torn');
+    // The next process: a fresh storage over the same directory.
+    const next = await FsStorage.open(dir);
+    const reopened = await ScanQueue.open(next);
+    assert.deepEqual(keysOf(reopened), [kept.idempotency_key]);
+    const later = scan('B');
+    await reopened.record([later]);
+    await next.close();
+    const again = await ScanQueue.open(await FsStorage.open(dir));
+    assert.deepEqual(keysOf(again), [kept.idempotency_key, later.idempotency_key]);
+  });
+
+  test('a complete line that is not a journal entry is corruption, never skipped', async () => {
+    const { dir, storage, queue } = await fsQueue();
+    await queue.record([scan('A')]);
+    appendFileSync(join(dir, 'journal.jsonl'), '{"op":"scan","scan":{"tid":3}}\n');
+    await assert.rejects(ScanQueue.open(storage), (error: unknown) => {
+      assert.ok(error instanceof ScannerError);
+      assert.equal(error.code, 'STATE_CORRUPT');
+      assert.match(error.message, /journal\.jsonl.*line 2/);
+      return true;
+    });
+  });
+
+  test('compaction keeps exactly the pending scans (with their offline marks) and the admitted tickets', async () => {
+    const { dir, storage, queue } = await fsQueue();
+    const scans = Array.from({ length: 200 }, (_, i) => scan(`T${i}`, { admitted_offline: false }));
+    await queue.record(scans, ['T0', 'T1']);
+    await queue.ack(scans.slice(0, 150).map((s) => s.idempotency_key));
+    await queue.markOffline(scans[199]!.idempotency_key, { admitted_offline: true, maybe_sent_plain: true });
+    const before = statSync(join(dir, 'journal.jsonl')).size;
+    assert.ok(queue.compactable);
+    await queue.compact();
+    assert.ok(statSync(join(dir, 'journal.jsonl')).size < before);
+    const reopened = await ScanQueue.open(storage);
+    assert.deepEqual(keysOf(reopened), keysOf(queue));
+    assert.equal(reopened.size, 50);
+    assert.deepEqual([...reopened.admitted].sort(), ['T0', 'T1', 'T199']);
+    const last = reopened.pending().at(-1)!;
+    assert.equal(last.admitted_offline, true);
+    assert.equal(last.maybe_sent_plain, true);
+  });
+
+  test('the queue works the same over any Storage (memory)', async () => {
+    const storage = new MemoryStorage();
+    const queue = await ScanQueue.open(storage);
+    const scans = [scan('A'), scan('B')];
+    await queue.record(scans, ['A']);
+    await queue.ack([scans[0]!.idempotency_key]);
+    await queue.compact();
+    const reopened = await ScanQueue.open(storage);
+    assert.deepEqual(keysOf(reopened), [scans[1]!.idempotency_key]);
+    assert.ok(reopened.admitted.has('A'));
+  });
+});
+
+describe('the file-system storage', () => {
+  test('the state directory is 0700 and every file, the credentials first, is 0600', async () => {
+    const dir = join(tempDir(), 'state');
+    const storage = await FsStorage.create(dir);
+    await storage.writeFileAtomic('credentials.json', '{"api_key":"sk_live_x"}');
+    await storage.appendJournal(['{"op":"admitted","tids":[]}']);
+    await storage.appendLog('refused.jsonl', ['{}']);
+    await storage.close();
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    for (const file of ['credentials.json', 'journal.jsonl', 'refused.jsonl']) {
+      assert.equal(statSync(join(dir, file)).mode & 0o777, 0o600, file);
+    }
+  });
+
+  test('an atomic write replaces the whole file and leaves no temporary file behind', async () => {
+    const dir = tempDir();
+    const storage = await FsStorage.create(dir);
+    await storage.writeFileAtomic('scanner.json', 'first');
+    await storage.writeFileAtomic('scanner.json', 'second');
+    assert.equal(await storage.readFile('scanner.json'), 'second');
+    assert.equal(await storage.readFile('missing.json'), null);
+    const { readdirSync } = await import('node:fs');
+    assert.deepEqual(readdirSync(dir), ['scanner.json']);
+  });
+
+  test('a live process holding the lock keeps others out; a dead one’s lock is taken over', async () => {
+    const dir = tempDir();
+    const storage = await FsStorage.create(dir);
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+    try {
+      writeFileSync(join(dir, 'lock'), String(holder.pid));
+      await assert.rejects(
+        storage.lock(),
+        (error: unknown) => error instanceof ScannerError && error.code === 'STATE_IN_USE',
+      );
+    } finally {
+      holder.kill('SIGKILL');
+      await once(holder, 'exit');
+    }
+    const release = await storage.lock();
+    assert.equal(readFileSync(join(dir, 'lock'), 'utf8'), String(process.pid));
+    await release();
+  });
+
+  test('opening a directory that does not exist says the scanner is not enrolled', async () => {
+    await assert.rejects(FsStorage.open(join(tempDir(), 'nowhere')), (error: unknown) => {
+      return error instanceof ScannerError && error.code === 'NOT_ENROLLED';
+    });
+  });
+});
