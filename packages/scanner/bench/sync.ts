@@ -10,7 +10,7 @@ import { runCli } from '../test/cli-process.ts';
 import { Issuer, tempDir } from '../test/issuer.ts';
 
 const count = Number(process.argv[2] ?? 10_000);
-const IN_FLIGHT = 8;
+const IN_FLIGHT = 16;
 
 /** Bare check-ins: one fetch each, IN_FLIGHT at a time, nothing stored. */
 async function baseline(issuer: Issuer, eid: string, dir: string, tickets: { tid: string; token: string }[]) {

@@ -193,7 +193,7 @@ class Upload {
  * reached; a ticket whose scan keeps failing with 5xx is left queued and the others go on.
  */
 export function uploadQueue(ctx: UploadContext): Promise<UploadReport> {
-  return new Upload(ctx, byTicket(ctx.queue.pending())).run(ctx.concurrency ?? 8);
+  return new Upload(ctx, byTicket(ctx.queue.pending())).run(ctx.concurrency ?? 16);
 }
 
 /** Follows the changes feed from the stored cursor until `has_more` is false; returns how many entries came. */

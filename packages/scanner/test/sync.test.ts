@@ -45,7 +45,7 @@ describe('sync', () => {
     const result = await scanner.sync();
     assert.equal(result.uploaded, 40);
     assert.equal(result.remaining, 0);
-    assert.ok(peak > 1 && peak <= 8, `peak ${peak}`);
+    assert.ok(peak > 1 && peak <= 16, `peak ${peak}`);
     for (let t = 0; t < 20; t++) {
       const expected = scanned.filter((s) => s.tid === `P${t}`).map((s) => s.idempotency_key);
       const sent = seen.filter((s) => s.body.tid === `P${t}`).map((s) => s.body.idempotency_key);
