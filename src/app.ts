@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -12,25 +11,34 @@ import { PROTOCOL_VERSIONS } from './domain/enroll.ts';
 import { IssuerError } from './domain/errors.ts';
 import { TicketSigner } from './domain/signing.ts';
 import { authHooks } from './http/auth.ts';
+import { registerConsole } from './http/console.ts';
+import { clientErrorHandler } from './http/client-errors.ts';
+import { secretMasker } from './http/log-masking.ts';
+import { IssuerMetrics } from './http/operations/metrics.ts';
+import { operationsRoutes } from './http/operations/routes.ts';
 import type { App, AppContext } from './http/context.ts';
 import { envelope, handleError } from './http/errors.ts';
 import { routeMethods } from './http/method-not-allowed.ts';
-import { rateLimitHooks } from './http/rate-limit.ts';
+import { rateLimitHooks, rateLimitOptions } from './http/rate-limit.ts';
 import { adminEventRoutes } from './http/routes/admin/events.ts';
 import { adminScanRoutes } from './http/routes/admin/scans.ts';
 import { adminScannerRoutes } from './http/routes/admin/scanners.ts';
 import { adminSigningKeyRoutes } from './http/routes/admin/signing-keys.ts';
 import { adminTicketRoutes } from './http/routes/admin/tickets.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { openApiRoutes } from './http/routes/openapi.ts';
 import { scannerRoutes } from './http/routes/scanners.ts';
 import { ticketRoutes } from './http/routes/tickets.ts';
+import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
 import type { Store } from './store/store.ts';
 
 export interface AppDeps {
   store: Store;
   keyEncryptionKey: Buffer;
   adminTokenHash: string;
+  /** Reads the admin-token hash again (after a reset); absent, `adminTokenHash` holds for good. */
+  adminTokenHashSource?: () => Promise<string>;
   clock?: Clock;
   /** Shared rate-limit counters; null keeps them in this process. */
   redis?: Redis | null;
@@ -80,12 +88,20 @@ async function protocolVersionGuard(request: FastifyRequest): Promise<void> {
 /** Builds the issuer's HTTP application; the server and the tests both start here. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
+  const requestTimeoutMs = config.requestTimeoutSeconds * 1000;
   const app = Fastify({
     logger: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Redaction covers known fields; this covers secrets pasted anywhere else (a URL, another header).
+      hooks: { streamWrite: secretMasker(config.adminToken) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
+    // A half-sent request must not hold a connection: headers and body must arrive within the timeout,
+    // checked every second rather than Node's default 30.
+    requestTimeout: requestTimeoutMs,
+    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: 1000 },
+    clientErrorHandler,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestId,
@@ -94,7 +110,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     return503OnClosing: false,
     // The router rejects some URLs (bad percent-encoding, over-long ids) before any hook runs.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
-    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+    ajv: AJV_OPTIONS,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const methodsOf = routeMethods(app);
@@ -106,6 +122,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
   });
+  app.addHook('preValidation', refuseLoneSurrogates);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
@@ -115,41 +132,38 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'cross-origin' },
   });
+  const limitMaxima = new Map<string, number>();
   await app.register(rateLimit, {
-    global: false,
+    ...rateLimitOptions(config.rateLimits, limitMaxima),
     cache: 100_000,
     // If Redis is unreachable the gates keep working: limits fail open (the error is logged by the client).
     skipOnError: true,
     ...(deps.redis ? { redis: deps.redis, nameSpace: `${config.redisKeyPrefix}rate:` } : {}),
   });
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'Ticket issuer',
-        version: '1.0.0',
-        description: 'Scanner API v1, discovery document and organizer admin API',
-      },
-      servers: [{ url: config.baseUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await registerOpenApi(app, config);
 
   const signer = new TicketSigner(deps.store, deps.keyEncryptionKey, clock);
   await signer.ensureKey();
-  const limits = rateLimitHooks(app, config.rateLimits);
+  const adminTokenHash = deps.adminTokenHashSource ?? (async () => deps.adminTokenHash);
+  const metrics = new IssuerMetrics();
+  metrics.instrument(app);
+  const limits = rateLimitHooks(app, config.rateLimits, limitMaxima, (limit) => metrics.limited(limit));
   const ctx: AppContext = {
     config,
     store: deps.store,
     clock,
     signer,
-    adminTokenHash: deps.adminTokenHash,
+    metrics,
+    adminTokenHash,
     limits,
-    auth: authHooks(deps.store, clock, deps.adminTokenHash, limits.authFailuresPerIp),
+    auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp),
   };
   app.decorateRequest('scannerKey', null);
 
+  await registerConsole(app, ctx);
   discoveryRoutes(app, ctx);
-  openApiRoutes(app);
+  operationsRoutes(app, ctx, metrics, deps.redis ? () => deps.redis!.ping() : null);
+  await openApiRoutes(app, config.baseUrl);
   scannerRoutes(app, ctx);
   ticketRoutes(app, ctx);
   await app.register(async (scope) => {

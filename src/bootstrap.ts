@@ -1,9 +1,10 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError } from './config.ts';
-import { resolveAdminToken } from './domain/admin-token.ts';
+import { adminTokenHashSource, resolveAdminToken } from './domain/admin-token.ts';
+import { resolveIdentity } from './domain/identity.ts';
 import { newKeyEncryptionKey, parseKeyEncryptionKey } from './domain/key-encryption.ts';
 import type { App } from './http/context.ts';
 import { openStore, sqlitePath } from './store/open-store.ts';
@@ -16,14 +17,24 @@ export function keyEncryptionKeyFile(config: Config): string {
   return join(dir, 'key-encryption.key');
 }
 
-/** KEY_ENCRYPTION_KEY, or the key file (created with mode 0600 on first start). */
-export function resolveKeyEncryptionKey(config: Config): Buffer {
+/**
+ * KEY_ENCRYPTION_KEY, or the key file (created with mode 0600 on first start). When the store
+ * already holds signing keys, a missing file is never replaced by a new one: that key could not
+ * open them, and every ticket sold would stop verifying.
+ */
+export function resolveKeyEncryptionKey(config: Config, storeHasKeys: boolean): Buffer {
   if (config.keyEncryptionKey !== null) {
     const key = parseKeyEncryptionKey(config.keyEncryptionKey);
     if (!key) throw new ConfigError('KEY_ENCRYPTION_KEY must be 32 bytes as 64 hex digits or base64');
     return key;
   }
   const file = keyEncryptionKeyFile(config);
+  if (storeHasKeys && !existsSync(file)) {
+    throw new ConfigError(
+      `the key-encryption key file ${file} is missing, but the database holds signing keys sealed with it: ` +
+        'restore the file from a backup (or set KEY_ENCRYPTION_KEY to its value); a new key cannot open them',
+    );
+  }
   mkdirSync(dirname(file), { recursive: true });
   try {
     writeFileSync(file, `${newKeyEncryptionKey()}\n`, { flag: 'wx', mode: 0o600 });
@@ -53,28 +64,74 @@ export interface Issuer {
   app: App;
   store: Store;
   redis: Redis | null;
+  /** The configuration in force, `baseUrl` being the identity kept by the store. */
+  config: Config;
   /** The admin token generated on this start (first start without ADMIN_TOKEN), to print once. */
   generatedAdminToken: string | null;
+  /** What the operator should read at start (identity kept or changed). */
+  notices: string[];
   close(): Promise<void>;
 }
 
-/** Opens the store, keys and counters the configuration names and builds the app on them. */
-export async function openIssuer(config: Config): Promise<Issuer> {
-  const keyEncryptionKey = resolveKeyEncryptionKey(config);
-  const store = await openStore(config.databaseUrl);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
+/** A URL without its password, for messages. */
+export function withoutPassword(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+/** Opens the store DATABASE_URL names; a failure names the URL (without its password). */
+export function openIssuerStore(config: Config): Promise<Store> {
+  return openNamedStore(config.databaseUrl);
+}
+
+async function openNamedStore(databaseUrl: string): Promise<Store> {
   try {
+    return await openStore(databaseUrl);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the database at DATABASE_URL=${withoutPassword(databaseUrl)}: ${reason}`);
+  }
+}
+
+/** Quits Redis politely when connected; when it is down there is nothing to say goodbye to. */
+async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') {
+    const quit = await redis.quit().catch(() => null);
+    if (quit !== null) return;
+  }
+  redis.disconnect();
+}
+
+/** Opens the store, keys and counters the configuration names and builds the app on them. */
+export async function openIssuer(configured: Config): Promise<Issuer> {
+  const store = await openNamedStore(configured.databaseUrl);
+  const redis = configured.redisUrl ? connectRedis(configured.redisUrl) : null;
+  try {
+    const storeHasKeys = (await store.listSigningKeys()).length > 0;
+    const keyEncryptionKey = resolveKeyEncryptionKey(configured, storeHasKeys);
+    const identity = await resolveIdentity(store, configured);
+    const config = { ...configured, baseUrl: identity.baseUrl };
     const admin = await resolveAdminToken(store, config.adminToken);
-    const app = await buildApp(config, { store, keyEncryptionKey, adminTokenHash: admin.hash, redis });
+    const app = await buildApp(config, {
+      store,
+      keyEncryptionKey,
+      adminTokenHash: admin.hash,
+      adminTokenHashSource: adminTokenHashSource(store, admin.hash, config.adminToken !== null),
+      redis,
+    });
     return {
       app,
       store,
       redis,
+      config,
       generatedAdminToken: admin.generated,
+      notices: identity.notice === null ? [] : [identity.notice],
       close: async () => {
         await app.close();
         await store.close();
-        if (redis) await redis.quit();
+        if (redis) await closeRedis(redis);
       },
     };
   } catch (error) {

@@ -1,4 +1,6 @@
 /** Configuration from the environment: one typed object, defaults in one place, checked at boot. */
+import { isIP } from 'node:net';
+import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export interface RateLimits {
   enrollPerIp: number;
@@ -15,6 +17,8 @@ export interface Config {
   port: number;
   host: string;
   baseUrl: string;
+  /** Whether BASE_URL was set; otherwise the identity stored at the first start is kept (see bootstrap). */
+  baseUrlExplicit: boolean;
   issuerName: string;
   databaseUrl: string;
   redisUrl: string | null;
@@ -26,6 +30,10 @@ export interface Config {
   rateLimits: RateLimits;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Bearer token of GET /metrics; null: the admin token is accepted. */
+  metricsToken: string | null;
+  /** A request whose headers and body have not fully arrived by then is dropped. */
+  requestTimeoutSeconds: number;
 }
 
 /** A configuration problem, reported at boot with the variable's name. */
@@ -74,7 +82,81 @@ function trustProxy(env: Env): boolean | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === null || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, or proxy addresses/CIDRs separated by commas; "${bad}" is none of these`,
+    );
+  }
+  return entries.join(',');
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** DATABASE_URL: `sqlite:<path>`, a bare path, or a postgres(ql):// URL; a typo must not become a file name. */
+function databaseUrl(env: Env): string {
+  const raw = text(env, 'DATABASE_URL') ?? 'sqlite:./data/issuer.db';
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
+  if (scheme === undefined || scheme === 'sqlite') {
+    if (raw.replace(/^sqlite:(\/\/)?/i, '') === '') throw new ConfigError('DATABASE_URL names no SQLite file');
+    return raw;
+  }
+  if (scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new ConfigError(
+      `DATABASE_URL must start with sqlite:, postgres:// or postgresql:// (or be a file path), not "${scheme}:"`,
+    );
+  }
+  if (!URL.canParse(raw) || new URL(raw).hostname === '') {
+    throw new ConfigError('DATABASE_URL is not a valid postgres:// URL (postgres://user:password@host:5432/database)');
+  }
   return raw;
+}
+
+/** REDIS_URL: unset, or a redis:// or rediss:// URL. */
+function redisUrl(env: Env): string | null {
+  const raw = text(env, 'REDIS_URL');
+  if (raw === null) return null;
+  if (!/^rediss?:\/\//i.test(raw) || !URL.canParse(raw)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
+  }
+  return raw;
+}
+
+/** HOST: an IP address or a host name to bind to. */
+function host(env: Env): string {
+  const raw = text(env, 'HOST') ?? '127.0.0.1';
+  if (
+    isIP(raw) === 0 &&
+    !/^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(raw)
+  ) {
+    throw new ConfigError(`HOST must be an IP address or a host name, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** KEY_ENCRYPTION_KEY: unset, or 32 bytes as 64 hex digits or base64. */
+function keyEncryptionKey(env: Env): string | null {
+  const value = text(env, 'KEY_ENCRYPTION_KEY');
+  if (value !== null && parseKeyEncryptionKey(value) === null) {
+    throw new ConfigError('KEY_ENCRYPTION_KEY must be 32 bytes as 64 hex digits or base64');
+  }
+  return value;
+}
+
+/** A bearer token chosen by the operator: long enough not to be guessed. */
+function secretToken(env: Env, name: string): string | null {
+  const value = text(env, name);
+  if (value !== null && (value.length < 24 || /\s/.test(value))) {
+    throw new ConfigError(`${name} must be at least 24 characters long, without spaces`);
+  }
+  return value;
 }
 
 /** Reads and checks the configuration; throws ConfigError naming the bad variable. */
@@ -84,21 +166,18 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
-  const adminToken = text(env, 'ADMIN_TOKEN');
-  if (adminToken !== null && adminToken.length < 24) {
-    throw new ConfigError('ADMIN_TOKEN must be at least 24 characters long');
-  }
   const limit = (name: string, fallback: number) => integer(env, name, fallback, 1, 1_000_000_000);
   return {
     port,
-    host: text(env, 'HOST') ?? '127.0.0.1',
+    host: host(env),
     baseUrl: baseUrl(env, port),
+    baseUrlExplicit: text(env, 'BASE_URL') !== null,
     issuerName: text(env, 'ISSUER_NAME') ?? 'Ticket Issuer',
-    databaseUrl: text(env, 'DATABASE_URL') ?? 'sqlite:./data/issuer.db',
-    redisUrl: text(env, 'REDIS_URL'),
+    databaseUrl: databaseUrl(env),
+    redisUrl: redisUrl(env),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'ticket-issuer:',
-    adminToken,
-    keyEncryptionKey: text(env, 'KEY_ENCRYPTION_KEY'),
+    adminToken: secretToken(env, 'ADMIN_TOKEN'),
+    keyEncryptionKey: keyEncryptionKey(env),
     trustProxy: trustProxy(env),
     rateLimits: {
       enrollPerIp: limit('RATE_LIMIT_ENROLL_PER_IP', 30),
@@ -112,5 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    metricsToken: secretToken(env, 'METRICS_TOKEN'),
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_S', 15, 1, 3600),
   };
 }

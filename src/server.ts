@@ -1,33 +1,55 @@
 import { openIssuer } from './bootstrap.ts';
 import { ConfigError, loadConfig } from './config.ts';
 
+/** How long in-flight requests get to finish on SIGTERM/SIGINT before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** Start-up only: read the configuration, open the issuer, listen, close with grace on a signal. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const issuer = await openIssuer(config);
-  if (issuer.generatedAdminToken !== null) {
-    // Printed once, straight to the terminal and never through the logger: only its hash is kept.
-    process.stderr.write(
-      `\nAdmin token (shown this once; only its hash is stored):\n\n  ${issuer.generatedAdminToken}\n\n` +
-        'Keep it safe, or set ADMIN_TOKEN to choose your own.\n\n',
-    );
+  let address: string;
+  try {
+    address = await issuer.app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await issuer.close().catch(() => undefined);
+    const lost =
+      issuer.generatedAdminToken === null
+        ? ''
+        : ' (the admin token generated on this start was not shown: run `npm run reset-admin-token` for a new one)';
+    throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}${lost}`);
   }
-  const address = await issuer.app.listen({ port: config.port, host: config.host });
+  for (const notice of issuer.notices) issuer.app.log.warn(notice);
   issuer.app.log.info(
-    { address, base_url: config.baseUrl, database: config.databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite' },
+    {
+      address,
+      base_url: issuer.config.baseUrl,
+      database: config.databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite',
+    },
     'issuer listening',
   );
-  process.stderr.write(`Ticket issuer listening on ${address} (iss ${config.baseUrl})\n`);
+  if (issuer.generatedAdminToken !== null) {
+    // Printed once the server listens, straight to the terminal and never through the logger: only its hash is kept.
+    process.stderr.write(
+      `\nAdmin token (shown this once; only its hash is stored):\n\n  ${issuer.generatedAdminToken}\n\n` +
+        'Keep it safe, or set ADMIN_TOKEN to choose your own (`npm run reset-admin-token` makes a new one).\n\n',
+    );
+  }
+  process.stderr.write(`Ticket issuer listening on ${address} (iss ${issuer.config.baseUrl})\n`);
 
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    issuer.app.log.info({ signal }, 'shutting down');
+    issuer.app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    setTimeout(() => {
+      process.stderr.write('shutdown: requests still in flight after 10 s; exiting\n');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     issuer.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        issuer.app.log.error({ err: error }, 'shutdown failed');
+        process.stderr.write(`shutdown: ${error instanceof Error ? error.message : String(error)}\n`);
         process.exit(1);
       },
     );
@@ -41,6 +63,6 @@ main().catch((error: unknown) => {
     error instanceof ConfigError
       ? `configuration error: ${error.message}`
       : `failed to start: ${error instanceof Error ? error.message : String(error)}`;
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(`${message.replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(1);
 });

@@ -20,3 +20,30 @@ export async function resolveAdminToken(
   const kept = await store.putSettingIfAbsent(SETTING, hash);
   return { hash: kept, generated: kept === hash ? token : null };
 }
+
+/** Replaces the stored admin token with a new one and returns it (to print once). */
+export async function resetAdminToken(store: Store): Promise<string> {
+  const token = newSecret(ADMIN_TOKEN_PREFIX);
+  await store.putSetting(SETTING, hashSecret(token));
+  return token;
+}
+
+/** How long a running issuer trusts its copy of the stored admin-token hash. */
+const REFRESH_MS = 5_000;
+
+/**
+ * The admin-token hash a request is checked against: fixed when ADMIN_TOKEN is set, otherwise the
+ * stored one, read again at most every 5 seconds so that a reset reaches every running instance.
+ */
+export function adminTokenHashSource(store: Store, initial: string, configured: boolean): () => Promise<string> {
+  if (configured) return async () => initial;
+  let current = initial;
+  let readAt = Date.now();
+  return async () => {
+    if (Date.now() - readAt >= REFRESH_MS) {
+      readAt = Date.now();
+      current = (await store.getSetting(SETTING)) ?? current;
+    }
+    return current;
+  };
+}

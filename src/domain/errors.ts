@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'IDEMPOTENCY_CONFLICT'
   | 'CONFLICT'
   | 'RATE_LIMITED'
+  | 'UNAVAILABLE'
   | 'INTERNAL';
 
 /** A field-level problem, as carried in `details.fields` of INVALID_REQUEST. */

@@ -14,8 +14,8 @@ export interface NewEvent {
 export function instantField(field: string, value: string): string {
   const date = parseUtcInstant(value);
   if (!date)
-    throw invalidRequest(`${field} must be an ISO 8601 UTC timestamp`, [
-      { field, problem: 'must be an ISO 8601 UTC timestamp' },
+    throw invalidRequest(`${field} must be an ISO 8601 UTC timestamp such as 2026-05-01T18:30:00Z`, [
+      { field, problem: 'must be an ISO 8601 UTC timestamp such as 2026-05-01T18:30:00Z' },
     ]);
   return toStored(date);
 }

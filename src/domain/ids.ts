@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { ulid } from 'ulid';
 
-const ulid = monotonicFactory();
+// Not the monotonic factory: within one millisecond it increments the random part, so a bulk
+// import would hand out consecutive ids and a holder could guess a neighbour's ticket id.
 
 /** A ticket id: a bare ULID. */
 export const newTicketId = (): string => ulid();

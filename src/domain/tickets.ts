@@ -47,7 +47,7 @@ export async function issueTickets(deps: TicketDeps, eid: string, specs: NewTick
   const issuedAt = toStored(now);
   const expiries = specs.map((spec, i) =>
     spec.expires_at
-      ? instantField(specs.length === 1 ? 'expires_at' : `tickets[${i}].expires_at`, spec.expires_at)
+      ? instantField(specs.length === 1 ? 'expires_at' : `tickets.${i}.expires_at`, spec.expires_at)
       : null,
   );
   const signer = await deps.signer.signerForActiveKey();

@@ -24,9 +24,12 @@ export function parseUtcInstant(text: string): Date | null {
   return date;
 }
 
-/** The stored form of an instant. */
+/** The last instant the stored form can hold: past it, `toISOString()` writes a six-digit year. */
+export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** The stored form of an instant; instants past the year 9999 (a default derived from a far date) are held at its end. */
 export function toStored(date: Date): string {
-  return date.toISOString();
+  return new Date(Math.min(date.getTime(), LATEST_INSTANT)).toISOString();
 }
 
 /** The answered form of a stored instant: `YYYY-MM-DDThh:mm:ssZ`, with milliseconds only if any. */

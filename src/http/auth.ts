@@ -4,6 +4,7 @@ import { IssuerError } from '../domain/errors.ts';
 import type { ApiKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { toStored } from '../domain/time.ts';
+import { authenticateAdminSession, sessionIdOf } from './admin-session.ts';
 
 /** The bearer credential of a request, or null when the header is missing or not a Bearer one. */
 export function bearerToken(request: FastifyRequest): string | null {
@@ -65,7 +66,7 @@ export function scannerKeyOf(request: FastifyRequest): ApiKeyRecord {
 export function authHooks(
   store: Store,
   clock: Clock,
-  adminTokenHash: string,
+  adminTokenHash: () => Promise<string>,
   onFailure: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
 ): { scanner: onRequestAsyncHookHandler; admin: onRequestAsyncHookHandler } {
   const guarded =
@@ -82,6 +83,13 @@ export function authHooks(
     scanner: guarded(async (request) => {
       request.scannerKey = await authenticateScanner(request, store, clock);
     }),
-    admin: guarded((request) => authenticateAdmin(request, adminTokenHash)),
+    admin: guarded(async (request) => {
+      // Scripts send the bearer token, unchanged; the console's browser sends its session cookie instead.
+      if (bearerToken(request) === null && sessionIdOf(request) !== null) {
+        await authenticateAdminSession(request, store, clock, adminTokenHash);
+      } else {
+        authenticateAdmin(request, await adminTokenHash());
+      }
+    }),
   };
 }

@@ -11,6 +11,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { TicketSigner } from '../domain/signing.ts';
 import type { Store } from '../store/store.ts';
+import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 
 /** What every route needs, handed to each route plugin. */
@@ -19,7 +20,9 @@ export interface AppContext {
   store: Store;
   clock: Clock;
   signer: TicketSigner;
-  adminTokenHash: string;
+  metrics: IssuerMetrics;
+  /** The hash the admin token is checked against (it changes when the token is reset). */
+  adminTokenHash: () => Promise<string>;
   limits: RateLimitHooks;
   auth: { scanner: onRequestAsyncHookHandler; admin: onRequestAsyncHookHandler };
 }

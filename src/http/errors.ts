@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type ErrorCode, type FieldProblem, IssuerError } from '../domain/errors.ts';
+import { type ErrorCode, IssuerError } from '../domain/errors.ts';
+import { fieldProblems } from './validation.ts';
 
 /** The HTTP status of every error code. */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -13,6 +14,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   IDEMPOTENCY_CONFLICT: 409,
   CONFLICT: 409,
   RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 
@@ -35,23 +37,6 @@ export function envelope(code: string, message: string, details: Record<string, 
   return { error: { code, message, details } };
 }
 
-interface AjvIssue {
-  instancePath?: string;
-  keyword?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-
-/** Turns schema-validation issues into the contract's `fields` list. */
-function fieldProblems(issues: AjvIssue[], context: string | undefined): FieldProblem[] {
-  return issues.map((issue) => {
-    const path = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-    const missing = issue.params?.missingProperty;
-    const field = typeof missing === 'string' ? (path ? `${path}.${missing}` : missing) : path || (context ?? 'body');
-    return { field, problem: issue.message ?? 'is invalid' };
-  });
-}
-
 /** The one error handler: every non-2xx answer leaves through here in the envelope. */
 export function handleError(error: FastifyError | IssuerError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof IssuerError) {
@@ -61,7 +46,7 @@ export function handleError(error: FastifyError | IssuerError | Error, request: 
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const fields = fieldProblems(fastifyError.validation as AjvIssue[], fastifyError.validationContext);
+    const fields = fieldProblems(fastifyError.validation, fastifyError.validationContext);
     const summary = fields.map((f) => `${f.field} ${f.problem}`).join('; ');
     return reply.status(400).send(envelope('INVALID_REQUEST', `invalid request: ${summary}`, { fields }));
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { RateLimits } from '../config.ts';
 import { IssuerError } from '../domain/errors.ts';
+import { sessionIdOf } from './admin-session.ts';
 import { bearerToken } from './auth.ts';
 
 type Hook = onRequestAsyncHookHandler;
@@ -27,9 +28,28 @@ export function credentialKey(secret: string): string {
   return createHash('sha256').update(secret).digest('base64url').slice(0, 32);
 }
 
-/** Per credential; requests without a credential are counted per client IP instead. */
+const LIMIT_KEY = Symbol('rate-limit key');
+type LimitedRequest = FastifyRequest & { [LIMIT_KEY]?: string };
+
+/** The max of each named limit, filled by `rateLimitHooks` and read by the plugin through `rateLimitOptions`. */
+export type LimitMaxima = Map<string, number>;
+
+/** The options of @fastify/rate-limit that make `rateLimitHooks` work: keys and maxima come from each limit. */
+export function rateLimitOptions(limits: RateLimits, maxima: LimitMaxima) {
+  return {
+    global: false,
+    timeWindow: limits.windowSeconds * 1000,
+    keyGenerator: (request: FastifyRequest) => (request as LimitedRequest)[LIMIT_KEY] ?? `ip:${request.ip}`,
+    max: (_request: FastifyRequest, key: string) => maxima.get(key.slice(0, key.indexOf(':'))) ?? 1,
+  };
+}
+
+/**
+ * Per credential (the bearer token, else the console's session cookie: organizers behind one venue
+ * NAT do not share a budget); requests without a credential are counted per client IP instead.
+ */
 function byBearer(request: FastifyRequest): string {
-  const token = bearerToken(request);
+  const token = bearerToken(request) ?? sessionIdOf(request);
   return token === null ? `ip:${request.ip}` : `cred:${credentialKey(token)}`;
 }
 
@@ -44,16 +64,26 @@ function byEnrollmentToken(request: FastifyRequest): string {
  * per token), which the plugin's own route hook does not allow, hence these thin wrappers that
  * answer 429 RATE_LIMITED with `Retry-After` in the envelope.
  */
-export function rateLimitHooks(app: FastifyInstance, limits: RateLimits): RateLimitHooks {
-  const timeWindow = limits.windowSeconds * 1000;
+export function rateLimitHooks(
+  app: FastifyInstance,
+  limits: RateLimits,
+  maxOf: LimitMaxima,
+  onLimited: (limit: string) => void = () => undefined,
+): RateLimitHooks {
+  // One limiter with the plugin's global parameters: its per-call options would prefix every Redis
+  // key with an empty route ("undefinedundefined-"). The key names the limit; the limit gives the max.
+  const check = app.createRateLimit();
   const limiter = (name: string, max: number, keyOf: (request: FastifyRequest) => string): Hook => {
-    const check = app.createRateLimit({ max, timeWindow, keyGenerator: (request) => `${name}:${keyOf(request)}` });
+    maxOf.set(name, max);
     return async (request, reply) => {
+      // Read synchronously by the key generator when the check starts, before anything is awaited.
+      (request as LimitedRequest)[LIMIT_KEY] = `${name}:${keyOf(request)}`;
       const result = await check(request);
       if (result.isAllowed || !result.isExceeded) return;
       const retryAfter = Math.max(1, result.ttlInSeconds);
       reply.header('retry-after', String(retryAfter));
       request.log.info({ limit: name }, 'rate limited');
+      onLimited(name);
       throw new IssuerError('RATE_LIMITED', `too many requests; retry after ${retryAfter} s`, {
         retry_after_seconds: retryAfter,
       });

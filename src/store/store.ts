@@ -181,6 +181,17 @@ export type ReissueFailure = 'unknown' | 'revoked' | 'used' | 'changed';
 
 export type ReissueResult = { kind: 'reissued'; ticket: TicketRecord } | { kind: 'refused'; why: ReissueFailure };
 
+/** An organizer's console session; only the hash of its id is kept. */
+export interface AdminSessionRecord {
+  session_hash: string;
+  /** A digest of the admin token's hash at sign-in: a new admin token ends every session. */
+  admin_token_tag: string;
+  created_at: string;
+  last_seen_at: string;
+  /** The absolute end, whatever the activity. */
+  expires_at: string;
+}
+
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
@@ -191,12 +202,16 @@ export interface Store {
   getSetting(name: string): Promise<string | null>;
   /** Writes a setting only if absent; returns the value that holds afterwards (first writer wins). */
   putSettingIfAbsent(name: string, value: string): Promise<string>;
+  /** Writes a setting, replacing any value it had. */
+  putSetting(name: string, value: string): Promise<void>;
+  /** Answers when the store can serve (a trivial query); throws otherwise. */
+  ping(): Promise<void>;
 
   /** Inserts a new event. */
   createEvent(event: EventRecord): Promise<void>;
   /** The event, or null. */
   getEvent(eid: string): Promise<EventRecord | null>;
-  /** Events in creation order, a page at a time (cursor: the last eid seen). */
+  /** Events in eid order (ids are time-ordered to the millisecond), a page at a time (cursor: the last eid seen). */
   listEvents(limit: number, after: string | null): Promise<Page<EventRecord>>;
   /** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */
   countTickets(eid: string): Promise<EventCounters>;
@@ -205,8 +220,13 @@ export interface Store {
   createTickets(tickets: TicketRecord[]): Promise<void>;
   /** The ticket, or null. */
   getTicket(tid: string): Promise<TicketRecord | null>;
-  /** The event's tickets in issue order, a page at a time (cursor: the last tid seen). */
+  /** The event's tickets in tid order (time-ordered to the millisecond), a page at a time (cursor: the last tid seen). */
   listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
+  /**
+   * The event's tickets whose holder name contains `query` case-insensitively, or whose tid starts
+   * with it, in tid order, a page at a time (cursor: the last tid seen). LIKE wildcards are literal.
+   */
+  searchTickets(eid: string, query: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
   /**
    * Revokes the ticket once (a second call keeps the first time and reason); null if unknown.
    * The first revocation appends a `revoked` change to the event's feed.
@@ -253,8 +273,10 @@ export interface Store {
   touchApiKey(apiKeyId: string, at: string): Promise<void>;
   /** Revokes the key once; null if unknown. */
   revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null>;
-  /** The event's scanner records (one per API key), in enrolment order. */
-  listApiKeys(eid: string): Promise<ApiKeyRecord[]>;
+  /** The event's scanner records (one per API key) in api_key_id order, a page at a time (cursor: the last api_key_id seen). */
+  listApiKeys(eid: string, limit: number, after: string | null): Promise<Page<ApiKeyRecord>>;
+  /** The API key an enrolment token was exchanged for, or null. */
+  findApiKeyByToken(tokenId: string): Promise<ApiKeyRecord | null>;
 
   /**
    * Applies one check-in attempt atomically. A known idempotency key (per event) with the same
@@ -282,6 +304,15 @@ export interface Store {
   listSigningKeys(): Promise<SigningKeyRecord[]>;
   /** Marks a retired key removed; refuses the active key. */
   removeSigningKey(kid: string, at: string): Promise<'removed' | 'active' | 'unknown'>;
+
+  /** Inserts a console session; sessions whose absolute end has passed by its creation are deleted. */
+  createAdminSession(session: AdminSessionRecord): Promise<void>;
+  /** The session with this hash, or null. */
+  getAdminSession(sessionHash: string): Promise<AdminSessionRecord | null>;
+  /** Records that the session was used at `at` (only moves last_seen_at forward). */
+  touchAdminSession(sessionHash: string, at: string): Promise<void>;
+  /** Deletes the session; false when there was none. */
+  deleteAdminSession(sessionHash: string): Promise<boolean>;
 
   /** Releases connections and files. */
   close(): Promise<void>;

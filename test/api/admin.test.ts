@@ -70,13 +70,15 @@ describe('organizer admin API', () => {
       assert.equal(bad.statusCode, 400);
     });
 
-    it('reads one event with its counters: issued, checked_in, revoked, conflicts', async () => {
+    it('reads one event with its counters, only under counters: issued, checked_in, revoked, conflicts', async () => {
       const s = await scenario(t.app);
       await adminCall(t.app, 'POST', `/admin/v1/events/${s.eid}/tickets`, { holder_name: 'B', ticket_type: 'VIP' });
       await adminCall(t.app, 'POST', `/admin/v1/tickets/${s.tid}/revoke`);
       const event = await adminCall<Record<string, unknown>>(t.app, 'GET', `/admin/v1/events/${s.eid}`);
       assert.deepEqual(event.counters, { issued: 2, checked_in: 0, revoked: 1, conflicts: 0 });
-      assert.deepEqual([event.issued, event.checked_in, event.revoked], [2, 0, 1]);
+      for (const flat of ['issued', 'checked_in', 'revoked', 'conflicts']) {
+        assert.ok(!(flat in event), `the counters have one shape: no flat ${flat}`);
+      }
       const missing = await t.app.inject({
         url: '/admin/v1/events/evt_nope',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -131,7 +133,7 @@ describe('organizer admin API', () => {
         payload: { tickets: bad },
       });
       assert.equal(res.statusCode, 400);
-      assert.equal(res.json().error.details.fields[0].field, 'tickets[1].expires_at');
+      assert.equal(res.json().error.details.fields[0].field, 'tickets.1.expires_at');
       const tooMany = await t.app.inject({
         method: 'POST',
         url: `/admin/v1/events/${eid}/tickets`,
@@ -242,7 +244,7 @@ describe('organizer admin API', () => {
       assert.match(res.json().error.details.fields[0].problem, /give key_expires_at/);
     });
 
-    it('revoking a token is idempotent and leaves a used token as it is', async () => {
+    it('revoking an unused token is idempotent', async () => {
       const s = await scenario(t.app);
       const { token_id } = await adminCall<{ token_id: string }>(
         t.app,

@@ -46,11 +46,7 @@ describe('offline double entries: admitted_offline and GET /admin/v1/events/{eid
   const conflicts = (query = '') =>
     adminCall<ConflictsPage>(t.app, 'GET', `/admin/v1/events/${north.eid}/conflicts${query}`);
   const counters = async () =>
-    await adminCall<{ counters: Record<string, number>; conflicts: number }>(
-      t.app,
-      'GET',
-      `/admin/v1/events/${north.eid}`,
-    );
+    await adminCall<{ counters: Record<string, number> }>(t.app, 'GET', `/admin/v1/events/${north.eid}`);
 
   it('two gates admit one ticket offline and sync: one valid, one already_used, both scanners named', async () => {
     // Both gates were offline at minutes -10 and -9; north syncs first (now), south a minute later.
@@ -81,7 +77,6 @@ describe('offline double entries: admitted_offline and GET /admin/v1/events/{eid
     });
     const event = await counters();
     assert.equal(event.counters.conflicts, 1);
-    assert.equal(event.conflicts, 1);
   });
 
   it('a scan made before the valid check-in reached the issuer is a conflict even without admitted_offline', async () => {

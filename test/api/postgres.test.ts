@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import { FixedClock } from '../../src/domain/clock.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import {
@@ -13,7 +13,14 @@ import {
   type TestIssuer,
 } from '../helpers/app.ts';
 import { followFeed } from '../helpers/feed.ts';
-import { ADMIN_URL, freshDatabase, REQUIRE_SERVICES, shown, unreachableBecause } from '../helpers/services.ts';
+import {
+  ADMIN_URL,
+  freshDatabase,
+  itUnless,
+  REQUIRE_SERVICES,
+  shown,
+  unreachableBecause,
+} from '../helpers/services.ts';
 
 const problem = await unreachableBecause();
 if (problem !== null && !REQUIRE_SERVICES) {
@@ -21,13 +28,15 @@ if (problem !== null && !REQUIRE_SERVICES) {
 }
 const skip = problem !== null && !REQUIRE_SERVICES ? `PostgreSQL not reachable (${problem})` : undefined;
 
-describe('two issuer instances on one PostgreSQL database behave as one issuer', { skip }, () => {
+describe('two issuer instances on one PostgreSQL database behave as one issuer', () => {
+  const it = itUnless(skip);
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let a: TestIssuer;
   let b: TestIssuer;
   const clock = new FixedClock(T0);
 
   before(async () => {
+    if (skip !== undefined) return;
     if (problem !== null) assert.fail(`PostgreSQL is required (REQUIRE_SERVICES=1): ${problem}`);
     database = await freshDatabase();
     a = await testIssuer({ store: await PostgresStore.open(database.url), clock });

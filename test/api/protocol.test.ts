@@ -168,7 +168,8 @@ describe('versioning and the error envelope', () => {
       assert.ok(doc.paths[path], path);
     }
     const checkIn = doc.paths['/api/v1/tickets/check-in'].post;
-    assert.ok(checkIn.requestBody.content['application/json'].schema.properties.idempotency_key);
+    assert.equal(checkIn.requestBody.content['application/json'].schema.$ref, '#/components/schemas/CheckInRequest');
+    assert.ok(doc.components.schemas.CheckInRequest.properties.idempotency_key);
     assert.ok(checkIn.responses['409']);
     await adminCall(t.app, 'GET', '/admin/v1/events');
   });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 
 export interface RunningServer {
   url: string;
@@ -72,4 +73,13 @@ export async function call(
     text,
     headers: res.headers,
   };
+}
+
+/** A TCP port free at this moment, for a server whose BASE_URL must name its own address. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

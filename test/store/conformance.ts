@@ -19,6 +19,7 @@ import type {
   Store,
   TicketRecord,
 } from '../../src/store/store.ts';
+import { consoleConformance } from './console-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 
 /** Options of one run of the suite. */
@@ -267,6 +268,14 @@ export function storeConformance(
         assert.equal(await store().getSetting(name), 'first');
       });
 
+      test('putSetting replaces the value; ping answers', async () => {
+        const name = `setting-${randomUUID()}`;
+        await store().putSetting(name, 'first');
+        await store().putSetting(name, 'second');
+        assert.equal(await store().getSetting(name), 'second');
+        await store().ping();
+      });
+
       test('concurrent putSettingIfAbsent calls all return the one value that holds', async () => {
         const name = `setting-${randomUUID()}`;
         const values = Array.from({ length: 10 }, (_, i) => `value-${i}`);
@@ -295,8 +304,8 @@ export function storeConformance(
         assert.equal((await store().getEvent(event.eid))!.name, event.name);
       });
 
-      test('listEvents pages in creation order with cursors', async () => {
-        const ours = [newEvent(), newEvent(), newEvent()];
+      test('listEvents pages in id order (time-ordered to the millisecond) with cursors', async () => {
+        const ours = [newEvent(), newEvent(), newEvent()].sort((a, b) => (a.eid < b.eid ? -1 : 1));
         for (const event of ours) await store().createEvent(event);
         const seen: EventRecord[] = [];
         let cursor: string | null = null;
@@ -333,6 +342,7 @@ export function storeConformance(
     });
 
     feedConformance({ test, store, seed, newAttempt, gateDecider, at });
+    consoleConformance({ test, store, seed, at });
 
     describe('tickets', () => {
       test('createTickets and getTicket round-trip every field; unknown tid is null', async () => {
@@ -375,8 +385,9 @@ export function storeConformance(
         assert.deepEqual(await store().getTicket(batch[9_999]!.tid), batch[9_999]);
       });
 
-      test('listTickets pages one event’s tickets in issue order', async () => {
-        const { event, tickets } = await seed(4);
+      test('listTickets pages one event’s tickets in tid order (time-ordered to the millisecond)', async () => {
+        const { event, tickets: issued } = await seed(4);
+        const tickets = [...issued].sort((a, b) => (a.tid < b.tid ? -1 : 1));
         await seed(2);
         const first = await store().listTickets(event.eid, 2, null);
         assert.deepEqual(first, { items: tickets.slice(0, 2), next_cursor: tickets[1]!.tid });
@@ -433,7 +444,7 @@ export function storeConformance(
         await store().revokeEnrollmentToken(revokedToken.token_id, at(1));
         const revoked = await store().redeemEnrollmentToken(revokedToken.token_hash, at(2), newApiKey());
         assert.deepEqual(revoked, { kind: 'refused', why: 'revoked' });
-        assert.deepEqual(await store().listApiKeys(event.eid), []);
+        assert.deepEqual(await store().listApiKeys(event.eid, 100, null), { items: [], next_cursor: null });
       });
 
       test('20 concurrent redeems of one token: exactly one enrolled', async () => {
@@ -448,7 +459,7 @@ export function storeConformance(
           results.filter((r) => r.kind === 'refused'),
           Array.from({ length: 19 }, () => ({ kind: 'refused', why: 'used' })),
         );
-        assert.equal((await store().listApiKeys(event.eid)).length, 1);
+        assert.equal((await store().listApiKeys(event.eid, 100, null)).items.length, 1);
       });
 
       test('revokeEnrollmentToken revokes an unused token once and leaves used tokens alone', async () => {
@@ -501,18 +512,29 @@ export function storeConformance(
         assert.equal(await store().revokeApiKey(newApiKeyId(), at(10)), null);
       });
 
-      test('listApiKeys lists one event’s keys in enrolment order', async () => {
+      test('listApiKeys pages one event’s keys in api_key_id order; findApiKeyByToken finds the key a token gave', async () => {
         const { event } = await seed(0);
         const enrolled = [await enrol(event.eid), await enrol(event.eid), await enrol(event.eid)];
         const { event: other } = await seed(0);
         await enrol(other.eid);
-        const listed = await store().listApiKeys(event.eid);
+        const ids = enrolled.map((e) => e.key.api_key_id).sort();
+        const first = await store().listApiKeys(event.eid, 2, null);
         assert.deepEqual(
-          listed.map((k) => k.api_key_id),
-          enrolled.map((e) => e.key.api_key_id),
+          first.items.map((k) => k.api_key_id),
+          ids.slice(0, 2),
         );
-        assert.ok(listed.every((k) => k.eid === event.eid));
-        assert.deepEqual(await store().listApiKeys(newEventId()), []);
+        assert.equal(first.next_cursor, ids[1]);
+        const rest = await store().listApiKeys(event.eid, 2, first.next_cursor);
+        assert.deepEqual(
+          rest.items.map((k) => k.api_key_id),
+          ids.slice(2),
+        );
+        assert.equal(rest.next_cursor, null);
+        assert.ok([...first.items, ...rest.items].every((k) => k.eid === event.eid));
+        assert.deepEqual(await store().listApiKeys(newEventId(), 10, null), { items: [], next_cursor: null });
+        const { token } = enrolled[0]!;
+        assert.equal((await store().findApiKeyByToken(token.token_id))!.api_key_id, enrolled[0]!.key.api_key_id);
+        assert.equal(await store().findApiKeyByToken('set_unknown'), null);
       });
     });
 

@@ -28,6 +28,7 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
         request.headers['idempotency-key'],
       );
       if (replay) reply.header('idempotent-replayed', 'true');
+      ctx.metrics.checkIn((answer.body as { status?: unknown }).status, replay);
       // A stored answer: replays return exactly what the first attempt got, whatever its status.
       return reply.status(answer.http_status as 200).send(answer.body as never);
     },

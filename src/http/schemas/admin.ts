@@ -1,98 +1,165 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_TICKETS_PER_REQUEST } from '../../domain/tickets.ts';
-import { BearerAuth, errors, Id, InstantIn, Nullable, PageQuery, Text } from './common.ts';
+import { named } from './components.ts';
+import {
+  ADMIN_ROUTE as admin,
+  errorAnswer,
+  errors,
+  Id,
+  InstantIn,
+  json,
+  media,
+  NoBody,
+  Nullable,
+  PAGE_FIELDS,
+  PageQuery,
+  Strict,
+  Text,
+} from './common.ts';
 
-const admin = { tags: ['admin'], security: BearerAuth };
+export * from './admin-access.ts';
+export * from './admin-keys.ts';
+export * from './admin-scans.ts';
+
 const S = Type.String();
 const NS = Nullable(Type.String());
+const Time = Type.String({ description: 'ISO 8601 UTC timestamp' });
+const NullableTime = Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp, or null' });
 
 export const EventParams = Type.Object({ eid: Id() });
 
-export const EventAnswer = Type.Object({
-  eid: S,
-  name: S,
-  event_date: S,
-  ends_at: NS,
-  created_at: S,
-  issued: Type.Optional(Type.Integer()),
-  checked_in: Type.Optional(Type.Integer()),
-  revoked: Type.Optional(Type.Integer()),
-  conflicts: Type.Optional(Type.Integer()),
-  counters: Type.Optional(
-    Type.Object({
-      issued: Type.Integer(),
-      checked_in: Type.Integer(),
-      revoked: Type.Integer(),
-      conflicts: Type.Integer(),
-    }),
+const EventProperties = { eid: S, name: S, event_date: Time, ends_at: NullableTime, created_at: Time };
+
+export const EventAnswer = named('Event', Type.Object(EventProperties, { description: 'An event' }));
+
+const EventCounters = named(
+  'EventCounters',
+  Type.Object(
+    { issued: Type.Integer(), checked_in: Type.Integer(), revoked: Type.Integer(), conflicts: Type.Integer() },
+    { description: "The event's tickets: issued, checked in, revoked, and offline double entries (conflicts)" },
   ),
-});
+);
+
+const EventDetail = named(
+  'EventDetail',
+  Type.Object({ ...EventProperties, counters: EventCounters }, { description: 'An event with its counters' }),
+);
+
+const CreateEventRequest = named(
+  'CreateEventRequest',
+  Strict({ name: Text(200), event_date: InstantIn, ends_at: Type.Optional(Nullable(InstantIn)) }),
+);
 
 export const createEventSchema = {
   ...admin,
+  operationId: 'createEvent',
   summary: 'Create an event',
-  body: Type.Object({ name: Text(200), event_date: InstantIn, ends_at: Type.Optional(Nullable(InstantIn)) }),
-  response: { 201: EventAnswer, ...errors(400, 401, 413, 415, 429, 500) },
+  body: CreateEventRequest,
+  response: { 201: json('The new event', EventAnswer), ...errors(400, 401, 413, 415, 429, 500) },
 };
 
 export const listEventsSchema = {
   ...admin,
+  operationId: 'listEvents',
   summary: 'List events',
   querystring: PageQuery,
-  response: { 200: Type.Object({ events: Type.Array(EventAnswer), next_cursor: NS }), ...errors(400, 401, 429, 500) },
+  response: {
+    200: json('A page of events', named('EventList', Type.Object({ events: Type.Array(EventAnswer), ...PAGE_FIELDS }))),
+    ...errors(400, 401, 429, 500),
+  },
 };
+
+const noEvent = errorAnswer(404, { description: 'NOT_FOUND: no event has this eid' });
+const noTicket = errorAnswer(404, { description: 'NOT_FOUND: no ticket has this tid' });
 
 export const getEventSchema = {
   ...admin,
+  operationId: 'getEvent',
   summary: 'One event with its counters',
   params: EventParams,
-  response: { 200: EventAnswer, ...errors(400, 401, 404, 429, 500) },
+  response: {
+    200: json('The event and its counters', EventDetail),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(429, 500),
+  },
 };
 
-const TicketSpec = Type.Object({
-  holder_name: Text(200),
-  ticket_type: Text(100),
-  expires_at: Type.Optional(Nullable(InstantIn)),
-});
+const TicketSpec = named(
+  'NewTicket',
+  Strict({ holder_name: Text(200), ticket_type: Text(100), expires_at: Type.Optional(Nullable(InstantIn)) }),
+);
 
-export const AdminTicket = Type.Object({
-  tid: S,
-  eid: S,
-  status: S,
-  holder_name: S,
-  ticket_type: S,
-  issued_at: S,
-  checked_in_at: NS,
-  expires_at: NS,
-  revoked_at: NS,
-  revoke_reason: NS,
-  ticket_token: S,
-});
+export const AdminTicket = named(
+  'Ticket',
+  Type.Object(
+    {
+      tid: S,
+      eid: S,
+      status: Type.String({ description: 'valid, checked_in, revoked or expired' }),
+      holder_name: S,
+      ticket_type: S,
+      issued_at: Time,
+      checked_in_at: NullableTime,
+      expires_at: NullableTime,
+      revoked_at: NullableTime,
+      revoke_reason: NS,
+      ticket_token: Type.String({ description: 'the signed token (compact JWS) its QR code carries' }),
+    },
+    { description: 'A ticket as the organizer sees it' },
+  ),
+);
+
+const IssueTicketsRequest = named(
+  'IssueTicketsRequest',
+  Strict(
+    {
+      holder_name: Type.Optional(Text(200)),
+      ticket_type: Type.Optional(Text(100)),
+      expires_at: Type.Optional(Nullable(InstantIn)),
+      tickets: Type.Optional(Type.Array(TicketSpec, { minItems: 1, maxItems: MAX_TICKETS_PER_REQUEST })),
+    },
+    'One ticket (holder_name and ticket_type), or {"tickets": [...]} alone',
+  ),
+);
+
+const TicketBatch = named('TicketBatch', Type.Object({ tickets: Type.Array(AdminTicket) }));
 
 export const issueTicketsSchema = {
   ...admin,
+  operationId: 'issueTickets',
   summary: 'Issue one ticket, or up to 10,000 as {"tickets": [...]} in one transaction',
   params: EventParams,
-  body: Type.Object({
-    holder_name: Type.Optional(Text(200)),
-    ticket_type: Type.Optional(Text(100)),
-    expires_at: Type.Optional(Nullable(InstantIn)),
-    tickets: Type.Optional(Type.Array(TicketSpec, { minItems: 1, maxItems: MAX_TICKETS_PER_REQUEST })),
-  }),
+  body: IssueTicketsRequest,
   response: {
-    201: Type.Union([AdminTicket, Type.Object({ tickets: Type.Array(AdminTicket) })]),
-    ...errors(400, 401, 404, 413, 415, 429, 500),
+    201: json('The ticket, or {"tickets": [...]} for a bulk request', Type.Union([AdminTicket, TicketBatch])),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(413, 415, 429, 500),
   },
 };
 
 export const listTicketsSchema = {
   ...admin,
-  summary: "List an event's tickets",
+  operationId: 'listTickets',
+  summary: "List an event's tickets, or search them with q",
+  description:
+    'With q: the tickets whose holder name contains q (case-insensitive) or whose tid starts with it, in tid order.',
   params: EventParams,
-  querystring: PageQuery,
+  querystring: Type.Composite([
+    PageQuery,
+    Type.Object({
+      q: Type.Optional(Text(200, 0)),
+    }),
+  ]),
   response: {
-    200: Type.Object({ tickets: Type.Array(AdminTicket), next_cursor: NS }),
-    ...errors(400, 401, 404, 429, 500),
+    200: json(
+      'A page of tickets',
+      named('TicketList', Type.Object({ tickets: Type.Array(AdminTicket), ...PAGE_FIELDS })),
+    ),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(429, 500),
   },
 };
 
@@ -100,179 +167,58 @@ export const TidParams = Type.Object({ tid: Text(128) });
 
 export const getTicketSchema = {
   ...admin,
+  operationId: 'getTicket',
   summary: 'One ticket with its ticket_token',
   params: TidParams,
-  response: { 200: AdminTicket, ...errors(400, 401, 404, 429, 500) },
+  response: { 200: json('The ticket', AdminTicket), ...errors(400, 401), 404: noTicket, ...errors(429, 500) },
 };
 
 export const revokeTicketSchema = {
   ...admin,
+  operationId: 'revokeTicket',
   summary: 'Revoke a ticket (refund, fraud…); idempotent',
   params: TidParams,
-  body: Type.Object({ reason: Type.Optional(Nullable(Text(500, 0))) }),
-  response: { 200: AdminTicket, ...errors(400, 401, 404, 413, 415, 429, 500) },
+  body: named(
+    'RevokeTicketRequest',
+    Strict({ reason: Type.Optional(Nullable(Text(500, 0))) }, 'Optional: send no body'),
+  ),
+  response: {
+    200: json('The revoked ticket (the first revocation time and reason are kept)', AdminTicket),
+    ...errors(400, 401),
+    404: noTicket,
+    ...errors(413, 415, 429, 500),
+  },
 };
 
 export const reissueTicketSchema = {
   ...admin,
+  operationId: 'reissueTicket',
   summary: 'Give a ticket a new token (new jti, current signing key); the previous token is superseded',
   description:
     'A check-in with a superseded token answers revoked. A revoked or used ticket cannot be reissued (409 CONFLICT).',
   params: TidParams,
-  body: Type.Object({}),
-  response: { 200: AdminTicket, ...errors(400, 401, 404, 409, 413, 415, 429, 500) },
+  body: NoBody,
+  response: {
+    200: json('The ticket with its new ticket_token', AdminTicket),
+    ...errors(400, 401),
+    404: noTicket,
+    409: errorAnswer(409, { description: 'CONFLICT: the ticket is revoked or already used' }),
+    ...errors(413, 415, 429, 500),
+  },
 };
 
-export const qrSchema = {
+const qrSchema = (format: 'svg' | 'png') => ({
   ...admin,
-  summary: "The ticket's QR code (it carries the ticket_token)",
+  operationId: format === 'svg' ? 'getTicketQrSvg' : 'getTicketQrPng',
+  summary: `The ticket's QR code as ${format === 'svg' ? 'an SVG image' : 'a PNG image'} (it carries the ticket_token)`,
   params: TidParams,
-  response: errors(400, 401, 404, 429, 500),
-};
-
-export const EnrollmentTokenAnswer = Type.Object({
-  token_id: S,
-  eid: S,
-  gate_id: NS,
-  expires_at: S,
-  key_expires_at: S,
-  created_at: S,
-  used_at: NS,
-  revoked_at: NS,
-});
-
-export const createEnrollmentTokenSchema = {
-  ...admin,
-  summary: 'Create a single-use enrolment token and its setup QR (the token is shown only here)',
-  params: EventParams,
-  body: Type.Object({
-    gate_id: Type.Optional(Nullable(Id())),
-    expires_at: Type.Optional(Nullable(InstantIn)),
-    key_expires_at: Type.Optional(Nullable(InstantIn)),
-  }),
   response: {
-    201: Type.Composite([
-      EnrollmentTokenAnswer,
-      Type.Object({ token: S, setup_uri: S, setup_qr_svg: S, setup_qr_png: S }),
-    ]),
-    ...errors(400, 401, 404, 413, 415, 429, 500),
+    200: media('The QR code', [format === 'svg' ? 'image/svg+xml' : 'image/png']),
+    ...errors(400, 401),
+    404: noTicket,
+    ...errors(429, 500),
   },
-};
-
-export const revokeEnrollmentTokenSchema = {
-  ...admin,
-  summary: 'Revoke an unused enrolment token',
-  params: Type.Object({ token_id: Id() }),
-  response: { 200: EnrollmentTokenAnswer, ...errors(400, 401, 404, 429, 500) },
-};
-
-export const ScannerRecord = Type.Object({
-  scanner_id: S,
-  name: NS,
-  platform: NS,
-  api_key_id: S,
-  gate_id: NS,
-  enrolled_at: S,
-  expires_at: S,
-  last_seen_at: NS,
-  revoked_at: NS,
 });
 
-export const listScannersSchema = {
-  ...admin,
-  summary: "The event's scanners, one record per API key",
-  params: EventParams,
-  response: { 200: Type.Object({ scanners: Type.Array(ScannerRecord) }), ...errors(400, 401, 404, 429, 500) },
-};
-
-export const revokeApiKeySchema = {
-  ...admin,
-  summary: "Revoke a scanner's API key",
-  params: Type.Object({ api_key_id: Id() }),
-  response: { 200: ScannerRecord, ...errors(400, 401, 404, 429, 500) },
-};
-
-export const ScanAnswer = Type.Object({
-  scan_id: Type.Integer(),
-  tid: S,
-  eid: S,
-  outcome: S,
-  reason: NS,
-  replay: Type.Boolean(),
-  admitted_offline: Type.Boolean(),
-  api_key_id: S,
-  scanner_id: S,
-  gate_id: NS,
-  idempotency_key: S,
-  scanned_at: S,
-  received_at: S,
-});
-
-export const listScansSchema = {
-  ...admin,
-  summary: "The event's scan log: every check-in attempt and its outcome",
-  params: EventParams,
-  querystring: PageQuery,
-  response: {
-    200: Type.Object({ scans: Type.Array(ScanAnswer), next_cursor: NS }),
-    ...errors(400, 401, 404, 429, 500),
-  },
-};
-
-export const SigningKeyAnswer = Type.Object({
-  kty: S,
-  crv: S,
-  x: S,
-  kid: S,
-  alg: S,
-  use: S,
-  status: Type.Union([Type.Literal('active'), Type.Literal('retired'), Type.Literal('removed')]),
-  created_at: S,
-  retired_at: NS,
-  removed_at: NS,
-});
-
-export const listSigningKeysSchema = {
-  ...admin,
-  summary: 'The signing keys (public parts only)',
-  response: { 200: Type.Object({ keys: Type.Array(SigningKeyAnswer) }), ...errors(401, 429, 500) },
-};
-
-export const rotateSigningKeySchema = {
-  ...admin,
-  summary: 'Make a new active signing key; the previous one keeps verifying until removed',
-  response: { 201: SigningKeyAnswer, ...errors(401, 429, 500) },
-};
-
-export const removeSigningKeySchema = {
-  ...admin,
-  summary: 'Remove a retired signing key: tickets it signed stop verifying',
-  params: Type.Object({ kid: Id() }),
-  response: { 200: SigningKeyAnswer, ...errors(400, 401, 404, 429, 500) },
-};
-
-const ConflictScan = Type.Object({ scanner_id: S, gate_id: NS, scanned_at: S, received_at: S });
-
-export const listConflictsSchema = {
-  ...admin,
-  summary: 'Offline double entries: tickets let in by a scanner that could not know they were used',
-  description:
-    "A ticket is listed when one of its already_used scans was admitted offline, or was scanned before the ticket's valid check-in reached the issuer.",
-  params: EventParams,
-  querystring: PageQuery,
-  response: {
-    200: Type.Object({
-      conflicts: Type.Array(
-        Type.Object({
-          tid: S,
-          holder_name: S,
-          first: ConflictScan,
-          duplicates: Type.Array(Type.Composite([ConflictScan, Type.Object({ admitted_offline: Type.Boolean() })])),
-        }),
-      ),
-      next_cursor: NS,
-      has_more: Type.Boolean(),
-    }),
-    ...errors(400, 401, 404, 429, 500),
-  },
-};
+export const qrSvgSchema = qrSchema('svg');
+export const qrPngSchema = qrSchema('png');

@@ -1,37 +1,88 @@
 import { Type } from '@sinclair/typebox';
-import { BearerAuth, errors, Id, Instant, Nullable } from './common.ts';
+import { named, StringEnum } from './components.ts';
+import { errorAnswer, errors, Id, Instant, json, Nullable, ScannerAuth } from './common.ts';
+import { EXAMPLE } from './examples.ts';
 
 const S = Type.String();
 
-export const Change = Type.Union(
-  [
-    Type.Object({ type: Type.Literal('checked_in'), tid: S, at: Instant, scanner_id: S, gate_id: Nullable(S) }),
-    Type.Object({ type: Type.Literal('revoked'), tid: S, at: Instant }),
-    Type.Object({
-      type: Type.Literal('token_superseded'),
-      tid: S,
-      jti: Nullable(S, { description: 'the superseded token; null for a token issued without jti' }),
-      at: Instant,
-    }),
-  ],
-  { description: 'one change of a ticket that offline scanners need to know' },
+export const Change = named(
+  'Change',
+  Type.Union(
+    [
+      Type.Object({ type: StringEnum(['checked_in']), tid: S, at: Instant, scanner_id: S, gate_id: Nullable(S) }),
+      Type.Object({ type: StringEnum(['revoked']), tid: S, at: Instant }),
+      Type.Object({
+        type: StringEnum(['token_superseded']),
+        tid: S,
+        jti: Nullable(S, { description: 'the superseded token; null for a token issued without jti' }),
+        at: Instant,
+      }),
+    ],
+    { description: 'One change of a ticket that offline scanners need to know' },
+  ),
+);
+
+const ChangesPage = named(
+  'ChangesPage',
+  Type.Object(
+    {
+      changes: Type.Array(Change),
+      next_cursor: Type.String({ description: 'pass it as `after` to get only later changes; always present' }),
+      has_more: Type.Boolean(),
+    },
+    { description: "A page of an event's changes, oldest first" },
+  ),
 );
 
 export const changesSchema = {
+  operationId: 'listChanges',
   summary: "An event's changes (check-ins, revocations, superseded tokens) after a cursor",
   description:
     'Following next_cursor sees every change exactly once, in order, even while check-ins commit on several instances.',
   tags: ['scanner'],
-  security: BearerAuth,
+  security: ScannerAuth,
   params: Type.Object({ eid: Id() }),
   querystring: Type.Object({
     after: Type.Optional(
-      Type.String({ maxLength: 64, pattern: '^[\\x21-\\x7e]*$', description: 'next_cursor of the previous page' }),
+      Type.String({
+        maxLength: 64,
+        pattern: '^[\\x21-\\x7e]*$',
+        description: 'next_cursor of the previous page',
+        'x-problem': 'must be a next_cursor of this feed, as it was given',
+      }),
     ),
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$', description: 'page size, 1 to 1000 (default 500)' })),
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,5}$',
+        description: 'page size, 1 to 1000 (default 500)',
+        'x-problem': 'must be a whole number from 1 to 1000',
+      }),
+    ),
   }),
   response: {
-    200: Type.Object({ changes: Type.Array(Change), next_cursor: S, has_more: Type.Boolean() }),
-    ...errors(400, 401, 403, 429, 500),
+    200: json('The changes after the cursor', ChangesPage, {
+      examples: {
+        page: {
+          summary: 'A check-in and a revocation',
+          value: {
+            changes: [
+              {
+                type: 'checked_in',
+                tid: EXAMPLE.tid,
+                at: EXAMPLE.scannedAt,
+                scanner_id: EXAMPLE.scannerId,
+                gate_id: 'north',
+              },
+              { type: 'revoked', tid: '01JTQ5B3D5F7H9K1M3N5Q7S9W2', at: '2026-05-01T18:31:05Z' },
+            ],
+            next_cursor: 'YzE6Mg',
+            has_more: false,
+          },
+        },
+      },
+    }),
+    ...errors(400, 401),
+    403: errorAnswer(403, { description: "FORBIDDEN: the API key's event is another one" }),
+    ...errors(429, 500),
   },
 };

@@ -1,73 +1,232 @@
 import { Type } from '@sinclair/typebox';
 import { CHECK_IN_OUTCOMES, TICKET_STATES } from '@ticket-issuer/protocol';
-import { BearerAuth, ErrorBody, ErrorEnvelope, errors, Id, InstantIn, Nullable, Text } from './common.ts';
+import { named, StringEnum } from './components.ts';
+import {
+  ErrorEnvelope,
+  errorAnswer,
+  errorExample,
+  errors,
+  Id,
+  InstantIn,
+  json,
+  Nullable,
+  ScannerAuth,
+  Text,
+} from './common.ts';
+import { EXAMPLE } from './examples.ts';
 
-export const CheckInBody = Type.Object({
-  tid: Id(),
-  eid: Id(),
-  scanned_at: InstantIn,
-  scanner_id: Id(),
-  gate_id: Type.Optional(Id()),
-  idempotency_key: Type.Optional(
-    Type.String({ maxLength: 64, pattern: '^[\\x21-\\x7e]*$', description: 'UUID; or the Idempotency-Key header' }),
+/** Unknown fields are ignored (not refused) on the scanner API: newer scanners may send more. */
+export const CheckInBody = named(
+  'CheckInRequest',
+  Type.Object(
+    {
+      tid: Id(),
+      eid: Id(),
+      scanned_at: InstantIn,
+      scanner_id: Id(),
+      gate_id: Type.Optional(Id()),
+      idempotency_key: Type.Optional(
+        Type.String({
+          maxLength: 64,
+          pattern: '^[\\x21-\\x7e]*$',
+          description: 'UUID v4 per scan attempt; or the Idempotency-Key header',
+          'x-problem': 'must be a UUID',
+        }),
+      ),
+      ticket_token: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 4096, description: 'the scanned QR string (compact JWS)' }),
+      ),
+      signature_valid: Type.Optional(Type.Boolean({ description: "the scanner's own verdict on the signature" })),
+      admitted_offline: Type.Optional(
+        Type.Boolean({ description: 'the scanner already let the holder in on its own offline verdict' }),
+      ),
+    },
+    {
+      description: 'One scan of a ticket. `scanned_at` may be up to 48 hours in the past (queued offline scans).',
+      examples: [
+        {
+          tid: EXAMPLE.tid,
+          eid: EXAMPLE.eid,
+          scanned_at: EXAMPLE.scannedAt,
+          scanner_id: EXAMPLE.scannerId,
+          gate_id: 'north',
+          idempotency_key: EXAMPLE.idempotencyKey,
+        },
+      ],
+    },
   ),
-  ticket_token: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 4096, description: 'the scanned QR string (compact JWS)' }),
-  ),
-  signature_valid: Type.Optional(Type.Boolean({ description: "the scanner's own verdict on the signature" })),
-  admitted_offline: Type.Optional(
-    Type.Boolean({ description: 'the scanner already let the holder in on its own offline verdict' }),
-  ),
-});
+);
 
 export const CheckInHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ maxLength: 64 })),
+  'idempotency-key': Type.Optional(
+    Type.String({ maxLength: 64, description: 'UUID v4 per scan attempt, instead of the body field' }),
+  ),
 });
 
-const ScannerTicket = Type.Object({
-  tid: Type.String(),
-  eid: Type.String(),
-  holder_name: Type.Optional(Type.String()),
-  ticket_type: Type.Optional(Type.String()),
-  checked_in_at: Type.Optional(Nullable(Type.String())),
-});
+const CheckInTicket = named(
+  'CheckInTicket',
+  Type.Object(
+    {
+      tid: Type.String(),
+      eid: Type.String(),
+      holder_name: Type.Optional(Type.String()),
+      ticket_type: Type.Optional(Type.String()),
+      checked_in_at: Type.Optional(Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp' })),
+    },
+    { description: 'The ticket as the gate sees it; `wrong_event` carries only `tid` and its own `eid`' },
+  ),
+);
 
-export const CheckInAnswer = Type.Object({
-  status: Type.Union(CHECK_IN_OUTCOMES.filter((o) => o !== 'invalid_signature').map((o) => Type.Literal(o))),
-  ticket: ScannerTicket,
-});
+export const CheckInAnswer = named(
+  'CheckInAnswer',
+  Type.Object({
+    status: StringEnum(
+      CHECK_IN_OUTCOMES.filter((o) => o !== 'invalid_signature'),
+      { description: 'the outcome; `valid` is the only one that admits' },
+    ),
+    ticket: CheckInTicket,
+  }),
+);
 
-/** A 400: either the invalid_signature outcome (status and ticket: null beside the error) or the plain envelope. */
-const CheckInRejection = Type.Union([
-  Type.Object({ status: Type.Literal('invalid_signature'), ticket: Type.Null(), error: ErrorBody }),
-  ErrorEnvelope,
-]);
+const InvalidSignatureAnswer = named(
+  'InvalidSignatureAnswer',
+  Type.Object(
+    {
+      status: StringEnum(['invalid_signature']),
+      ticket: Type.Null(),
+      error: Type.Object({
+        code: StringEnum(['INVALID_SIGNATURE']),
+        message: Type.String(),
+        details: Type.Object({}, { additionalProperties: true }),
+      }),
+    },
+    { description: 'The scan reported a signature that does not verify; kept in the scan log for audit' },
+  ),
+);
+
+const ticket = {
+  tid: EXAMPLE.tid,
+  eid: EXAMPLE.eid,
+  holder_name: 'Ada Lovelace',
+  ticket_type: 'GA',
+};
+const outcome = (summary: string, value: unknown) => ({ summary, value });
+
+const Replayed = {
+  'Idempotent-Replayed': Type.String({
+    enum: ['true'],
+    description: 'present on a replay: the answer is the one the first attempt with this key got',
+  }),
+};
 
 export const checkInSchema = {
+  operationId: 'checkInTicket',
   summary: 'Check a ticket in (idempotent)',
+  description:
+    'Always 200 for the outcomes `valid`, `already_used`, `revoked`, `wrong_event` and `expired`; ' +
+    '`invalid_signature` is a 400. A retry with the same idempotency key and body gets the first answer again.',
   tags: ['scanner'],
-  security: BearerAuth,
+  security: ScannerAuth,
   body: CheckInBody,
   headers: CheckInHeaders,
-  response: { 200: CheckInAnswer, 400: CheckInRejection, ...errors(401, 403, 404, 409, 413, 415, 429, 500) },
+  response: {
+    200: json('The outcome of the scan (only `valid` admits)', CheckInAnswer, {
+      headers: Replayed,
+      examples: {
+        valid: outcome('First successful scan: admit', {
+          status: 'valid',
+          ticket: { ...ticket, checked_in_at: EXAMPLE.scannedAt },
+        }),
+        already_used: outcome('Double scan: the original checked_in_at', {
+          status: 'already_used',
+          ticket: { ...ticket, checked_in_at: EXAMPLE.firstScanAt },
+        }),
+        revoked: outcome('Revoked (refund, fraud…)', { status: 'revoked', ticket: { ...ticket, checked_in_at: null } }),
+        wrong_event: outcome('A ticket of another event', {
+          status: 'wrong_event',
+          ticket: { tid: EXAMPLE.tid, eid: EXAMPLE.otherEid },
+        }),
+        expired: outcome('Expired', { status: 'expired', ticket: { ...ticket, checked_in_at: null } }),
+      },
+    }),
+    400: json(
+      'The `invalid_signature` outcome; or INVALID_REQUEST (`details.fields`), PROTOCOL_VERSION_UNSUPPORTED',
+      Type.Union([InvalidSignatureAnswer, ErrorEnvelope]),
+      {
+        headers: Replayed,
+        examples: {
+          invalid_signature: outcome('The signature does not verify', {
+            status: 'invalid_signature',
+            ticket: null,
+            error: { code: 'INVALID_SIGNATURE', message: 'the ticket signature could not be verified', details: {} },
+          }),
+          too_old: outcome(
+            'A scan older than 48 hours',
+            errorExample('INVALID_REQUEST', 'scanned_at is more than 48 hours in the past', {
+              fields: [{ field: 'scanned_at', problem: 'more than 48 hours in the past' }],
+            }),
+          ),
+        },
+      },
+    ),
+    404: json('NOT_FOUND: no ticket has this tid (replays of this answer too)', ErrorEnvelope, {
+      headers: Replayed,
+      examples: { unknown: outcome('An unknown tid', errorExample('NOT_FOUND', 'no ticket has this tid')) },
+    }),
+    409: errorAnswer(409, {
+      description: 'IDEMPOTENCY_CONFLICT: this idempotency key was used with another body',
+      examples: {
+        conflict: outcome(
+          'Same key, different body',
+          errorExample('IDEMPOTENCY_CONFLICT', 'this idempotency key was already used with a different request body', {
+            idempotency_key: EXAMPLE.idempotencyKey,
+          }),
+        ),
+      },
+    }),
+    ...errors(401, 403, 413, 415, 429, 500),
+  },
 };
 
 export const TicketParams = Type.Object({ tid: Text(128) });
 
-export const StatusAnswer = Type.Object({
-  tid: Type.String(),
-  eid: Type.String(),
-  status: Type.Union(TICKET_STATES.map((state) => Type.Literal(state))),
-  holder_name: Type.String(),
-  ticket_type: Type.String(),
-  issued_at: Type.String(),
-  checked_in_at: Nullable(Type.String()),
-});
+export const StatusAnswer = named(
+  'TicketStatus',
+  Type.Object(
+    {
+      tid: Type.String(),
+      eid: Type.String(),
+      status: StringEnum(TICKET_STATES),
+      holder_name: Type.String(),
+      ticket_type: Type.String(),
+      issued_at: Type.String({ description: 'ISO 8601 UTC timestamp' }),
+      checked_in_at: Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp; null when not used' }),
+    },
+    { description: "A ticket's current state" },
+  ),
+);
 
 export const statusSchema = {
+  operationId: 'getTicketStatus',
   summary: "Read a ticket's current state",
+  description: 'Changes nothing: for pre-checks, admin tools and post-event reconciliation.',
   tags: ['scanner'],
-  security: BearerAuth,
+  security: ScannerAuth,
   params: TicketParams,
-  response: { 200: StatusAnswer, ...errors(400, 401, 403, 404, 429, 500) },
+  response: {
+    200: json("The ticket's state", StatusAnswer, {
+      examples: {
+        checked_in: outcome('A used ticket', {
+          ...ticket,
+          status: 'checked_in',
+          issued_at: EXAMPLE.issuedAt,
+          checked_in_at: EXAMPLE.firstScanAt,
+        }),
+      },
+    }),
+    ...errors(400, 401),
+    403: errorAnswer(403, { description: 'FORBIDDEN: the ticket belongs to another event than the API key' }),
+    404: errorAnswer(404, { description: 'NOT_FOUND: no ticket has this tid' }),
+    ...errors(429, 500),
+  },
 };

@@ -80,4 +80,16 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       INSERT INTO change_counters (eid, last_position) SELECT eid, MAX(position) FROM changes GROUP BY eid;
     `,
   },
+  {
+    // As SQLite's version 3: console sessions of the organizer, by the hash of the session id.
+    version: 3,
+    sql: `
+      CREATE TABLE admin_sessions (
+        session_hash TEXT COLLATE "C" PRIMARY KEY, admin_token_tag TEXT COLLATE "C" NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL,
+        last_seen_at TEXT COLLATE "C" NOT NULL, expires_at TEXT COLLATE "C" NOT NULL
+      );
+      CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type {
+  AdminSessionRecord,
   ApiKeyRecord,
   ChangeRecord,
   ChangeType,
@@ -19,6 +20,15 @@ import type {
   Store,
   TicketRecord,
 } from '../store.ts';
+import {
+  DELETE_ADMIN_SESSION_SQL,
+  GET_ADMIN_SESSION_SQL,
+  INSERT_ADMIN_SESSION_SQL,
+  PURGE_ADMIN_SESSIONS_SQL,
+  searchPatterns,
+  searchTicketsSql,
+  TOUCH_ADMIN_SESSION_SQL,
+} from '../console-queries.ts';
 import { CONFLICT_COUNT_SQL, CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
@@ -63,6 +73,7 @@ function numbered(sql: string): string {
 const CONFLICT_FIRSTS = numbered(CONFLICT_FIRSTS_SQL);
 const CONFLICT_DUPLICATES = numbered(CONFLICT_DUPLICATES_SQL);
 const CONFLICT_COUNT = numbered(CONFLICT_COUNT_SQL);
+const SEARCH_TICKETS = numbered(searchTicketsSql('lower'));
 
 const TICKET_COLUMNS = [
   'tid',
@@ -136,6 +147,19 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Writes a setting, replacing any value it had. */
+  async putSetting(name: string, value: string): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value',
+      [name, value],
+    );
+  }
+
+  /** Answers when a connection can be had and runs a trivial query. */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
   /** Inserts a new event. */
   async createEvent(e: EventRecord): Promise<void> {
     await this.pool.query(
@@ -201,6 +225,13 @@ export class PostgresStore implements Store {
       'SELECT * FROM tickets WHERE eid = $1 AND tid > $2 ORDER BY tid LIMIT $3',
       [eid, after ?? '', limit + 1],
     );
+    return page(rows, limit, (t) => t.tid);
+  }
+
+  /** Tickets whose holder name contains the query (case-insensitive) or whose tid starts with it, paged. */
+  async searchTickets(eid: string, query: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
+    const { holder, tid } = searchPatterns(query);
+    const rows = await all<TicketRecord>(this.pool, SEARCH_TICKETS, [eid, after ?? '', holder, tid, limit + 1]);
     return page(rows, limit, (t) => t.tid);
   }
 
@@ -335,9 +366,19 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** The event's scanner records (one per API key), in enrolment order. */
-  listApiKeys(eid: string): Promise<ApiKeyRecord[]> {
-    return all<ApiKeyRecord>(this.pool, 'SELECT * FROM api_keys WHERE eid = $1 ORDER BY api_key_id', [eid]);
+  /** The event's scanner records in api_key_id order, a page at a time. */
+  async listApiKeys(eid: string, limit: number, after: string | null): Promise<Page<ApiKeyRecord>> {
+    const rows = await all<ApiKeyRecord>(
+      this.pool,
+      'SELECT * FROM api_keys WHERE eid = $1 AND api_key_id > $2 ORDER BY api_key_id LIMIT $3',
+      [eid, after ?? '', limit + 1],
+    );
+    return page(rows, limit, (k) => k.api_key_id);
+  }
+
+  /** The API key an enrolment token was exchanged for, or null. */
+  findApiKeyByToken(tokenId: string): Promise<ApiKeyRecord | null> {
+    return one<ApiKeyRecord>(this.pool, 'SELECT * FROM api_keys WHERE token_id = $1', [tokenId]);
   }
 
   /**
@@ -463,6 +504,31 @@ export class PostgresStore implements Store {
       await db.query('UPDATE signing_keys SET removed_at = $1 WHERE kid = $2 AND removed_at IS NULL', [at, kid]);
       return 'removed';
     });
+  }
+
+  /** Inserts a console session, deleting those whose absolute end has passed. */
+  createAdminSession(session: AdminSessionRecord): Promise<void> {
+    return this.tx(async (db) => {
+      await db.query(numbered(PURGE_ADMIN_SESSIONS_SQL), [session.created_at]);
+      const { session_hash, admin_token_tag, created_at, last_seen_at, expires_at } = session;
+      const values = [session_hash, admin_token_tag, created_at, last_seen_at, expires_at];
+      await db.query(numbered(INSERT_ADMIN_SESSION_SQL), values);
+    });
+  }
+
+  /** The session with this hash, or null. */
+  getAdminSession(sessionHash: string): Promise<AdminSessionRecord | null> {
+    return one<AdminSessionRecord>(this.pool, numbered(GET_ADMIN_SESSION_SQL), [sessionHash]);
+  }
+
+  /** Records that the session was used at `at` (only moves last_seen_at forward). */
+  async touchAdminSession(sessionHash: string, at: string): Promise<void> {
+    await this.pool.query(numbered(TOUCH_ADMIN_SESSION_SQL), [at, sessionHash, at]);
+  }
+
+  /** Deletes the session; false when there was none. */
+  async deleteAdminSession(sessionHash: string): Promise<boolean> {
+    return ((await this.pool.query(numbered(DELETE_ADMIN_SESSION_SQL), [sessionHash])).rowCount ?? 0) > 0;
   }
 
   /** Releases every pooled connection. */

@@ -76,4 +76,16 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       INSERT INTO change_counters (eid, last_position) SELECT eid, MAX(position) FROM changes GROUP BY eid;
     `,
   },
+  {
+    // Console sessions of the organizer (only a hash of the session id), kept here so that a restart
+    // keeps them; the expiry index serves the purge run at each sign-in.
+    version: 3,
+    sql: `
+      CREATE TABLE admin_sessions (
+        session_hash TEXT PRIMARY KEY, admin_token_tag TEXT NOT NULL, created_at TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL, expires_at TEXT NOT NULL
+      );
+      CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
+  AdminSessionRecord,
   ApiKeyRecord,
   ChangeRecord,
   ChangeType,
@@ -21,11 +22,21 @@ import type {
   Store,
   TicketRecord,
 } from '../store.ts';
+import {
+  DELETE_ADMIN_SESSION_SQL,
+  GET_ADMIN_SESSION_SQL,
+  INSERT_ADMIN_SESSION_SQL,
+  PURGE_ADMIN_SESSIONS_SQL,
+  searchPatterns,
+  searchTicketsSql,
+  TOUCH_ADMIN_SESSION_SQL,
+} from '../console-queries.ts';
 import { CONFLICT_COUNT_SQL, CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { page, type Row, toSigningKey } from '../rows.ts';
+import { GroupCommit } from './group-commit.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 const toScan = (row: Row): ScanRecord => ({
@@ -41,6 +52,7 @@ const toScan = (row: Row): ScanRecord => ({
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly groupCommit: GroupCommit;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -52,7 +64,12 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // SQLite's own lower() folds ASCII only; ticket search must find "Émile" from "émile" as PostgreSQL does.
+    this.db.function('fold_case', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? text.toLowerCase() : text,
+    );
     this.migrate();
+    this.groupCommit = new GroupCommit(this.db);
   }
 
   private migrate(): void {
@@ -112,6 +129,21 @@ export class SqliteStore implements Store {
       this.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', name, value);
       return this.one<{ value: string }>('SELECT value FROM settings WHERE name = ?', name)!.value;
     });
+  }
+
+  putSetting(name: string, value: string): Promise<void> {
+    return this.tx(() => {
+      this.run(
+        'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = ?',
+        name,
+        value,
+        value,
+      );
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.one('SELECT 1');
   }
 
   createEvent(e: EventRecord): Promise<void> {
@@ -177,6 +209,12 @@ export class SqliteStore implements Store {
       after ?? '',
       limit + 1,
     );
+    return page(rows, limit, (t) => t.tid);
+  }
+
+  async searchTickets(eid: string, query: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
+    const { holder, tid } = searchPatterns(query);
+    const rows = this.all<TicketRecord>(searchTicketsSql('fold_case'), eid, after ?? '', holder, tid, limit + 1);
     return page(rows, limit, (t) => t.tid);
   }
 
@@ -323,12 +361,23 @@ export class SqliteStore implements Store {
     });
   }
 
-  async listApiKeys(eid: string): Promise<ApiKeyRecord[]> {
-    return this.all<ApiKeyRecord>('SELECT * FROM api_keys WHERE eid = ? ORDER BY api_key_id', eid);
+  async listApiKeys(eid: string, limit: number, after: string | null): Promise<Page<ApiKeyRecord>> {
+    const rows = this.all<ApiKeyRecord>(
+      'SELECT * FROM api_keys WHERE eid = ? AND api_key_id > ? ORDER BY api_key_id LIMIT ?',
+      eid,
+      after ?? '',
+      limit + 1,
+    );
+    return page(rows, limit, (k) => k.api_key_id);
   }
 
+  async findApiKeyByToken(tokenId: string): Promise<ApiKeyRecord | null> {
+    return this.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE token_id = ?', tokenId);
+  }
+
+  /** Check-ins arriving together share one commit (see GroupCommit); each is still atomic on its own. */
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
-    return this.tx((): CheckInResult => {
+    return this.groupCommit.run((): CheckInResult => {
       const known = this.one<KnownAttempt>(
         'SELECT fingerprint, http_status, body, outcome, reason FROM idempotency_keys WHERE eid = ? AND idempotency_key = ?',
         attempt.eid,
@@ -458,6 +507,28 @@ export class SqliteStore implements Store {
       this.run('UPDATE signing_keys SET removed_at = ? WHERE kid = ? AND removed_at IS NULL', at, kid);
       return 'removed';
     });
+  }
+
+  createAdminSession(session: AdminSessionRecord): Promise<void> {
+    return this.tx(() => {
+      this.run(PURGE_ADMIN_SESSIONS_SQL, session.created_at);
+      const { session_hash, admin_token_tag, created_at, last_seen_at, expires_at } = session;
+      this.run(INSERT_ADMIN_SESSION_SQL, session_hash, admin_token_tag, created_at, last_seen_at, expires_at);
+    });
+  }
+
+  async getAdminSession(sessionHash: string): Promise<AdminSessionRecord | null> {
+    return this.one<AdminSessionRecord>(GET_ADMIN_SESSION_SQL, sessionHash);
+  }
+
+  touchAdminSession(sessionHash: string, at: string): Promise<void> {
+    return this.tx(() => {
+      this.run(TOUCH_ADMIN_SESSION_SQL, at, sessionHash, at);
+    });
+  }
+
+  deleteAdminSession(sessionHash: string): Promise<boolean> {
+    return this.tx(() => this.run(DELETE_ADMIN_SESSION_SQL, sessionHash) > 0);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { createEvent, eventView, requireEvent } from '../../../domain/events.ts';
 import type { App, AppContext } from '../../context.ts';
 import { createEventSchema, getEventSchema, listEventsSchema } from '../../schemas/admin.ts';
-import { pageParams } from './paging.ts';
+import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 
 /** Events: create, list, read with counters. */
 export function adminEventRoutes(app: App, ctx: AppContext): void {
@@ -12,15 +12,13 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
   });
 
   app.get('/admin/v1/events', { schema: listEventsSchema }, async (request) => {
-    const { limit, cursor } = pageParams(request.query);
+    const { limit, cursor } = pageParams(request.query, CURSOR.event);
     const page = await ctx.store.listEvents(limit, cursor);
-    return { events: page.items.map(eventView), next_cursor: page.next_cursor };
+    return pageAnswer('events', page.items.map(eventView), page.next_cursor);
   });
 
   app.get('/admin/v1/events/:eid', { schema: getEventSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
-    const counters = await ctx.store.countTickets(event.eid);
-    // The counters both flat and grouped: dashboards read either form.
-    return { ...eventView(event), ...counters, counters };
+    return { ...eventView(event), counters: await ctx.store.countTickets(event.eid) };
   });
 }

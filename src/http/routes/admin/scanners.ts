@@ -3,8 +3,9 @@ import { createEnrollmentToken, enrollmentTokenView, setupUri } from '../../../d
 import { IssuerError } from '../../../domain/errors.ts';
 import { requireEvent } from '../../../domain/events.ts';
 import { toStored, toWire } from '../../../domain/time.ts';
-import type { ApiKeyRecord } from '../../../store/store.ts';
+import type { ApiKeyRecord, EnrollmentTokenRecord } from '../../../store/store.ts';
 import type { App, AppContext } from '../../context.ts';
+import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 import {
   createEnrollmentTokenSchema,
   listScannersSchema,
@@ -24,6 +25,20 @@ function scannerView(key: ApiKeyRecord) {
     last_seen_at: toWire(key.last_seen_at),
     revoked_at: toWire(key.revoked_at),
   };
+}
+
+/**
+ * A used token cannot be revoked any more: revoking it would change nothing, and a 200 would let the
+ * organizer believe the scanner it enrolled is locked out. The answer names that scanner's key instead.
+ */
+async function usedTokenConflict(ctx: AppContext, token: EnrollmentTokenRecord): Promise<IssuerError> {
+  const key = await ctx.store.findApiKeyByToken(token.token_id);
+  const scanner = key ? `scanner ${key.scanner_id} (API key ${key.api_key_id})` : 'a scanner';
+  return new IssuerError(
+    'CONFLICT',
+    `this enrolment token was already used by ${scanner}; revoke that API key instead`,
+    { token_id: token.token_id, scanner_id: key?.scanner_id ?? null, api_key_id: key?.api_key_id ?? null },
+  );
 }
 
 /** Scanner access: enrolment tokens with their setup QR, scanner records, API-key revocation. */
@@ -49,13 +64,16 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
   app.post('/admin/v1/enrollment-tokens/:token_id/revoke', { schema: revokeEnrollmentTokenSchema }, async (request) => {
     const record = await ctx.store.revokeEnrollmentToken(request.params.token_id, toStored(ctx.clock.now()));
     if (!record) throw new IssuerError('NOT_FOUND', 'no enrolment token has this token_id');
+    if (record.used_at !== null) throw await usedTokenConflict(ctx, record);
     request.log.info({ token_id: record.token_id }, 'enrolment token revoked');
     return enrollmentTokenView(record);
   });
 
   app.get('/admin/v1/events/:eid/scanners', { schema: listScannersSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
-    return { scanners: (await ctx.store.listApiKeys(event.eid)).map(scannerView) };
+    const { limit, cursor } = pageParams(request.query, CURSOR.scanner);
+    const page = await ctx.store.listApiKeys(event.eid, limit, cursor);
+    return pageAnswer('scanners', page.items.map(scannerView), page.next_cursor);
   });
 
   app.post('/admin/v1/api-keys/:api_key_id/revoke', { schema: revokeApiKeySchema }, async (request) => {

@@ -10,11 +10,12 @@ import {
   getTicketSchema,
   issueTicketsSchema,
   listTicketsSchema,
-  qrSchema,
+  qrPngSchema,
+  qrSvgSchema,
   reissueTicketSchema,
   revokeTicketSchema,
 } from '../../schemas/admin.ts';
-import { pageParams } from './paging.ts';
+import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 
 /** The single-ticket form needs both fields; the bulk form is `{"tickets": [...]}` alone. */
 function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { specs: NewTicket[]; bulk: boolean } {
@@ -36,7 +37,7 @@ function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { sp
   return { specs: [body as NewTicket], bulk: false };
 }
 
-/** Tickets: issue (one or many), list, read, revoke, QR code. */
+/** Tickets: issue (one or many), list and search, read, revoke, reissue, QR code. */
 export function adminTicketRoutes(app: App, ctx: AppContext): void {
   const now = () => toStored(ctx.clock.now());
   const requireTicket = async (tid: string): Promise<TicketRecord> => {
@@ -56,10 +57,19 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/events/:eid/tickets', { schema: listTicketsSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
-    const { limit, cursor } = pageParams(request.query);
-    const page = await ctx.store.listTickets(event.eid, limit, cursor);
+    const { limit, cursor } = pageParams(request.query, CURSOR.ticket);
+    const query = request.query.q?.trim() ?? '';
+    // Searched in the store, a page at a time: an event may hold far more tickets than a browser should load.
+    const page =
+      query === ''
+        ? await ctx.store.listTickets(event.eid, limit, cursor)
+        : await ctx.store.searchTickets(event.eid, query, limit, cursor);
     const at = now();
-    return { tickets: page.items.map((t) => adminTicketView(t, at)), next_cursor: page.next_cursor };
+    return pageAnswer(
+      'tickets',
+      page.items.map((t) => adminTicketView(t, at)),
+      page.next_cursor,
+    );
   });
 
   app.get('/admin/v1/tickets/:tid', { schema: getTicketSchema }, async (request) =>
@@ -80,14 +90,14 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
     return adminTicketView(ticket, now());
   });
 
-  app.get('/admin/v1/tickets/:tid/qr.svg', { schema: qrSchema }, async (request, reply) => {
+  app.get('/admin/v1/tickets/:tid/qr.svg', { schema: qrSvgSchema }, async (request, reply) => {
     const ticket = await requireTicket(request.params.tid);
     const svg = await QRCode.toString(ticket.ticket_token, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     // A QR image is not JSON: it bypasses the serializer's schema.
     return reply.type('image/svg+xml').send(svg as never);
   });
 
-  app.get('/admin/v1/tickets/:tid/qr.png', { schema: qrSchema }, async (request, reply) => {
+  app.get('/admin/v1/tickets/:tid/qr.png', { schema: qrPngSchema }, async (request, reply) => {
     const ticket = await requireTicket(request.params.tid);
     const png = await QRCode.toBuffer(ticket.ticket_token, {
       type: 'png',

@@ -1,0 +1,82 @@
+/**
+ * The console's only way to the issuer: the admin API, authenticated by the HttpOnly session cookie
+ * the browser sends by itself. Writes carry the session's CSRF token, which lives in this module's
+ * memory only (never in storage): a reload asks the session for it again.
+ */
+
+/** The admin API, relative to the console's own address (/console/ -> /admin/v1). */
+const API_BASE = new URL('../admin/v1', document.baseURI).pathname;
+
+let csrfToken = null;
+let onSignedOut = () => {};
+
+/** An answer outside 2xx: the status and the envelope's code and message. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = body?.error ?? {};
+    super(error.message ?? `the issuer answered ${status}`);
+    this.status = status;
+    this.code = error.code ?? 'UNKNOWN';
+    this.details = error.details ?? {};
+  }
+}
+
+/** Called whenever the issuer says the session is gone (401), so the console shows the sign-in. */
+export function whenSignedOut(callback) {
+  onSignedOut = callback;
+}
+
+/** The URL of an admin API path, for images (QR codes) that the browser loads itself. */
+export const apiUrl = (path) => `${API_BASE}${path}`;
+
+/** Calls the admin API; resolves to the JSON answer (null for 204), rejects with ApiError. */
+export async function api(method, path, body) {
+  const headers = { accept: 'application/json' };
+  if (method !== 'GET') {
+    headers['content-type'] = 'application/json';
+    headers['x-csrf-token'] = csrfToken ?? '';
+  }
+  const response = await fetch(apiUrl(path), {
+    method,
+    headers,
+    credentials: 'same-origin',
+    cache: 'no-store',
+    ...(method === 'GET' ? {} : { body: JSON.stringify(body ?? {}) }),
+  });
+  if (response.status === 204) return null;
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = new ApiError(response.status, data);
+    if (response.status === 401 && path !== '/session') {
+      csrfToken = null;
+      onSignedOut();
+    }
+    throw error;
+  }
+  return data;
+}
+
+/** Exchanges the admin token for a session cookie; the token itself is not kept anywhere. */
+export async function signIn(adminToken) {
+  csrfToken = (await api('POST', '/session', { admin_token: adminToken })).csrf_token;
+}
+
+/** True when the browser holds a live session (and learns its CSRF token). */
+export async function resumeSession() {
+  try {
+    csrfToken = (await api('GET', '/session')).csrf_token;
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return false;
+    throw error;
+  }
+}
+
+/** Ends the session on the issuer; the cookie is cleared by its answer. */
+export async function signOut() {
+  try {
+    await api('DELETE', '/session');
+  } finally {
+    csrfToken = null;
+  }
+}

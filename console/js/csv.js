@@ -1,0 +1,97 @@
+/**
+ * Reads a ticket CSV (header `holder_name,ticket_type[,expires_at]`) and checks every line before
+ * anything is sent, by the rules the admin API applies, so that a file is imported whole or not at
+ * all. Pure: the CSV parser (Papa Parse) is passed in, so this also runs under Node's test runner.
+ */
+
+/** The admin API takes up to this many tickets in one all-or-nothing request. */
+export const MAX_TICKETS_PER_REQUEST = 10_000;
+
+const HEADERS = [
+  ['holder_name', 'ticket_type'],
+  ['holder_name', 'ticket_type', 'expires_at'],
+];
+
+/** The issuer refuses control characters (U+0000–U+001F, U+007F) in text fields. */
+const hasControlCharacter = (text) =>
+  [...text].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f);
+const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]00:?00)$/i;
+
+/** An ISO 8601 UTC instant naming a real calendar time, as the issuer requires. */
+function isUtcInstant(value) {
+  const match = ISO_UTC.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+}
+
+/** A problem of one text field, or null. */
+function textProblem(name, value, maxLength) {
+  if (value === '') return `${name} is empty`;
+  if (value.length > maxLength) return `${name} is longer than ${maxLength} characters`;
+  if (hasControlCharacter(value)) return `${name} contains a control character`;
+  return null;
+}
+
+function expiryProblem(value) {
+  if (value === '') return null;
+  return isUtcInstant(value) ? null : `expires_at "${value}" is not an ISO 8601 UTC time such as 2026-07-01T23:00:00Z`;
+}
+
+/** The ticket of one data row, or what is wrong with it. */
+function readRow(row, columns) {
+  if (row.length !== columns.length) {
+    return { problem: `expected ${columns.length} fields (${columns.join(',')}), found ${row.length}` };
+  }
+  const [holder, type, expires = ''] = row.map((value) => value.trim());
+  const problem =
+    textProblem('holder_name', holder, 200) ?? textProblem('ticket_type', type, 100) ?? expiryProblem(expires);
+  if (problem) return { problem };
+  return { ticket: { holder_name: holder, ticket_type: type, ...(expires ? { expires_at: expires } : {}) } };
+}
+
+/**
+ * Parses and checks a whole file. Line numbers are the file's own (the header is line 1; a quoted
+ * field spanning lines moves the count on). Returns the tickets with their lines, and the problems.
+ */
+export function readTicketsCsv(text, Papa) {
+  const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const parsed = Papa.parse(normalized, { delimiter: ',', newline: '\n', skipEmptyLines: false });
+  const lines = [];
+  let line = 1;
+  for (const row of parsed.data) {
+    lines.push(line);
+    line += 1 + row.reduce((breaks, value) => breaks + value.split('\n').length - 1, 0);
+  }
+  const problems = parsed.errors.map((error) => ({
+    line: lines[error.row] ?? line,
+    message: error.message,
+  }));
+  const [header = [], ...rows] = parsed.data;
+  const columns = header.map((name) => name.trim().toLowerCase());
+  if (!HEADERS.some((expected) => expected.join() === columns.join())) {
+    problems.unshift({
+      line: 1,
+      message: 'the header must be holder_name,ticket_type or holder_name,ticket_type,expires_at',
+    });
+    return { tickets: [], problems };
+  }
+  const tickets = [];
+  rows.forEach((row, i) => {
+    if (row.length === 1 && row[0].trim() === '') return;
+    const read = readRow(row, columns);
+    if (read.problem) problems.push({ line: lines[i + 1], message: read.problem });
+    else tickets.push({ ...read.ticket, line: lines[i + 1] });
+  });
+  if (tickets.length === 0 && problems.length === 0) problems.push({ line: 2, message: 'the file holds no tickets' });
+  problems.sort((a, b) => a.line - b.line);
+  return { tickets, problems };
+}
+
+/** Splits the tickets into requests the admin API accepts whole. */
+export function batches(tickets, size = MAX_TICKETS_PER_REQUEST) {
+  const result = [];
+  for (let i = 0; i < tickets.length; i += size) result.push(tickets.slice(i, i + size));
+  return result;
+}

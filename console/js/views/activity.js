@@ -1,0 +1,88 @@
+import { api } from '../api.js';
+import { h, replace, when } from '../dom.js';
+
+const RECENT = 50;
+/**
+ * Each poll re-reads this many scan ids below the highest seen: on PostgreSQL a scan with a lower id
+ * can commit after a higher one was read, and would otherwise be missed for good.
+ */
+const OVERLAP = 200;
+
+/** The event's scan log, read incrementally and kept in memory (the chart is drawn from it). */
+export function scanLog(eid) {
+  const scans = new Map();
+  let highest = 0;
+
+  async function fetchNew() {
+    let cursor = highest > OVERLAP ? String(highest - OVERLAP) : null;
+    let added = false;
+    do {
+      const query = new URLSearchParams({ limit: '1000', ...(cursor ? { cursor } : {}) });
+      const page = await api('GET', `/events/${encodeURIComponent(eid)}/scans?${query}`);
+      for (const scan of page.scans) {
+        if (!scans.has(scan.scan_id)) added = true;
+        scans.set(scan.scan_id, scan);
+        highest = Math.max(highest, scan.scan_id);
+      }
+      cursor = page.next_cursor;
+    } while (cursor);
+    return added;
+  }
+
+  return { fetchNew, all: () => [...scans.values()] };
+}
+
+/** The most recent scans, newest first, each with its outcome. */
+export function renderScanLog(list, scans, scannerNames) {
+  const recent = scans.sort((a, b) => b.scan_id - a.scan_id).slice(0, RECENT);
+  if (recent.length === 0) return replace(list, h('li', { class: 'muted', text: 'No scans yet.' }));
+  replace(
+    list,
+    recent.map((scan) =>
+      h(
+        'li',
+        {},
+        h('span', { class: `outcome outcome-${scan.outcome}`, text: scan.outcome.replace('_', ' ') }),
+        scan.replay ? h('span', { class: 'muted', text: ' (replay)' }) : null,
+        h(
+          'div',
+          { class: 'muted small' },
+          `${when(scan.scanned_at)} · ${scan.gate_id ?? 'no gate'} · `,
+          scannerNames.get(scan.api_key_id) ?? scan.scanner_id,
+        ),
+        h('div', { class: 'small' }, 'Ticket ', h('code', { text: scan.tid })),
+      ),
+    ),
+  );
+}
+
+/** Offline double entries: each ticket let in twice, with its valid check-in and the duplicates. */
+export function renderConflicts(list, conflicts) {
+  if (conflicts.length === 0) return replace(list, h('li', { class: 'muted', text: 'No offline double entries.' }));
+  const scanText = (scan) => `${when(scan.scanned_at)} at ${scan.gate_id ?? 'no gate'} (scanner ${scan.scanner_id})`;
+  replace(
+    list,
+    conflicts.map((conflict) =>
+      h(
+        'li',
+        {},
+        h('strong', { text: conflict.holder_name }),
+        ' ',
+        h('code', { class: 'small', text: conflict.tid }),
+        h('div', { class: 'small', text: `Checked in ${scanText(conflict.first)}` }),
+        h(
+          'ul',
+          { class: 'small' },
+          conflict.duplicates.map((d) =>
+            h('li', { text: `Again ${scanText(d)}${d.admitted_offline ? ', admitted offline' : ''}` }),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The first page of conflicts (the report is rarely long; the count says if there are more). */
+export async function fetchConflicts(eid) {
+  return (await api('GET', `/events/${encodeURIComponent(eid)}/conflicts?limit=100`)).conflicts;
+}

@@ -1,0 +1,113 @@
+import { api } from '../api.js';
+import { arrivalsChart } from '../chart.js';
+import { h, replace, uid, when } from '../dom.js';
+import { poll } from '../poll.js';
+import { fetchConflicts, renderConflicts, renderScanLog, scanLog } from './activity.js';
+import { enrolment, scannerList } from './scanners.js';
+import { ticketImport } from './ticket-import.js';
+import { ticketSearch } from './ticket-search.js';
+
+/** Counters and the scan log refresh this often: a change shows within 5 s without a reload. */
+const LIVE_MS = 2000;
+/** Scanners and conflicts change more slowly: every this many live refreshes. */
+const SLOW_EVERY = 3;
+
+const COUNTERS = [
+  ['issued', 'count-issued', 'Issued'],
+  ['checked_in', 'count-checked-in', 'Checked in'],
+  ['revoked', 'count-revoked', 'Revoked'],
+  ['conflicts', 'count-conflicts', 'Conflicts'],
+];
+
+/** A section with its heading, labelled by it. */
+function section(title, ...children) {
+  const id = uid('section');
+  return h('section', { 'aria-labelledby': id }, h('h2', { id, text: title }), ...children);
+}
+
+/** One event: live counters and arrivals, tickets, scanners, scan log and conflicts. */
+export async function eventView(main, eid) {
+  const path = `/events/${encodeURIComponent(eid)}`;
+  const event = await api('GET', path);
+  document.title = `${event.name} · Organizer console`;
+
+  const counts = Object.fromEntries(
+    COUNTERS.map(([key, testId]) => [key, h('span', { class: 'count', 'data-testid': testId })]),
+  );
+  const chart = arrivalsChart();
+  const log = scanLog(eid);
+  const scanners = scannerList();
+  const scanList = h('ul', { class: 'scan-log' });
+  const conflictList = h('ul', { class: 'conflicts' });
+  const names = new Map();
+  const search = ticketSearch(eid, () => refreshLive());
+
+  const showCounters = (counters) => {
+    for (const [key] of COUNTERS) counts[key].textContent = String(counters[key] ?? 0);
+  };
+  showCounters(event.counters ?? {});
+
+  async function refreshLive() {
+    const [current] = await Promise.all([api('GET', path), log.fetchNew()]);
+    showCounters(current.counters ?? {});
+    chart.update(log.all());
+    renderScanLog(scanList, log.all(), names);
+  }
+
+  async function refreshSlow() {
+    const [{ scanners: records }, conflicts] = await Promise.all([api('GET', `${path}/scanners`), fetchConflicts(eid)]);
+    for (const record of records) names.set(record.api_key_id, record.name ?? record.scanner_id);
+    scanners.render(records, refreshSlow);
+    renderConflicts(conflictList, conflicts);
+  }
+
+  replace(
+    main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/', text: 'All events' })),
+    h('h1', { tabindex: '-1', text: event.name }),
+    h('p', { class: 'muted', text: `${when(event.event_date)}${event.ends_at ? ` – ${when(event.ends_at)}` : ''}` }),
+    h(
+      'ul',
+      { class: 'counters', 'aria-label': 'Counters' },
+      COUNTERS.map(([key, , label]) => h('li', {}, counts[key], h('span', { class: 'label', text: label }))),
+    ),
+    h(
+      'div',
+      { class: 'columns' },
+      h(
+        'div',
+        {},
+        section('Arrivals over time', chart.node),
+        section(
+          'Tickets',
+          ticketImport(eid, () => {
+            refreshLive();
+            search.refresh();
+          }),
+          h('p', {}, h('a', { href: `#/events/${encodeURIComponent(eid)}/print`, text: 'Printable ticket QR codes' })),
+          search.node,
+        ),
+      ),
+      h(
+        'div',
+        {},
+        section(
+          'Set up a scanner',
+          enrolment(eid, () => refreshSlow()),
+        ),
+        section('Scanners', scanners.node),
+        section('Scan log', scanList),
+        section('Conflicts', conflictList),
+      ),
+    ),
+  );
+
+  let tick = 0;
+  const stop = poll(async () => {
+    await Promise.all([refreshLive(), tick++ % SLOW_EVERY === 0 ? refreshSlow() : null]);
+  }, LIVE_MS);
+  return () => {
+    stop();
+    chart.destroy();
+  };
+}

@@ -1,0 +1,54 @@
+import { api, apiUrl } from '../api.js';
+import { h, replace } from '../dom.js';
+
+/** Tickets per printed page set: each QR code is one image request to the issuer. */
+const PAGE_SIZE = 60;
+
+/** A printable sheet of ticket QR codes (the print stylesheet keeps only the cards). */
+export async function printView(main, eid, after) {
+  const base = `#/events/${encodeURIComponent(eid)}/print`;
+  const [event, page] = await Promise.all([
+    api('GET', `/events/${encodeURIComponent(eid)}`),
+    api(
+      'GET',
+      `/events/${encodeURIComponent(eid)}/tickets?limit=${PAGE_SIZE}${after ? `&cursor=${encodeURIComponent(after)}` : ''}`,
+    ),
+  ]);
+  document.title = `Tickets of ${event.name} · Organizer console`;
+  const cards = page.tickets.map((ticket) =>
+    h(
+      'li',
+      { class: 'ticket-card' },
+      h('img', {
+        src: apiUrl(`/tickets/${encodeURIComponent(ticket.tid)}/qr.svg`),
+        alt: `QR code of the ticket of ${ticket.holder_name}`,
+        width: '160',
+        height: '160',
+      }),
+      h('strong', { text: ticket.holder_name }),
+      h('span', {
+        text: `${ticket.ticket_type}${ticket.status === 'valid' ? '' : ` (${ticket.status.replace('_', ' ')})`}`,
+      }),
+      h('code', { class: 'small', text: ticket.tid }),
+    ),
+  );
+  replace(
+    main,
+    h(
+      'p',
+      { class: 'crumbs no-print' },
+      h('a', { href: `#/events/${encodeURIComponent(eid)}`, text: `Back to ${event.name}` }),
+    ),
+    h('h1', { tabindex: '-1', text: `Tickets of ${event.name}` }),
+    h(
+      'div',
+      { class: 'no-print actions' },
+      h('button', { type: 'button', text: 'Print', onClick: () => window.print() }),
+      after ? h('a', { href: base, text: 'First page' }) : null,
+      page.next_cursor
+        ? h('a', { href: `${base}?after=${encodeURIComponent(page.next_cursor)}`, text: 'Next page' })
+        : null,
+    ),
+    cards.length ? h('ul', { class: 'ticket-sheet' }, cards) : h('p', { text: 'This event has no tickets yet.' }),
+  );
+}

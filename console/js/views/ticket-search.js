@@ -1,0 +1,110 @@
+import { api, apiUrl } from '../api.js';
+import { field, h, message, replace } from '../dom.js';
+
+const PAGE_SIZE = 25;
+const TYPING_PAUSE_MS = 250;
+
+/**
+ * Search by holder name or tid, answered by the admin API a page at a time (an event may hold tens of
+ * thousands of tickets). Each row can be revoked (after a confirmation) or given a new token.
+ */
+export function ticketSearch(eid, onChanged) {
+  const input = h('input', { type: 'search', autocomplete: 'off', onInput: () => schedule() });
+  const results = h('ul', { class: 'tickets', 'aria-label': 'Tickets found' });
+  const status = h('p', { class: 'muted', role: 'status' });
+  const more = h('div');
+  let timer = null;
+  let generation = 0;
+
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(() => search(null), TYPING_PAUSE_MS);
+  }
+
+  async function search(cursor) {
+    const mine = cursor ? generation : ++generation;
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (input.value.trim()) params.set('q', input.value.trim());
+    if (cursor) params.set('cursor', cursor);
+    const page = await api('GET', `/events/${encodeURIComponent(eid)}/tickets?${params}`);
+    if (mine !== generation) return; // a newer search has started meanwhile
+    if (!cursor) replace(results);
+    results.append(...page.tickets.map(row));
+    const shown = results.children.length;
+    status.textContent =
+      shown === 0
+        ? 'No tickets match.'
+        : `${shown}${page.next_cursor ? '+' : ''} ${shown === 1 ? 'ticket' : 'tickets'} shown.`;
+    replace(more, page.next_cursor ? moreButton(page.next_cursor) : null);
+  }
+
+  const moreButton = (cursor) =>
+    h('button', { type: 'button', class: 'secondary', text: 'More results', onClick: () => search(cursor) });
+
+  function row(ticket) {
+    const state = h('span');
+    const feedback = h('div');
+    const actions = h('div', { class: 'actions' });
+    const item = h(
+      'li',
+      {},
+      h('div', { class: 'who' }, h('strong', { text: ticket.holder_name }), ' ', state),
+      h('div', { class: 'muted small' }, `${ticket.ticket_type} · `, h('code', { text: ticket.tid })),
+      actions,
+      feedback,
+    );
+    const show = (current) => {
+      state.textContent = current.status.replace('_', ' ');
+      state.className = `state state-${current.status}`;
+      replace(actions, buttonsFor(current));
+    };
+    const act = async (verb, ask, success) => {
+      if (!confirm(ask)) return;
+      try {
+        show(await api('POST', `/tickets/${encodeURIComponent(ticket.tid)}/${verb}`, {}));
+        replace(feedback, message('success', success));
+        onChanged();
+      } catch (error) {
+        replace(feedback, message('error', `Not done: ${error.message}`));
+      }
+    };
+    const buttonsFor = (current) => [
+      h('a', { href: apiUrl(`/tickets/${encodeURIComponent(current.tid)}/qr.svg`), target: '_blank', text: 'QR code' }),
+      current.status === 'valid' || current.status === 'expired'
+        ? h('button', {
+            type: 'button',
+            class: 'secondary',
+            text: 'Reissue',
+            onClick: () =>
+              act(
+                'reissue',
+                `Give ${current.holder_name}'s ticket a new QR code? The old one stops working.`,
+                'Reissued: print the new QR code.',
+              ),
+          })
+        : null,
+      current.status !== 'revoked'
+        ? h('button', {
+            type: 'button',
+            class: 'danger',
+            text: 'Revoke',
+            onClick: () =>
+              act('revoke', `Revoke ${current.holder_name}'s ticket? Scanners will refuse it.`, 'Revoked.'),
+          })
+        : null,
+    ];
+    show(ticket);
+    return item;
+  }
+
+  const node = h(
+    'div',
+    { class: 'search' },
+    field('Search tickets', input, 'By holder name (any part) or ticket id.'),
+    status,
+    results,
+    more,
+  );
+  search(null).catch((error) => replace(more, message('error', `Tickets could not be loaded: ${error.message}`)));
+  return { node, refresh: () => search(null) };
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { AdminSessionRecord, Store } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import { hashesEqual, hashSecret, isSecretShaped, newSecret } from './ids.ts';
+import { HOUR_MS, toStored } from './time.ts';
+
+/** The prefix of a console session id (the cookie's value). */
+export const ADMIN_SESSION_PREFIX = 'as_';
+/** A session unused this long ends: an unattended laptop at the door does not stay signed in. */
+export const SESSION_IDLE_MS = 12 * HOUR_MS;
+/** A session ends this long after sign-in, used or not: one event day, then sign in again. */
+export const SESSION_LIFETIME_MS = 24 * HOUR_MS;
+/** last_seen_at is kept to the minute: a console polls every few seconds, a write each time would be waste. */
+const TOUCH_RESOLUTION_MS = 60_000;
+
+/**
+ * The CSRF token of a session: a digest of its id under a label of its own. It needs no storage and no
+ * key shared by the instances, is worthless without the session, and dies with it; only a holder of
+ * the session id (the HttpOnly cookie, which script cannot read) can compute it, and the stored hash
+ * (another digest) does not give it either.
+ */
+export function csrfTokenOf(sessionId: string): string {
+  return createHash('sha256').update(`console csrf token\0${sessionId}`, 'utf8').digest('base64url');
+}
+
+/** True when `presented` is the session's CSRF token; constant time. */
+export function csrfTokenMatches(sessionId: string, presented: string | null): boolean {
+  // Digests of both sides have one length, so the comparison takes one time whatever was sent.
+  const equal = hashesEqual(hashSecret(csrfTokenOf(sessionId)), hashSecret(presented ?? ''));
+  return equal && presented !== null;
+}
+
+export interface StartedSession {
+  /** The secret session id: goes into the cookie, never into the store. */
+  sessionId: string;
+  record: AdminSessionRecord;
+}
+
+/**
+ * What a session keeps of the admin token it was opened with: a digest of the token's hash. When the
+ * admin token changes (ADMIN_TOKEN, or `npm run reset-admin-token`), every session opened with the old
+ * one ends: a leaked token's sessions do not outlive its replacement.
+ */
+export function adminTokenTag(adminTokenHash: string): string {
+  return hashSecret(`admin token tag\0${adminTokenHash}`);
+}
+
+/** Starts a session (the caller has checked the admin token, whose hash is given). */
+export async function startAdminSession(store: Store, clock: Clock, adminTokenHash: string): Promise<StartedSession> {
+  const now = clock.now();
+  const sessionId = newSecret(ADMIN_SESSION_PREFIX);
+  const record: AdminSessionRecord = {
+    session_hash: hashSecret(sessionId),
+    admin_token_tag: adminTokenTag(adminTokenHash),
+    created_at: toStored(now),
+    last_seen_at: toStored(now),
+    expires_at: toStored(new Date(now.getTime() + SESSION_LIFETIME_MS)),
+  };
+  await store.createAdminSession(record);
+  return { sessionId, record };
+}
+
+/** When the session ends if it stays unused from now on. */
+export function sessionEndsAt(record: AdminSessionRecord): string {
+  const idleEnd = toStored(new Date(Date.parse(record.last_seen_at) + SESSION_IDLE_MS));
+  return idleEnd < record.expires_at ? idleEnd : record.expires_at;
+}
+
+/**
+ * The live session of a presented id, or null (unknown, idle too long, past its lifetime, opened with
+ * another admin token; an ended session is deleted). Records the use, to the minute.
+ */
+export async function findAdminSession(
+  store: Store,
+  clock: Clock,
+  sessionId: string,
+  adminTokenHash: string,
+): Promise<AdminSessionRecord | null> {
+  if (!isSecretShaped(ADMIN_SESSION_PREFIX, sessionId)) return null;
+  const hash = hashSecret(sessionId);
+  const record = await store.getAdminSession(hash);
+  if (!record) return null;
+  const now = toStored(clock.now());
+  if (sessionEndsAt(record) <= now || !hashesEqual(record.admin_token_tag, adminTokenTag(adminTokenHash))) {
+    await store.deleteAdminSession(hash);
+    return null;
+  }
+  if (Date.parse(now) - Date.parse(record.last_seen_at) >= TOUCH_RESOLUTION_MS) {
+    await store.touchAdminSession(hash, now);
+    return { ...record, last_seen_at: now };
+  }
+  return record;
+}
+
+/** Ends a session on the server: its cookie no longer works anywhere. */
+export async function endAdminSession(store: Store, sessionId: string): Promise<void> {
+  await store.deleteAdminSession(hashSecret(sessionId));
+}

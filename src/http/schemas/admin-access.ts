@@ -1,0 +1,154 @@
+import { Type } from '@sinclair/typebox';
+import { named } from './components.ts';
+import {
+  ADMIN_ROUTE as admin,
+  errorAnswer,
+  errors,
+  Id,
+  InstantIn,
+  json,
+  NoBody,
+  Nullable,
+  PAGE_FIELDS,
+  PageQuery,
+  Strict,
+} from './common.ts';
+import { EXAMPLE } from './examples.ts';
+
+const S = Type.String();
+const NS = Nullable(Type.String());
+const Time = Type.String({ description: 'ISO 8601 UTC timestamp' });
+const NullableTime = Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp, or null' });
+const EventParams = Type.Object({ eid: Id() });
+const noEvent = errorAnswer(404, { description: 'NOT_FOUND: no event has this eid' });
+
+const EnrollmentTokenProperties = {
+  token_id: Type.String({ description: 'set_…; safe to log' }),
+  eid: S,
+  gate_id: NS,
+  expires_at: Time,
+  key_expires_at: Type.String({ description: "the API key's expiry (`scope.expires_at`), ISO 8601 UTC" }),
+  created_at: Time,
+  used_at: NullableTime,
+  revoked_at: NullableTime,
+};
+
+const EnrollmentTokenAnswer = named(
+  'EnrollmentToken',
+  Type.Object(EnrollmentTokenProperties, { description: 'A single-use enrolment token (never the token itself)' }),
+);
+
+const CreatedEnrollmentToken = named(
+  'CreatedEnrollmentToken',
+  Type.Object(
+    {
+      ...EnrollmentTokenProperties,
+      token: Type.String({ description: 'st_…; shown only here' }),
+      setup_uri: Type.String({ description: 'ticket-issuer://enroll?iss=<BASE_URL>&token=<token>' }),
+      setup_qr_svg: Type.String({ description: 'the setup QR code, an SVG document' }),
+      setup_qr_png: Type.String({ description: 'the setup QR code, a PNG data: URL' }),
+    },
+    { description: 'A new enrolment token and its setup QR code' },
+  ),
+);
+
+export const createEnrollmentTokenSchema = {
+  ...admin,
+  operationId: 'createEnrollmentToken',
+  summary: 'Create a single-use enrolment token and its setup QR (the token is shown only here)',
+  params: EventParams,
+  body: named(
+    'CreateEnrollmentTokenRequest',
+    Strict({
+      gate_id: Type.Optional(Nullable(Id())),
+      expires_at: Type.Optional(Nullable(InstantIn)),
+      key_expires_at: Type.Optional(Nullable(InstantIn)),
+    }),
+  ),
+  response: {
+    201: json('The token, its setup URI and QR code', CreatedEnrollmentToken),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(413, 415, 429, 500),
+  },
+};
+
+export const revokeEnrollmentTokenSchema = {
+  ...admin,
+  operationId: 'revokeEnrollmentToken',
+  summary: 'Revoke an unused enrolment token',
+  description:
+    "Idempotent. A token already used cannot be revoked (409 CONFLICT naming the scanner it enrolled): revoke that scanner's API key instead.",
+  params: Type.Object({ token_id: Id() }),
+  body: NoBody,
+  response: {
+    200: json('The revoked token', EnrollmentTokenAnswer),
+    ...errors(400, 401),
+    404: errorAnswer(404, { description: 'NOT_FOUND: no enrolment token has this token_id' }),
+    409: errorAnswer(409, {
+      description: 'CONFLICT: the token was already used; `details` names the scanner and its API key',
+      examples: {
+        used: {
+          summary: 'A token already used',
+          value: {
+            error: {
+              code: 'CONFLICT',
+              message: `this enrolment token was already used by scanner ${EXAMPLE.scannerId} (API key ${EXAMPLE.apiKeyId}); revoke that API key instead`,
+              details: { token_id: EXAMPLE.tokenId, scanner_id: EXAMPLE.scannerId, api_key_id: EXAMPLE.apiKeyId },
+            },
+          },
+        },
+      },
+    }),
+    ...errors(413, 415, 429, 500),
+  },
+};
+
+export const ScannerRecord = named(
+  'Scanner',
+  Type.Object(
+    {
+      scanner_id: S,
+      name: NS,
+      platform: NS,
+      api_key_id: Type.String({ description: 'sck_…' }),
+      gate_id: NS,
+      enrolled_at: Time,
+      expires_at: Time,
+      last_seen_at: Nullable(Type.String(), { description: 'kept to the minute; null before its first request' }),
+      revoked_at: NullableTime,
+    },
+    { description: 'A scanner, one record per API key' },
+  ),
+);
+
+export const listScannersSchema = {
+  ...admin,
+  operationId: 'listScanners',
+  summary: "The event's scanners, one record per API key",
+  params: EventParams,
+  querystring: PageQuery,
+  response: {
+    200: json(
+      "The event's scanners, a page at a time",
+      named('ScannerList', Type.Object({ scanners: Type.Array(ScannerRecord), ...PAGE_FIELDS })),
+    ),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(429, 500),
+  },
+};
+
+export const revokeApiKeySchema = {
+  ...admin,
+  operationId: 'revokeApiKey',
+  summary: "Revoke a scanner's API key",
+  params: Type.Object({ api_key_id: Id() }),
+  body: NoBody,
+  response: {
+    200: json('The scanner record with its revoked key', ScannerRecord),
+    ...errors(400, 401),
+    404: errorAnswer(404, { description: 'NOT_FOUND: no API key has this api_key_id' }),
+    ...errors(413, 415, 429, 500),
+  },
+};

@@ -1,0 +1,85 @@
+import { Type } from '@sinclair/typebox';
+import { named } from './components.ts';
+import { ADMIN_ROUTE as admin, errorAnswer, errors, Id, json, Nullable, PAGE_FIELDS, PageQuery } from './common.ts';
+
+const S = Type.String();
+const NS = Nullable(Type.String());
+const Time = Type.String({ description: 'ISO 8601 UTC timestamp' });
+const EventParams = Type.Object({ eid: Id() });
+const noEvent = errorAnswer(404, { description: 'NOT_FOUND: no event has this eid' });
+
+const ScanAnswer = named(
+  'Scan',
+  Type.Object(
+    {
+      scan_id: Type.Integer(),
+      tid: S,
+      eid: S,
+      outcome: Type.String({
+        description:
+          'valid, already_used, revoked, wrong_event, expired, invalid_signature, not_found, idempotency_conflict or refused',
+      }),
+      reason: NS,
+      replay: Type.Boolean(),
+      admitted_offline: Type.Boolean(),
+      api_key_id: S,
+      scanner_id: S,
+      gate_id: NS,
+      idempotency_key: S,
+      scanned_at: Type.String({ description: 'as the scanner sent it' }),
+      received_at: Type.String({ description: "the issuer's clock" }),
+    },
+    { description: 'One check-in attempt and its outcome' },
+  ),
+);
+
+export const listScansSchema = {
+  ...admin,
+  operationId: 'listScans',
+  summary: "The event's scan log: every check-in attempt and its outcome",
+  params: EventParams,
+  querystring: PageQuery,
+  response: {
+    200: json(
+      'A page of the scan log',
+      named('ScanLog', Type.Object({ scans: Type.Array(ScanAnswer), ...PAGE_FIELDS })),
+    ),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(429, 500),
+  },
+};
+
+const ConflictScanProperties = { scanner_id: S, gate_id: NS, scanned_at: Time, received_at: Time };
+
+const Conflict = named(
+  'Conflict',
+  Type.Object(
+    {
+      tid: S,
+      holder_name: S,
+      first: Type.Object(ConflictScanProperties, { description: "the ticket's valid check-in" }),
+      duplicates: Type.Array(Type.Object({ ...ConflictScanProperties, admitted_offline: Type.Boolean() })),
+    },
+    { description: 'A ticket let in more than once by scanners that could not know' },
+  ),
+);
+
+export const listConflictsSchema = {
+  ...admin,
+  operationId: 'listConflicts',
+  summary: 'Offline double entries: tickets let in by a scanner that could not know they were used',
+  description:
+    "A ticket is listed when one of its already_used scans was admitted offline, or was scanned before the ticket's valid check-in reached the issuer.",
+  params: EventParams,
+  querystring: PageQuery,
+  response: {
+    200: json(
+      'A page of conflicts',
+      named('ConflictList', Type.Object({ conflicts: Type.Array(Conflict), ...PAGE_FIELDS })),
+    ),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(429, 500),
+  },
+};

@@ -1,0 +1,30 @@
+/**
+ * SQL of the organizer console's store methods (sessions, ticket search), shared by every backend
+ * with `?` placeholders; PostgreSQL numbers them.
+ */
+
+export const INSERT_ADMIN_SESSION_SQL = `INSERT INTO admin_sessions
+  (session_hash, admin_token_tag, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)`;
+/** Housekeeping on each sign-in keeps the table to the sessions of the last absolute lifetime. */
+export const PURGE_ADMIN_SESSIONS_SQL = 'DELETE FROM admin_sessions WHERE expires_at <= ?';
+export const GET_ADMIN_SESSION_SQL = 'SELECT * FROM admin_sessions WHERE session_hash = ?';
+export const TOUCH_ADMIN_SESSION_SQL =
+  'UPDATE admin_sessions SET last_seen_at = ? WHERE session_hash = ? AND last_seen_at < ?';
+export const DELETE_ADMIN_SESSION_SQL = 'DELETE FROM admin_sessions WHERE session_hash = ?';
+
+/**
+ * Ticket search (params: eid, after, holder pattern, tid pattern, limit + 1). `FOLD` is the backend's
+ * Unicode lower-case function applied to the holder name; the pattern is folded already.
+ */
+export const searchTicketsSql = (fold: string): string => `
+  SELECT * FROM tickets
+  WHERE eid = ? AND tid > ? AND (${fold}(holder_name) LIKE ? ESCAPE '\\' OR tid LIKE ? ESCAPE '\\')
+  ORDER BY tid LIMIT ?`;
+
+/** Makes `%`, `_` and `\` match themselves in a LIKE pattern. */
+const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
+
+/** The LIKE patterns of a search: a holder name containing the query, a tid starting with it. */
+export function searchPatterns(query: string): { holder: string; tid: string } {
+  return { holder: `%${likeLiteral(query.toLowerCase())}%`, tid: `${likeLiteral(query.toUpperCase())}%` };
+}

@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3';
+
+interface Job {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/**
+ * Group commit: units of work queued during one turn of the event loop run in one IMMEDIATE
+ * transaction, each in a savepoint of its own, so that requests arriving together share one commit
+ * (one fsync with `synchronous = FULL`) instead of one each. A unit that throws rolls back its own
+ * savepoint only; its neighbours commit. Every promise settles after the commit, so nothing is
+ * answered before it is on disk; if the commit itself fails, every unit of the group fails.
+ */
+export class GroupCommit {
+  private queue: Job[] = [];
+  /** How many groups were committed: what a benchmark or a test reads to see grouping at work. */
+  committedGroups = 0;
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** Runs `work` in the next group; resolves with its result once the group is committed. */
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const jobs = this.queue;
+    this.queue = [];
+    if (!this.db.open) {
+      for (const job of jobs) job.reject(new Error('the store is closed'));
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: Error })[] = [];
+    try {
+      this.db
+        .transaction(() => {
+          for (const job of jobs) {
+            try {
+              // A transaction function called inside another one runs as a savepoint.
+              outcomes.push({ ok: true, value: this.db.transaction(job.work)() });
+            } catch (error) {
+              outcomes.push({ ok: false, error: asError(error) });
+            }
+          }
+        })
+        .immediate();
+      this.committedGroups += 1;
+    } catch (error) {
+      for (const job of jobs) job.reject(asError(error));
+      return;
+    }
+    jobs.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Papa from 'papaparse';
+
+interface CsvModule {
+  readTicketsCsv: (
+    text: string,
+    papa: typeof Papa,
+  ) => { tickets: Record<string, unknown>[]; problems: { line: number; message: string }[] };
+  batches: <T>(items: T[], size?: number) => T[][];
+}
+interface ArrivalsModule {
+  arrivalsByGate: (scans: Record<string, unknown>[]) => {
+    bucketMinutes: number;
+    x: number[];
+    gates: { label: string; counts: number[]; total: number }[];
+  } | null;
+}
+
+// The console's browser modules, loaded as they are served (plain ES modules, no build).
+const csvPath = '../../console/js/csv.js';
+const arrivalsPath = '../../console/js/arrivals.js';
+const { readTicketsCsv, batches } = (await import(csvPath)) as CsvModule;
+const { arrivalsByGate } = (await import(arrivalsPath)) as ArrivalsModule;
+
+const read = (text: string) => readTicketsCsv(text, Papa);
+
+describe('console CSV import: reading and checking a file before anything is sent', () => {
+  it('reads holder_name,ticket_type and the optional expires_at; trims; skips blank lines', () => {
+    const { tickets, problems } = read(
+      '\uFEFFholder_name,ticket_type,expires_at\r\n Ada Lovelace ,VIP,\r\n\r\n"Turing, Alan",GA,2030-07-01T23:00:00Z\r\n',
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(tickets, [
+      { holder_name: 'Ada Lovelace', ticket_type: 'VIP', line: 2 },
+      { holder_name: 'Turing, Alan', ticket_type: 'GA', expires_at: '2030-07-01T23:00:00Z', line: 4 },
+    ]);
+  });
+
+  it('names the file’s own line of each problem, counting lines inside quoted fields', () => {
+    const { problems } = read('holder_name,ticket_type\n"Two\nlines",GA\n,GA\nOnly\nOk,GA,extra\n');
+    assert.deepEqual(
+      problems.map((p) => p.line),
+      [2, 4, 5, 6],
+    );
+    assert.match(problems[1]!.message, /holder_name is empty/);
+    assert.match(problems[2]!.message, /expected 2 fields/);
+  });
+
+  it('refuses a wrong header, impossible dates, over-long fields and an empty file', () => {
+    assert.equal(read('name,type\nAda,GA\n').problems[0]!.line, 1);
+    assert.match(
+      read('holder_name,ticket_type,expires_at\nAda,GA,2030-02-30T00:00:00Z\n').problems[0]!.message,
+      /expires_at/,
+    );
+    assert.match(read(`holder_name,ticket_type\n${'x'.repeat(201)},GA\n`).problems[0]!.message, /longer than 200/);
+    assert.match(read('holder_name,ticket_type\n').problems[0]!.message, /no tickets/);
+  });
+
+  it('splits large files into requests of at most 10,000 tickets', () => {
+    assert.deepEqual(
+      batches(Array.from({ length: 25_001 }, (_, i) => i)).map((b) => b.length),
+      [10_000, 10_000, 5_001],
+    );
+  });
+});
+
+describe('console chart: arrivals per gate over time', () => {
+  const scan = (minute: number, gate: string | null, outcome = 'valid', replay = false) => ({
+    scanned_at: new Date(Date.UTC(2030, 6, 1, 18, minute)).toISOString(),
+    gate_id: gate,
+    outcome,
+    replay,
+  });
+
+  it('counts valid, not replayed scans per gate and bucket', () => {
+    const arrivals = arrivalsByGate([
+      scan(0, 'north'),
+      scan(3, 'north'),
+      scan(12, 'south'),
+      scan(12, 'south', 'already_used'),
+      scan(13, 'south', 'valid', true),
+      scan(40, null),
+    ])!;
+    assert.equal(arrivals.bucketMinutes, 1);
+    assert.equal(arrivals.x.length, 41);
+    assert.deepEqual(
+      arrivals.gates.map((g) => [g.label, g.total]),
+      [
+        ['No gate', 1],
+        ['north', 2],
+        ['south', 1],
+      ],
+    );
+  });
+
+  it('widens the buckets for a long evening, and has nothing to draw without check-ins', () => {
+    const arrivals = arrivalsByGate([scan(0, 'north'), scan(59 * 5, 'north')])!;
+    assert.ok(arrivals.x.length <= 48);
+    assert.equal(arrivals.bucketMinutes, 10);
+    assert.equal(arrivalsByGate([scan(0, 'north', 'revoked')]), null);
+  });
+});

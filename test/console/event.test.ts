@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import {
+  admin,
+  browserSkipReason,
+  browserTest,
+  checkIn,
+  consoleFixture,
+  createEvent,
+  enrollWith,
+  openConsole,
+  signIn,
+} from './harness.ts';
+
+browserSkipReason();
+
+describe('console in Chromium: events', () => {
+  const f = consoleFixture();
+  before(async () => f.open());
+  after(async () => f.close());
+
+  browserTest('"New event" opens a form; "Create event" leads to the new event’s page', async () => {
+    const { context, page } = await openConsole(f.browser(), f.issuer());
+    try {
+      await signIn(page);
+      await page.getByRole('button', { name: 'New event' }).click();
+      await page.getByLabel('Name').fill('Harbour Nights');
+      await page.getByLabel('Event date').fill('2030-07-01T19:30');
+      await page.getByRole('button', { name: 'Create event' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Harbour Nights' }).waitFor();
+      assert.match(page.url(), /#\/events\/evt_/);
+      const eid = decodeURIComponent(page.url().split('/events/')[1]!);
+      const event = await admin<{ name: string; event_date: string }>(f.issuer(), 'GET', `/events/${eid}`);
+      assert.equal(event.name, 'Harbour Nights');
+      for (const id of ['count-issued', 'count-checked-in', 'count-revoked', 'count-conflicts']) {
+        assert.equal(await page.getByTestId(id).textContent(), '0', id);
+      }
+      await page.getByRole('link', { name: 'All events' }).click();
+      await page.getByRole('link', { name: 'Harbour Nights' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  browserTest(
+    'a check-in through the scanner API shows in the counters and the chart within 5 s, without a reload',
+    async () => {
+      const issuer = f.issuer();
+      const eid = await createEvent(issuer, 'Live Counter Fest');
+      const { tickets } = await admin<{ tickets: { tid: string }[] }>(issuer, 'POST', `/events/${eid}/tickets`, {
+        tickets: [
+          { holder_name: 'Ada Lovelace', ticket_type: 'GA' },
+          { holder_name: 'Alan Turing', ticket_type: 'GA' },
+        ],
+      });
+      const { token } = await admin<{ token: string }>(issuer, 'POST', `/events/${eid}/enrollment-tokens`, {
+        gate_id: 'north',
+      });
+      const scanner = await enrollWith(issuer, token, 'north');
+      const { context, page } = await openConsole(f.browser(), issuer);
+      try {
+        await signIn(page);
+        await page.getByRole('link', { name: 'Live Counter Fest' }).click();
+        await page.getByRole('heading', { level: 1, name: 'Live Counter Fest' }).waitFor();
+        assert.equal(await page.getByTestId('count-issued').textContent(), '2');
+        assert.equal(await page.getByTestId('count-checked-in').textContent(), '0');
+        await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+
+        const answer = await checkIn(issuer, scanner, eid, tickets[0]!.tid, 'north');
+        assert.equal(answer.body.status, 'valid');
+        const started = Date.now();
+        await page.waitForFunction(
+          () => document.querySelector('[data-testid="count-checked-in"]')?.textContent === '1',
+          null,
+          { timeout: 5000 },
+        );
+        assert.ok(Date.now() - started < 5000);
+        assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
+
+        const chart = page.getByRole('img', { name: 'Arrivals over time' });
+        await chart.waitFor();
+        await page.getByText('1 check-in in').waitFor({ timeout: 5000 });
+        assert.equal(await chart.locator('canvas').count(), 1, 'uPlot drew the chart');
+        await page
+          .getByRole('region', { name: 'Scan log' })
+          .getByText('valid', { exact: true })
+          .waitFor({ timeout: 5000 });
+      } finally {
+        await context.close();
+      }
+    },
+  );
+});

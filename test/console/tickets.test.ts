@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
+import { admin, browserSkipReason, browserTest, consoleFixture, createEvent, openConsole, signIn } from './harness.ts';
+
+browserSkipReason();
+
+/** Uploads a CSV through the labelled file input. */
+async function importCsv(page: Page, text: string): Promise<void> {
+  await page.getByLabel('Import tickets (CSV)').setInputFiles({
+    name: 'tickets.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(text, 'utf8'),
+  });
+}
+
+const issued = async (f: ReturnType<typeof consoleFixture>, eid: string) =>
+  (await admin<{ counters: { issued: number } }>(f.issuer(), 'GET', `/events/${eid}`)).counters.issued;
+
+describe('console in Chromium: tickets', () => {
+  const f = consoleFixture();
+  before(async () => f.open());
+  after(async () => f.close());
+
+  async function eventPage(name: string) {
+    const eid = await createEvent(f.issuer(), name);
+    const opened = await openConsole(f.browser(), f.issuer());
+    await signIn(opened.page);
+    await opened.page.getByRole('link', { name }).click();
+    await opened.page.getByRole('heading', { level: 1, name }).waitFor();
+    return { eid, ...opened };
+  }
+
+  browserTest('a CSV of 100 rows is imported: "Imported 100 tickets" and the counter says 100', async () => {
+    const { eid, context, page } = await eventPage('Import Fest');
+    try {
+      const rows = Array.from({ length: 100 }, (_, i) => `"Guest ${i + 1}, Jr.",${i % 2 ? 'GA' : 'VIP'}`);
+      await importCsv(page, ['holder_name,ticket_type', ...rows].join('\r\n') + '\r\n');
+      await page.getByRole('status').filter({ hasText: 'Imported 100 tickets' }).waitFor();
+      assert.equal(await issued(f, eid), 100);
+      await page.waitForFunction(() => document.querySelector('[data-testid="count-issued"]')?.textContent === '100');
+    } finally {
+      await context.close();
+    }
+  });
+
+  browserTest('a CSV with bad lines names each line and imports nothing', async () => {
+    const { eid, context, page } = await eventPage('Bad Lines Fest');
+    try {
+      const csv = [
+        'holder_name,ticket_type,expires_at',
+        'Ada Lovelace,GA,',
+        ',GA,',
+        'Alan Turing,VIP,2030-07-01T23:00:00Z',
+        'Grace Hopper,GA,next tuesday',
+        'Only one field',
+        'Edsger Dijkstra,GA,',
+      ].join('\n');
+      await importCsv(page, csv);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      const text = (await alert.textContent()) ?? '';
+      assert.match(text, /Nothing was imported/);
+      assert.match(text, /Line 3: holder_name is empty/);
+      assert.match(text, /Line 5: expires_at "next tuesday"/);
+      assert.match(text, /Line 6: expected 3 fields/);
+      assert.doesNotMatch(text, /Line (2|4|7):/);
+      assert.equal(await issued(f, eid), 0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  browserTest(
+    'search asks the server, matches holder names in any case and tids; "Revoke" asks first, then the row shows revoked',
+    async () => {
+      const { eid, context, page } = await eventPage('Search Fest');
+      try {
+        const { tickets } = await admin<{ tickets: { tid: string; holder_name: string }[] }>(
+          f.issuer(),
+          'POST',
+          `/events/${eid}/tickets`,
+          {
+            tickets: [
+              ...Array.from({ length: 60 }, (_, i) => ({ holder_name: `Filler ${i}`, ticket_type: 'GA' })),
+              { holder_name: 'Ada Lovelace', ticket_type: 'VIP' },
+              { holder_name: 'Alan Turing', ticket_type: 'GA' },
+            ],
+          },
+        );
+        const search = page.getByLabel('Search tickets');
+        const asked = page.waitForRequest((r) => r.url().includes('/tickets?') && r.url().includes('q=LOVELACE'));
+        await search.fill('LOVELACE');
+        await asked;
+        const results = page.getByRole('list', { name: 'Tickets found' }).getByRole('listitem');
+        await page.waitForFunction(() => document.querySelectorAll('ul.tickets > li').length === 1);
+        const row = results.filter({ hasText: 'Ada Lovelace' });
+        assert.match((await row.textContent()) ?? '', /valid/);
+
+        let asked2 = '';
+        page.once('dialog', (dialog) => {
+          asked2 = dialog.message();
+          void dialog.dismiss();
+        });
+        await row.getByRole('button', { name: 'Revoke' }).click();
+        assert.match(asked2, /Revoke Ada Lovelace/);
+        const lovelace = tickets.find((t) => t.holder_name === 'Ada Lovelace')!;
+        assert.equal((await admin<{ status: string }>(f.issuer(), 'GET', `/tickets/${lovelace.tid}`)).status, 'valid');
+
+        page.once('dialog', (dialog) => void dialog.accept());
+        await row.getByRole('button', { name: 'Revoke' }).click();
+        await row.getByText('revoked', { exact: true }).waitFor();
+        assert.equal(
+          (await admin<{ status: string }>(f.issuer(), 'GET', `/tickets/${lovelace.tid}`)).status,
+          'revoked',
+        );
+
+        const turing = tickets.find((t) => t.holder_name === 'Alan Turing')!;
+        await search.fill(turing.tid.toLowerCase());
+        await results.filter({ hasText: 'Alan Turing' }).waitFor();
+        await page.waitForFunction(() => document.querySelectorAll('ul.tickets > li').length === 1);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  browserTest('"Reissue" gives a ticket a new token after a confirmation', async () => {
+    const { eid, context, page } = await eventPage('Reissue Fest');
+    try {
+      const ticket = await admin<{ tid: string; ticket_token: string }>(f.issuer(), 'POST', `/events/${eid}/tickets`, {
+        holder_name: 'Grace Hopper',
+        ticket_type: 'GA',
+      });
+      await page.getByLabel('Search tickets').fill('hopper');
+      const row = page
+        .getByRole('list', { name: 'Tickets found' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Grace Hopper' });
+      page.once('dialog', (dialog) => void dialog.accept());
+      await row.getByRole('button', { name: 'Reissue' }).click();
+      await row.getByText('Reissued').waitFor();
+      const after = await admin<{ ticket_token: string }>(f.issuer(), 'GET', `/tickets/${ticket.tid}`);
+      assert.notEqual(after.ticket_token, ticket.ticket_token);
+    } finally {
+      await context.close();
+    }
+  });
+
+  browserTest('the printable page shows each ticket’s QR code, and its print stylesheet hides the chrome', async () => {
+    const { eid, context, page } = await eventPage('Print Fest');
+    try {
+      await admin(f.issuer(), 'POST', `/events/${eid}/tickets`, {
+        tickets: [
+          { holder_name: 'Ada Lovelace', ticket_type: 'VIP' },
+          { holder_name: 'Alan Turing', ticket_type: 'GA' },
+        ],
+      });
+      await page.getByRole('link', { name: 'Printable ticket QR codes' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Tickets of Print Fest' }).waitFor();
+      const qr = page.getByRole('img', { name: 'QR code of the ticket of Ada Lovelace' });
+      await qr.waitFor();
+      await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0));
+      await page.emulateMedia({ media: 'print' });
+      assert.equal(await page.getByRole('button', { name: 'Print' }).isVisible(), false);
+      assert.equal(await page.getByRole('button', { name: 'Sign out' }).isVisible(), false);
+      assert.equal(await qr.isVisible(), true);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
+import { adminCall, checkInBody, postCheckIn, scenario, T0, testIssuer } from '../helpers/app.ts';
+
+function table() {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+  return db;
+}
+
+describe('group commit on SQLite', () => {
+  it('units queued in one turn share one transaction; each resolves with its own result', async () => {
+    const db = table();
+    const group = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => group.run(() => insert.run(i).changes)));
+    assert.deepEqual(results, Array(25).fill(1));
+    assert.equal(group.committedGroups, 1, 'one commit for the group');
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n, 25);
+    await group.run(() => insert.run(99));
+    assert.equal(group.committedGroups, 2, 'a later unit is a group of its own');
+  });
+
+  it('a unit that throws rolls back only its own work; its neighbours commit', async () => {
+    const db = table();
+    const group = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const outcomes = await Promise.allSettled([
+      group.run(() => insert.run(1)),
+      group.run(() => {
+        insert.run(2);
+        throw new Error('refused');
+      }),
+      group.run(() => insert.run(3)),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 3]);
+  });
+
+  it('a group of check-ins with a replay, a changed body, a revoked ticket and an unknown tid answers each rightly', async () => {
+    const t = await testIssuer();
+    const s = await scenario(t.app);
+    const revoked = await scenario(t.app);
+    await adminCall(t.app, 'POST', `/admin/v1/tickets/${revoked.tid}/revoke`);
+    const first = checkInBody(s, T0);
+    assert.equal((await postCheckIn(t.app, s.apiKey, first)).json().status, 'valid');
+    const answers = await Promise.all([
+      postCheckIn(t.app, s.apiKey, first),
+      postCheckIn(t.app, s.apiKey, { ...first, gate_id: 'elsewhere' }),
+      postCheckIn(t.app, revoked.apiKey, checkInBody(revoked, T0)),
+      postCheckIn(t.app, s.apiKey, checkInBody({ ...s, tid: '01JZZZZZZZZZZZZZZZZZZZZZZZ' }, T0)),
+      postCheckIn(t.app, s.apiKey, checkInBody(s, T0, { idempotency_key: randomUUID() })),
+    ]);
+    await t.close();
+    assert.deepEqual(
+      answers.map((r) => [r.statusCode, r.json().status ?? r.json().error.code]),
+      [
+        [200, 'valid'],
+        [409, 'IDEMPOTENCY_CONFLICT'],
+        [200, 'revoked'],
+        [404, 'NOT_FOUND'],
+        [200, 'already_used'],
+      ],
+    );
+    assert.equal(answers[0]!.headers['idempotent-replayed'], 'true');
+  });
+});
