@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
@@ -14,6 +13,7 @@ import { authHooks } from './http/auth.ts';
 import { registerConsole } from './http/console.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { secretMasker } from './http/log-masking.ts';
+import { addSecurityHeaders } from './http/security-headers.ts';
 import { IssuerMetrics } from './http/operations/metrics.ts';
 import { operationsRoutes } from './http/operations/routes.ts';
 import type { App, AppContext } from './http/context.ts';
@@ -128,10 +128,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
-  await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    crossOriginResourcePolicy: { policy: 'cross-origin' },
-  });
+  addSecurityHeaders(app);
   const limitMaxima = new Map<string, number>();
   await app.register(rateLimit, {
     ...rateLimitOptions(config.rateLimits, limitMaxima),

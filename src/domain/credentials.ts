@@ -6,7 +6,11 @@ const NO_MATCH = hashSecret('no credential has this hash');
 
 /** True when the presented secret hashes to the stored hash; constant time, also when there is none. */
 export function matchesHash(presented: string, storedHash: string | null): boolean {
-  const presentedHash = hashSecret(presented);
+  return hashMatches(hashSecret(presented), storedHash);
+}
+
+/** True when a presented secret's hash equals the stored hash; constant time, also when there is none. */
+function hashMatches(presentedHash: string, storedHash: string | null): boolean {
   const equal = hashesEqual(presentedHash, storedHash ?? NO_MATCH);
   return equal && storedHash !== null;
 }
@@ -15,8 +19,10 @@ export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; why: 'unkn
 
 /** Looks up an API key by the hash of the presented secret and judges it at `now`. */
 export async function checkApiKey(store: Store, presented: string, now: string): Promise<KeyCheck> {
-  const key = await store.findApiKey(hashSecret(presented));
-  if (!matchesHash(presented, key?.key_hash ?? null) || !key) return { ok: false, why: 'unknown' };
+  // Hashed once: the hash finds the key and is then compared in constant time with what was found.
+  const presentedHash = hashSecret(presented);
+  const key = await store.findApiKey(presentedHash);
+  if (!hashMatches(presentedHash, key?.key_hash ?? null) || !key) return { ok: false, why: 'unknown' };
   if (key.revoked_at !== null) return { ok: false, why: 'revoked' };
   if (key.expires_at <= now) return { ok: false, why: 'expired' };
   return { ok: true, key };
