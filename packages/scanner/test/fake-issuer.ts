@@ -100,3 +100,13 @@ export async function openScanner(
   const scanner = await Scanner.open(storage, { fetch: fakeFetch(key, handler, seen), ...options });
   return { scanner, seen };
 }
+
+/** The issuer's valid answer for any scan. */
+export const valid: Handler = (body) => outcome('valid', body.tid);
+
+/** The scans a storage keeps in refused.jsonl, with the issuer's error. */
+export const refusedLines = (storage: MemoryStorage) =>
+  (storage.files.get('refused.jsonl') ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { error: { code: string }; scan: { tid: string } });

@@ -31,3 +31,12 @@ export async function testKey(kid?: string): Promise<TestKey> {
 export function claims(tid: string, extra: Partial<TicketClaims> = {}): TicketClaims {
   return { v: 1, iss: ISS, tid, eid: EID, ticket_type: 'GA', iat: Math.floor(Date.now() / 1000) - 3600, ...extra };
 }
+
+/** A key and tokens of tickets T1–T3 (with jti `jti-T1`…) and of another event (`OTHER`), as the unit tests share them. */
+export async function ticketFixture(): Promise<{ key: TestKey; tokens: Record<string, string> }> {
+  const key = await testKey();
+  const tokens: Record<string, string> = {};
+  for (const tid of ['T1', 'T2', 'T3']) tokens[tid] = await key.sign(claims(tid, { jti: `jti-${tid}` }));
+  tokens.OTHER = await key.sign(claims('T9', { eid: 'evt_OTHER' }));
+  return { key, tokens };
+}

@@ -1,24 +1,24 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { parseSetupUri, Scanner, ScannerError, type MemoryStorage } from '../src/index.ts';
-import { enrolledStorage, envelope, fetchFailure, openScanner, outcome, type Handler } from './fake-issuer.ts';
-import { claims, type TestKey, testKey } from './keys.ts';
+import { parseSetupUri, Scanner, ScannerError } from '../src/index.ts';
+import {
+  enrolledStorage,
+  envelope,
+  fetchFailure,
+  openScanner,
+  outcome,
+  refusedLines,
+  valid,
+  type Handler,
+} from './fake-issuer.ts';
+import { type TestKey, ticketFixture } from './keys.ts';
 
 let key: TestKey;
-const tokens: Record<string, string> = {};
+let tokens: Record<string, string> = {};
 
 before(async () => {
-  key = await testKey();
-  for (const tid of ['T1', 'T2', 'T3']) tokens[tid] = await key.sign(claims(tid, { jti: `jti-${tid}` }));
-  tokens.OTHER = await key.sign(claims('T9', { eid: 'evt_OTHER' }));
+  ({ key, tokens } = await ticketFixture());
 });
-
-const valid: Handler = (body) => outcome('valid', body.tid);
-const refusedLines = (storage: MemoryStorage) =>
-  (storage.files.get('refused.jsonl') ?? '')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { error: { code: string }; scan: { tid: string } });
 
 describe('an online scan', () => {
   test('is stored before it is sent, and the issuer’s answer is the verdict', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { ScannerError, type MemoryStorage } from '../src/index.ts';
+import { ScannerError } from '../src/index.ts';
 import {
   enrolledStorage,
   envelope,
@@ -8,25 +8,18 @@ import {
   fetchFailure,
   openScanner,
   outcome,
+  refusedLines,
+  valid,
   type Handler,
 } from './fake-issuer.ts';
-import { claims, type TestKey, testKey } from './keys.ts';
+import { claims, type TestKey, ticketFixture } from './keys.ts';
 
 let key: TestKey;
-const tokens: Record<string, string> = {};
+let tokens: Record<string, string> = {};
 
 before(async () => {
-  key = await testKey();
-  for (const tid of ['T1', 'T2', 'T3']) tokens[tid] = await key.sign(claims(tid, { jti: `jti-${tid}` }));
-  tokens.OTHER = await key.sign(claims('T9', { eid: 'evt_OTHER' }));
+  ({ key, tokens } = await ticketFixture());
 });
-
-const valid: Handler = (body) => outcome('valid', body.tid);
-const refusedLines = (storage: MemoryStorage) =>
-  (storage.files.get('refused.jsonl') ?? '')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { error: { code: string }; scan: { tid: string } });
 
 describe('sync', () => {
   test('sends each ticket’s scans in scan order, tickets in parallel, a few at a time', async () => {
