@@ -1,0 +1,174 @@
+/**
+ * The issuer over real HTTP, beside a bare node:http server measured in the same run: check-in
+ * throughput and latency at 50 connections on SQLite and PostgreSQL, an event of 1,000,000 tickets
+ * beside one of 100,000, the offline-sync storm, and the issuer's peak resident memory. Every
+ * throughput is also a ratio of the bare floor, because the machine's own speed varies.
+ * Run: npm run bench (or node --import tsx bench/http.ts [sqlite|postgres]…). Prints; never fails.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Issuer } from '../packages/scanner/test/issuer.ts';
+import { load, type LoadResult } from './load.ts';
+import { freshPostgres, peakRss, startBare, startIssuer } from './processes.ts';
+import { syncStorm, type StormResult } from './storm.ts';
+
+const CONNECTIONS = 50;
+const CHECK_INS = Number(process.env.BENCH_CHECK_INS ?? 20_000);
+const SMALL_EVENT = 100_000;
+const LARGE_EVENT = Number(process.env.BENCH_LARGE_EVENT ?? 1_000_000);
+const STORM = { scanners: 20, perScanner: 500 };
+const BATCH = 10_000;
+
+interface Ticket {
+  tid: string;
+  token: string;
+}
+
+/** Issues `count` tickets in batches; keeps every `keepEvery`-th one (enough to scan, spread over the event). */
+async function seed(issuer: Issuer, eid: string, count: number, keepEvery: number): Promise<Ticket[]> {
+  const kept: Ticket[] = [];
+  for (let issued = 0; issued < count; issued += BATCH) {
+    const batch = await issuer.issue(eid, Math.min(BATCH, count - issued));
+    batch.forEach((ticket, i) => {
+      if ((issued + i) % keepEvery === 0) kept.push(ticket);
+    });
+  }
+  return kept;
+}
+
+async function scannerOf(issuer: Issuer, eid: string): Promise<{ headers: Record<string, string>; id: string }> {
+  const token = new URL(await issuer.setupUri(eid)).searchParams.get('token')!;
+  const id = randomUUID();
+  const res = await fetch(`${issuer.url}/api/v1/scanners/enroll`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, scanner_id: id }),
+  });
+  const { api_key } = (await res.json()) as { api_key: string };
+  return { headers: { authorization: `Bearer ${api_key}` }, id };
+}
+
+/** First scans of distinct tickets, CONNECTIONS at a time; with their tokens when `signed`. */
+function checkIns(
+  issuer: Issuer,
+  eid: string,
+  scanner: { headers: Record<string, string>; id: string },
+  tickets: Ticket[],
+  signed: boolean,
+) {
+  return load({
+    url: `${issuer.url}/api/v1/tickets/check-in`,
+    connections: CONNECTIONS,
+    amount: tickets.length,
+    method: 'POST',
+    headers: scanner.headers,
+    body: (i) => ({
+      tid: tickets[i]!.tid,
+      eid,
+      scanned_at: new Date().toISOString(),
+      scanner_id: scanner.id,
+      idempotency_key: randomUUID(),
+      ...(signed ? { ticket_token: tickets[i]!.token } : {}),
+    }),
+  });
+}
+
+interface BackendFigures {
+  backend: string;
+  plain: LoadResult;
+  signed: LoadResult;
+  large: LoadResult;
+  storm: StormResult;
+  peakRss: number | null;
+  seedSeconds: number;
+}
+
+async function measureBackend(backend: 'sqlite' | 'postgres'): Promise<BackendFigures | null> {
+  const database = backend === 'postgres' ? await freshPostgres() : null;
+  if (backend === 'postgres' && !database) {
+    process.stdout.write('PostgreSQL: no server reachable, skipped\n');
+    return null;
+  }
+  const issuer = await startIssuer(database?.url ?? null);
+  try {
+    const seedStarted = Date.now();
+    const small = await issuer.createEvent('Benchmark, 100,000 tickets');
+    const smallTickets = await seed(issuer, small, SMALL_EVENT, 1);
+    const large = await issuer.createEvent('Benchmark, 1,000,000 tickets');
+    const largeTickets = await seed(issuer, large, LARGE_EVENT, Math.max(1, Math.floor(LARGE_EVENT / CHECK_INS)));
+    const seedSeconds = (Date.now() - seedStarted) / 1000;
+    const smallScanner = await scannerOf(issuer, small);
+    const largeScanner = await scannerOf(issuer, large);
+    // Warm-up: JIT and connections, on tickets that are not measured afterwards.
+    const pool = smallTickets.slice();
+    await checkIns(issuer, small, smallScanner, pool.splice(0, 2_000), false);
+    const plain = await checkIns(issuer, small, smallScanner, pool.splice(0, CHECK_INS), false);
+    const signed = await checkIns(issuer, small, smallScanner, pool.splice(0, CHECK_INS / 2), true);
+    const largeRun = await checkIns(issuer, large, largeScanner, largeTickets.slice(0, CHECK_INS), false);
+    const stormTokens = pool.splice(0, STORM.scanners * STORM.perScanner).map((t) => t.token);
+    const storm = await syncStorm(issuer, small, stormTokens, STORM.scanners, STORM.perScanner);
+    return { backend, plain, signed, large: largeRun, storm, peakRss: peakRss(issuer.pid), seedSeconds };
+  } finally {
+    await issuer.stop();
+    await database?.drop();
+  }
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${Math.round(bytes / 1024 / 1024)} MiB`);
+
+function report(bare: LoadResult, figures: BackendFigures[]): void {
+  const out: string[] = [];
+  out.push(`\nIssuer over HTTP: ${CONNECTIONS} connections, autocannon in the benchmark process\n`);
+  out.push('| what | throughput | ratio to bare | p50 | p99 | errors |', '|---|---|---|---|---|---|');
+  const row = (what: string, r: LoadResult) =>
+    out.push(
+      `| ${what} | ${r.rate.toFixed(0)} req/s | ${(r.rate / bare.rate).toFixed(3)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.non2xx + r.errors} |`,
+    );
+  row('bare node:http (floor)', bare);
+  for (const f of figures) {
+    row(`${f.backend}: check-in, first scan (${SMALL_EVENT.toLocaleString('en')} tickets)`, f.plain);
+    row(`${f.backend}: check-in with ticket_token`, f.signed);
+    row(`${f.backend}: check-in, first scan (${LARGE_EVENT.toLocaleString('en')} tickets)`, f.large);
+  }
+  out.push(
+    '',
+    '| backend | large / small event | sync storm | storm outcomes | peak RSS | seeding |',
+    '|---|---|---|---|---|---|',
+  );
+  for (const f of figures) {
+    const s = f.storm;
+    const outcomes = Object.entries(s.outcomes)
+      .filter(([, n]) => n > 0)
+      .map(([o, n]) => `${o} ${n}`)
+      .join(', ');
+    out.push(
+      `| ${f.backend} | ${(f.large.rate / f.plain.rate).toFixed(2)} | ${s.scans} scans (${STORM.scanners} × ${STORM.perScanner}) in ${s.ms} ms | ${outcomes}; refused ${s.refused}, left ${s.remaining} | ${mib(f.peakRss)} | ${f.seedSeconds.toFixed(0)} s |`,
+    );
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+const backends = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['sqlite', 'postgres']) as (
+  'sqlite' | 'postgres'
+)[];
+const bareServer = await startBare();
+let bare: LoadResult;
+try {
+  const body = (i: number) => ({
+    tid: `t${i}`,
+    eid: 'e',
+    scanned_at: new Date().toISOString(),
+    scanner_id: 's',
+    idempotency_key: randomUUID(),
+  });
+  await load({ url: bareServer.url, connections: CONNECTIONS, amount: 5_000, method: 'POST', body });
+  bare = await load({ url: bareServer.url, connections: CONNECTIONS, amount: CHECK_INS * 5, method: 'POST', body });
+} finally {
+  await bareServer.stop();
+}
+const figures: BackendFigures[] = [];
+for (const backend of backends) {
+  const measured = await measureBackend(backend);
+  if (measured) figures.push(measured);
+}
+report(bare, figures);

@@ -1,0 +1,58 @@
+/** Load from this process with autocannon: a fixed number of requests over keep-alive connections. */
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  /** Requests answered per second. */
+  rate: number;
+  /** Latency percentiles in milliseconds. */
+  p50: number;
+  p99: number;
+  /** Answers outside 2xx, and connection errors or time-outs. */
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  amount: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** The JSON body of request number i (each request may differ: a new ticket, a new key). */
+  body?: (i: number) => unknown;
+  /** The path of request number i. */
+  path?: (i: number) => string;
+}
+
+/** Sends `amount` requests over `connections` connections and reports rate and latency. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  let sent = 0;
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    amount: options.amount,
+    timeout: 30,
+    requests: [
+      {
+        method: options.method ?? 'GET',
+        headers: { 'content-type': 'application/json', ...options.headers },
+        setupRequest: (request) => {
+          const i = sent++;
+          return {
+            ...request,
+            ...(options.path ? { path: options.path(i) } : {}),
+            ...(options.body ? { body: JSON.stringify(options.body(i)) } : {}),
+          };
+        },
+      },
+    ],
+  });
+  const seconds = result.duration;
+  return {
+    rate: (result.requests.total ?? 0) / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

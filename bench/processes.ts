@@ -1,0 +1,69 @@
+/** The processes a benchmark measures: the bare floor, issuers on SQLite or PostgreSQL, and their memory. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { Issuer } from '../packages/scanner/test/issuer.ts';
+
+/** The bare node:http server in a process of its own; resolves with its URL and a way to stop it. */
+export async function startBare(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  const port = Number(chunk.toString().trim());
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    stop: async () => {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** The most resident memory a process has had so far (VmHWM), in bytes; null where /proc is absent. */
+export function peakRss(pid: number): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A fresh PostgreSQL database for one run, or null when no server answers. */
+export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `issuer_bench_${process.pid}_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Rate limits out of the way: the benchmark measures the issuer, not its throttle. */
+const UNLIMITED: Record<string, string> = Object.fromEntries(
+  ['ENROLL_PER_IP', 'ENROLL_PER_TOKEN', 'CHECKIN_PER_KEY', 'STATUS_PER_KEY', 'ADMIN_PER_TOKEN', 'NOT_FOUND_PER_IP'].map(
+    (name) => [`RATE_LIMIT_${name}`, '1000000000'],
+  ),
+);
+
+/** A real issuer process (`src/server.ts`) on SQLite (a temporary file) or on the given database. */
+export function startIssuer(databaseUrl: string | null): Promise<Issuer> {
+  return Issuer.start({ ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+}

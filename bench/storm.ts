@@ -1,0 +1,50 @@
+/**
+ * The offline-sync storm: many scanners come back online at once, each with a queue of offline
+ * scans, and all sync together. Uses the scanner SDK as a scanner app would, on file storage.
+ */
+import { join } from 'node:path';
+import { enroll, Scanner } from '../packages/scanner/src/index.ts';
+import { FsStorage } from '../packages/scanner/src/storage/fs.ts';
+import { type Issuer, tempDir } from '../packages/scanner/test/issuer.ts';
+
+export interface StormResult {
+  scans: number;
+  ms: number;
+  /** Outcomes the issuer gave, and scans refused or left in a queue (an error answer of any kind). */
+  outcomes: Record<string, number>;
+  refused: number;
+  remaining: number;
+}
+
+/** Enrols `scanners` devices, queues `perScanner` offline scans on each (tickets of their own), then syncs all at once. */
+export async function syncStorm(
+  issuer: Issuer,
+  eid: string,
+  tokens: string[],
+  scanners: number,
+  perScanner: number,
+): Promise<StormResult> {
+  const devices: Scanner[] = [];
+  for (let s = 0; s < scanners; s++) {
+    const storage = await FsStorage.create(join(tempDir('bench-scanner-'), 'state'));
+    await enroll(storage, await issuer.setupUri(eid), { name: `Gate scanner ${s + 1}` });
+    const scanner = await Scanner.open(storage);
+    await scanner.scan(tokens.slice(s * perScanner, (s + 1) * perScanner), { offline: true });
+    devices.push(scanner);
+  }
+  const started = Date.now();
+  const results = await Promise.all(devices.map((scanner) => scanner.sync()));
+  const ms = Date.now() - started;
+  await Promise.all(devices.map((scanner) => scanner.close()));
+  const outcomes: Record<string, number> = {};
+  for (const result of results) {
+    for (const [outcome, n] of Object.entries(result.outcomes)) outcomes[outcome] = (outcomes[outcome] ?? 0) + n;
+  }
+  return {
+    scans: scanners * perScanner,
+    ms,
+    outcomes,
+    refused: results.reduce((sum, r) => sum + r.refused, 0),
+    remaining: results.reduce((sum, r) => sum + r.remaining, 0),
+  };
+}
