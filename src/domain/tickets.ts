@@ -51,25 +51,23 @@ export async function issueTickets(deps: TicketDeps, eid: string, specs: NewTick
       : null,
   );
   const signer = await deps.signer.signerForActiveKey();
-  const tickets = await Promise.all(
-    specs.map(async (spec, i): Promise<TicketRecord> => {
-      const tid = newTicketId();
-      const expiresAt = expiries[i] ?? null;
-      const claims = ticketClaims(deps, { tid, eid, ticket_type: spec.ticket_type, expires_at: expiresAt }, now);
-      return {
-        tid,
-        eid,
-        holder_name: spec.holder_name,
-        ticket_type: spec.ticket_type,
-        issued_at: issuedAt,
-        expires_at: expiresAt,
-        checked_in_at: null,
-        revoked_at: null,
-        revoke_reason: null,
-        ticket_token: await signer.sign(claims),
-      };
-    }),
-  );
+  const tickets = specs.map((spec, i): TicketRecord => {
+    const tid = newTicketId();
+    const expiresAt = expiries[i] ?? null;
+    const claims = ticketClaims(deps, { tid, eid, ticket_type: spec.ticket_type, expires_at: expiresAt }, now);
+    return {
+      tid,
+      eid,
+      holder_name: spec.holder_name,
+      ticket_type: spec.ticket_type,
+      issued_at: issuedAt,
+      expires_at: expiresAt,
+      checked_in_at: null,
+      revoked_at: null,
+      revoke_reason: null,
+      ticket_token: signer.sign(claims),
+    };
+  });
   await deps.store.createTickets(tickets);
   return tickets;
 }
@@ -95,7 +93,7 @@ export async function reissueTicket(deps: TicketDeps, tid: string): Promise<Tick
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
     const now = deps.clock.now();
     const signer = await deps.signer.signerForActiveKey();
-    const token = await signer.sign(ticketClaims(deps, ticket, now));
+    const token = signer.sign(ticketClaims(deps, ticket, now));
     const result = await deps.store.reissueTicket(
       tid,
       ticket.ticket_token,

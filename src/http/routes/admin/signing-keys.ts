@@ -1,6 +1,6 @@
 import { IssuerError } from '../../../domain/errors.ts';
 import { toPublicJwk } from '../../../domain/signing.ts';
-import { toStored, toWire } from '../../../domain/time.ts';
+import { toWire } from '../../../domain/time.ts';
 import type { SigningKeyRecord } from '../../../store/store.ts';
 import type { App, AppContext } from '../../context.ts';
 import { listSigningKeysSchema, removeSigningKeySchema, rotateSigningKeySchema } from '../../schemas/admin.ts';
@@ -33,7 +33,7 @@ export function adminSigningKeyRoutes(app: App, ctx: AppContext): void {
   });
 
   app.delete('/admin/v1/signing-keys/:kid', { schema: removeSigningKeySchema }, async (request) => {
-    const outcome = await ctx.store.removeSigningKey(request.params.kid, toStored(ctx.clock.now()));
+    const outcome = await ctx.signer.remove(request.params.kid);
     if (outcome === 'unknown') throw new IssuerError('NOT_FOUND', 'no signing key has this kid');
     if (outcome === 'active') {
       throw new IssuerError('INVALID_REQUEST', 'the active signing key cannot be removed; rotate first', {
