@@ -9,7 +9,8 @@ import { type Clock, systemClock } from './domain/clock.ts';
 import { PROTOCOL_VERSIONS } from './domain/enroll.ts';
 import { IssuerError } from './domain/errors.ts';
 import { TicketSigner } from './domain/signing.ts';
-import { authHooks } from './http/auth.ts';
+import { RecentKeys } from './domain/credentials.ts';
+import { authHooks, scannerLogFields } from './http/auth.ts';
 import { registerConsole } from './http/console.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { secretMasker } from './http/log-masking.ts';
@@ -93,6 +94,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     logger: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // The scanner's key id joins the request's completion line only when that line is written: a
+      // child logger per request would cost every check-in its bindings, logged or not.
+      serializers: {
+        res: (reply: { statusCode: number; request?: FastifyRequest }) => ({
+          statusCode: reply.statusCode,
+          ...(reply.request ? scannerLogFields(reply.request) : {}),
+        }),
+      },
       // Redaction covers known fields; this covers secrets pasted anywhere else (a URL, another header).
       hooks: { streamWrite: secretMasker(config.adminToken) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
@@ -153,7 +162,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
     adminTokenHash,
     limits,
-    auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp),
+    auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);
 

@@ -55,7 +55,9 @@ export async function checkIn(
   try {
     return await attemptCheckIn(deps, key, request, headerKey, now);
   } catch (error) {
-    if (error instanceof IssuerError && error.code !== 'IDEMPOTENCY_CONFLICT') {
+    // An idempotency conflict is logged by the store; a key refused in the transaction, like one refused
+    // at authentication, is not the scanner's attempt at all.
+    if (error instanceof IssuerError && error.code !== 'IDEMPOTENCY_CONFLICT' && error.code !== 'UNAUTHORIZED') {
       // The scanner is owed the refusal, not a 500: a scan log that cannot be written is the issuer's problem.
       await deps.store
         .logRefusedAttempt(refusedAttempt(key, request, headerKey, now), `${error.code}: ${error.message}`)
@@ -137,6 +139,7 @@ async function attemptCheckIn(
     checkScanWindow(scannedAtDate, now);
     return decide(ticket, request.eid, scannedAt, signatureProblem, request.ticket_token ?? null);
   });
+  if (result.kind === 'key_refused') throw new IssuerError('UNAUTHORIZED', `the API key is ${result.why}`);
   if (result.kind === 'conflict') {
     throw new IssuerError(
       'IDEMPOTENCY_CONFLICT',

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord, Store } from '../store/store.ts';
+import { keyStanding } from '../store/key-standing.ts';
 import { hashesEqual, hashSecret } from './ids.ts';
 
 /** Compared against when no stored hash exists, so that a miss costs what a hit costs. */
@@ -17,13 +18,56 @@ function hashMatches(presentedHash: string, storedHash: string | null): boolean 
 
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; why: 'unknown' | 'revoked' | 'expired' };
 
-/** Looks up an API key by the hash of the presented secret and judges it at `now`. */
-export async function checkApiKey(store: Store, presented: string, now: string): Promise<KeyCheck> {
-  // Hashed once: the hash finds the key and is then compared in constant time with what was found.
-  const presentedHash = hashSecret(presented);
+/**
+ * Keys found recently, by the hash of the presented credential, each for a second. Only a caller
+ * that judges the key again where it acts may use it: check-in does, inside its transaction, so a
+ * key revoked on any instance is refused on its very next check-in all the same.
+ */
+export class RecentKeys {
+  private readonly entries = new Map<string, { key: ApiKeyRecord; until: number }>();
+
+  constructor(
+    private readonly ttlMs = 1000,
+    private readonly capacity = 10_000,
+  ) {}
+
+  /** The key found under this hash less than a second ago, or null. */
+  get(presentedHash: string, nowMs: number): ApiKeyRecord | null {
+    const entry = this.entries.get(presentedHash);
+    if (!entry) return null;
+    if (entry.until > nowMs) return entry.key;
+    this.entries.delete(presentedHash);
+    return null;
+  }
+
+  /** Remembers a key in good standing; a full cache starts afresh rather than grow. */
+  set(presentedHash: string, key: ApiKeyRecord, nowMs: number): void {
+    if (this.entries.size >= this.capacity) this.entries.clear();
+    this.entries.set(presentedHash, { key, until: nowMs + this.ttlMs });
+  }
+}
+
+/**
+ * Looks up an API key by the hash of the presented secret and judges it at `now`. With `recent`,
+ * a key found within the last second is taken from there instead of the store.
+ */
+export async function checkApiKey(
+  store: Store,
+  presentedHash: string,
+  now: string,
+  recent: RecentKeys | null = null,
+): Promise<KeyCheck> {
+  const nowMs = Date.parse(now);
+  const remembered = recent?.get(presentedHash, nowMs);
+  if (remembered) {
+    const standing = keyStanding(remembered, now);
+    return standing === true ? { ok: true, key: remembered } : { ok: false, why: standing };
+  }
+  // The hash finds the key and is then compared in constant time with what was found.
   const key = await store.findApiKey(presentedHash);
   if (!hashMatches(presentedHash, key?.key_hash ?? null) || !key) return { ok: false, why: 'unknown' };
-  if (key.revoked_at !== null) return { ok: false, why: 'revoked' };
-  if (key.expires_at <= now) return { ok: false, why: 'expired' };
+  const standing = keyStanding(key, now);
+  if (standing !== true) return { ok: false, why: standing };
+  recent?.set(presentedHash, key, nowMs);
   return { ok: true, key };
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { checkApiKey, matchesHash } from '../domain/credentials.ts';
+import { checkApiKey, matchesHash, type RecentKeys } from '../domain/credentials.ts';
 import { IssuerError } from '../domain/errors.ts';
 import type { ApiKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -14,25 +15,54 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+const DIGEST = Symbol('bearer digest');
+type DigestedRequest = FastifyRequest & { [DIGEST]?: Buffer };
+
+/**
+ * The SHA-256 of the request's bearer credential, computed once per request: the rate limiter
+ * names its counter after it (base64url) and authentication looks the key up by it (hex, as
+ * `hashSecret` stores it). Null without a bearer credential.
+ */
+export function bearerDigest(request: FastifyRequest): Buffer | null {
+  const memo = (request as DigestedRequest)[DIGEST];
+  if (memo) return memo;
+  const token = bearerToken(request);
+  if (token === null) return null;
+  const digest = createHash('sha256').update(token, 'utf8').digest();
+  (request as DigestedRequest)[DIGEST] = digest;
+  return digest;
+}
+
 /** `last_seen_at` is kept to the minute: a write per request would cost every status read a commit. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
 const UNAUTHORIZED = 'a valid API key is required (Authorization: Bearer <API_KEY>)';
 
-/** Authenticates a scanner by its API key (401 otherwise) and records when it was last seen. */
-export async function authenticateScanner(request: FastifyRequest, store: Store, clock: Clock): Promise<ApiKeyRecord> {
-  const presented = bearerToken(request);
-  if (presented === null) throw new IssuerError('UNAUTHORIZED', UNAUTHORIZED);
+/** The refusal of a key that is not (or no longer) good: 401, saying why when the key exists. */
+export function unauthorizedKey(why: 'unknown' | 'revoked' | 'expired'): IssuerError {
+  return new IssuerError('UNAUTHORIZED', why === 'unknown' ? UNAUTHORIZED : `the API key is ${why}`);
+}
+
+/**
+ * Authenticates a scanner by its API key (401 otherwise) and records when it was last seen. With
+ * `recent`, a key found within the last second is not looked up again (see `RecentKeys`).
+ */
+export async function authenticateScanner(
+  request: FastifyRequest,
+  store: Store,
+  clock: Clock,
+  recent: RecentKeys | null = null,
+): Promise<ApiKeyRecord> {
+  const digest = bearerDigest(request);
+  if (digest === null) throw new IssuerError('UNAUTHORIZED', UNAUTHORIZED);
   const now = toStored(clock.now());
-  const check = await checkApiKey(store, presented, now);
-  if (!check.ok) {
-    const message = check.why === 'unknown' ? UNAUTHORIZED : `the API key is ${check.why}`;
-    throw new IssuerError('UNAUTHORIZED', message);
-  }
-  request.log = request.log.child({ api_key_id: check.key.api_key_id });
+  const check = await checkApiKey(store, digest.toString('hex'), now, recent);
+  if (!check.ok) throw unauthorizedKey(check.why);
   const lastSeen = check.key.last_seen_at;
   if (lastSeen === null || Date.parse(now) - Date.parse(lastSeen) >= LAST_SEEN_RESOLUTION_MS) {
     await store.touchApiKey(check.key.api_key_id, now);
+    // The remembered record moves on too, so that a cached key is not touched on every request.
+    check.key.last_seen_at = now;
   }
   return check.key;
 }
@@ -52,6 +82,12 @@ declare module 'fastify' {
   }
 }
 
+/** What log lines about a request add to name its scanner: the key id (safe to log), when there is one. */
+export function scannerLogFields(request: FastifyRequest): { api_key_id?: string } {
+  const key = request.scannerKey;
+  return key ? { api_key_id: key.api_key_id } : {};
+}
+
 /** The scanner key a route's authentication hook found; routes behind that hook always have one. */
 export function scannerKeyOf(request: FastifyRequest): ApiKeyRecord {
   if (!request.scannerKey) throw new Error('scanner route without its authentication hook');
@@ -68,7 +104,8 @@ export function authHooks(
   clock: Clock,
   adminTokenHash: () => Promise<string>,
   onFailure: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
-): { scanner: onRequestAsyncHookHandler; admin: onRequestAsyncHookHandler } {
+  recent: RecentKeys,
+): { scanner: onRequestAsyncHookHandler; scannerCheckIn: onRequestAsyncHookHandler; admin: onRequestAsyncHookHandler } {
   const guarded =
     (check: (request: FastifyRequest) => Promise<void> | void): onRequestAsyncHookHandler =>
     async (request, reply) => {
@@ -82,6 +119,10 @@ export function authHooks(
   return {
     scanner: guarded(async (request) => {
       request.scannerKey = await authenticateScanner(request, store, clock);
+    }),
+    // Check-in judges the key again inside its transaction, so it may take a key found a moment ago.
+    scannerCheckIn: guarded(async (request) => {
+      request.scannerKey = await authenticateScanner(request, store, clock, recent);
     }),
     admin: guarded(async (request) => {
       // Scripts send the bearer token, unchanged; the console's browser sends its session cookie instead.

@@ -24,7 +24,12 @@ export interface AppContext {
   /** The hash the admin token is checked against (it changes when the token is reset). */
   adminTokenHash: () => Promise<string>;
   limits: RateLimitHooks;
-  auth: { scanner: onRequestAsyncHookHandler; admin: onRequestAsyncHookHandler };
+  auth: {
+    scanner: onRequestAsyncHookHandler;
+    /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */
+    scannerCheckIn: onRequestAsyncHookHandler;
+    admin: onRequestAsyncHookHandler;
+  };
 }
 
 /** The Fastify instance with TypeBox types, as route plugins see it. */

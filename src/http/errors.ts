@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorCode, IssuerError } from '../domain/errors.ts';
+import { scannerLogFields } from './auth.ts';
 import { fieldProblems } from './validation.ts';
 
 /** The HTTP status of every error code. */
@@ -41,7 +42,7 @@ export function envelope(code: string, message: string, details: Record<string, 
 export function handleError(error: FastifyError | IssuerError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof IssuerError) {
     const status = STATUS_OF[error.code];
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) request.log.error({ err: error, ...scannerLogFields(request) }, 'request failed');
     return reply.status(status).send(envelope(error.code, error.message, error.details));
   }
   const fastifyError = error as FastifyError;
@@ -53,12 +54,12 @@ export function handleError(error: FastifyError | IssuerError | Error, request: 
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (known) return reply.status(known.status).send(envelope('INVALID_REQUEST', known.message));
   if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    request.log.info({ err: error }, 'client error');
+    request.log.info({ err: error, ...scannerLogFields(request) }, 'client error');
     return reply
       .status(fastifyError.statusCode)
       .send(envelope('INVALID_REQUEST', 'the request could not be processed'));
   }
-  request.log.error({ err: error }, 'request failed');
+  request.log.error({ err: error, ...scannerLogFields(request) }, 'request failed');
   return reply
     .status(500)
     .send(envelope('INTERNAL', 'internal error; retry with exponential backoff', { request_id: request.id }));

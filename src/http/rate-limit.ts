@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import type { RateLimits } from '../config.ts';
 import { IssuerError } from '../domain/errors.ts';
 import { sessionIdOf } from './admin-session.ts';
-import { bearerToken } from './auth.ts';
+import { bearerDigest } from './auth.ts';
 
 type Hook = onRequestAsyncHookHandler;
 
@@ -49,8 +49,11 @@ export function rateLimitOptions(limits: RateLimits, maxima: LimitMaxima) {
  * NAT do not share a budget); requests without a credential are counted per client IP instead.
  */
 function byBearer(request: FastifyRequest): string {
-  const token = bearerToken(request) ?? sessionIdOf(request);
-  return token === null ? `ip:${request.ip}` : `cred:${credentialKey(token)}`;
+  // The bearer's digest is the one authentication uses next: the credential is hashed once.
+  const digest = bearerDigest(request);
+  if (digest !== null) return `cred:${digest.toString('base64url').slice(0, 32)}`;
+  const session = sessionIdOf(request);
+  return session === null ? `ip:${request.ip}` : `cred:${credentialKey(session)}`;
 }
 
 function byEnrollmentToken(request: FastifyRequest): string {

@@ -129,7 +129,11 @@ export interface CheckInAttempt {
   admitted_offline: boolean;
 }
 
-export type CheckInResult = { kind: 'answered'; answer: StoredAnswer; replay: boolean } | { kind: 'conflict' };
+export type CheckInResult =
+  | { kind: 'answered'; answer: StoredAnswer; replay: boolean }
+  | { kind: 'conflict' }
+  /** The attempt's API key was revoked or expired by the time the transaction ran: nothing was stored. */
+  | { kind: 'key_refused'; why: 'revoked' | 'expired' };
 
 export type RedeemFailure = 'unknown' | 'used' | 'expired' | 'revoked';
 
@@ -279,7 +283,9 @@ export interface Store {
   findApiKeyByToken(tokenId: string): Promise<ApiKeyRecord | null>;
 
   /**
-   * Applies one check-in attempt atomically. A known idempotency key (per event) with the same
+   * Applies one check-in attempt atomically. First the attempt's API key is judged as it stands
+   * inside the transaction (revoked, or expired at `received_at`: `key_refused`, nothing stored), so
+   * a key revoked anywhere is refused on its next check-in. A known idempotency key (per event) with the same
    * fingerprint returns its first answer; with another fingerprint, a conflict. Otherwise
    * `decide` sees the ticket as it is inside the transaction and its verdict is applied and
    * remembered; if `decide` throws, nothing is stored and the error reaches the caller.

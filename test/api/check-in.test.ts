@@ -360,6 +360,28 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(res.statusCode, 401);
     });
 
+    it('a key revoked while in use is refused on its very next check-in, replays included', async () => {
+      const first = checkInBody(s, at(0));
+      assert.equal((await postCheckIn(t.app, s.apiKey, first)).json().status, 'valid');
+      await adminCall(t.app, 'POST', `/admin/v1/api-keys/${s.apiKeyId}/revoke`);
+      for (const body of [first, checkInBody(s, at(0))]) {
+        const res = await postCheckIn(t.app, s.apiKey, body);
+        assert.equal(res.statusCode, 401);
+        assert.equal(res.json().error.code, 'UNAUTHORIZED');
+      }
+      const { scans } = await adminCall<{ scans: unknown[] }>(t.app, 'GET', `/admin/v1/events/${s.eid}/scans`);
+      assert.equal(scans.length, 1, 'refused keys leave no scan behind');
+    });
+
+    it('a key that expires while in use is refused on its very next check-in', async () => {
+      t.clock.set('2026-06-04T01:59:00Z');
+      const scanned = '2026-06-04T01:58:00Z';
+      assert.equal((await postCheckIn(t.app, s.apiKey, checkInBody(s, scanned))).json().status, 'valid');
+      t.clock.set('2026-06-04T02:00:00Z');
+      const res = await postCheckIn(t.app, s.apiKey, checkInBody(s, scanned));
+      assert.equal(res.statusCode, 401);
+    });
+
     it('an expired key returns 401 UNAUTHORIZED', async () => {
       t.clock.set('2026-06-04T02:00:00Z');
       const res = await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-04T01:59:00Z'));

@@ -100,13 +100,16 @@ function newSigningKey(): SigningKeyRecord {
   };
 }
 
+/** An API key in good standing in the open store: check-in judges the attempt's key in its transaction. */
+let liveKeyId = 'sck_none';
+
 function newAttempt(eid: string, tid: string, overrides: Partial<CheckInAttempt> = {}): CheckInAttempt {
   return {
     eid,
     tid,
     idempotency_key: randomUUID(),
     fingerprint: `fp:${tid}`,
-    api_key_id: 'sck_conformance',
+    api_key_id: liveKeyId,
     scanner_id: 'scanner-1',
     gate_id: 'gate-a',
     scanned_at: at(5),
@@ -174,7 +177,10 @@ export function storeConformance(
 
   describe(name, () => {
     before(async () => {
-      if (!options.skip) opened = await open();
+      if (options.skip) return;
+      opened = await open();
+      const { event } = await seed(0);
+      liveKeyId = (await enrol(event.eid)).key.api_key_id;
     });
     after(async () => {
       await opened?.close();
@@ -551,6 +557,22 @@ export function storeConformance(
         assert.deepEqual(await store().getTicket(tickets[0]!.tid), { ...tickets[0], checked_in_at: at(5) });
       });
 
+      test('a key revoked or expired by the time the transaction runs is refused; nothing is stored', async () => {
+        const { event, tickets } = await seed(1);
+        const revoked = (await enrol(event.eid)).key.api_key_id;
+        await store().revokeApiKey(revoked, at(4));
+        const attempt = newAttempt(event.eid, tickets[0]!.tid, { api_key_id: revoked });
+        assert.deepEqual(await store().checkIn(attempt, mustNotDecide), { kind: 'key_refused', why: 'revoked' });
+        // The conformance key expires 48 hours after T0: an attempt received then is refused.
+        const late = newAttempt(event.eid, tickets[0]!.tid, { received_at: at(60 * 48) });
+        assert.deepEqual(await store().checkIn(late, mustNotDecide), { kind: 'key_refused', why: 'expired' });
+        assert.equal((await store().getTicket(tickets[0]!.tid))!.checked_in_at, null);
+        assert.deepEqual((await store().listScans(event.eid, 10, null)).items, []);
+        // The same idempotency key is still free for a key in good standing.
+        const fresh = await store().checkIn({ ...attempt, api_key_id: liveKeyId }, gateDecider(at(5)));
+        assert.equal(fresh.kind === 'answered' && fresh.replay, false);
+      });
+
       test('decide sees null for an unknown tid, and that answer is remembered too', async () => {
         const { event } = await seed(0);
         const calls: (TicketRecord | null)[] = [];
@@ -726,7 +748,8 @@ export function storeConformance(
         await store().checkIn(first, gateDecider(at(5)));
         await store().checkIn({ ...first, received_at: at(7) }, mustNotDecide);
         await store().checkIn({ ...first, fingerprint: 'fp:other', received_at: at(8) }, mustNotDecide);
-        const second = newAttempt(event.eid, tid, { api_key_id: 'sck_other', scanner_id: 'scanner-2' });
+        const other = (await enrol(event.eid)).key.api_key_id;
+        const second = newAttempt(event.eid, tid, { api_key_id: other, scanner_id: 'scanner-2' });
         await store().checkIn(second, gateDecider(at(9)));
         const { items, next_cursor } = await store().listScans(event.eid, 10, null);
         assert.equal(next_cursor, null);

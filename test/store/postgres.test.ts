@@ -73,6 +73,33 @@ function signingKey(): SigningKeyRecord {
   };
 }
 
+/** The API key `attemptOn` names, in good standing: check-in judges the key inside its transaction. */
+async function enrolCrossKey(store: PostgresStore): Promise<void> {
+  const at = '2026-06-01T12:00:00.000Z';
+  const eid = newEventId();
+  await store.createEvent({ eid, name: 'Keys', event_date: at, ends_at: null, created_at: at });
+  const token = {
+    token_id: 'set_cross',
+    token_hash: 'cross-token-hash',
+    eid,
+    gate_id: null,
+    expires_at: '2026-06-02T12:00:00.000Z',
+    key_expires_at: '2026-06-09T12:00:00.000Z',
+    created_at: at,
+    used_at: null,
+    revoked_at: null,
+  };
+  await store.createEnrollmentToken(token);
+  const key = {
+    api_key_id: 'sck_cross',
+    key_hash: 'cross-key-hash',
+    scanner_id: 'scanner-1',
+    scanner_name: null,
+    scanner_platform: null,
+  };
+  assert.equal((await store.redeemEnrollmentToken(token.token_hash, at, key)).kind, 'enrolled');
+}
+
 describe('PostgresStore: several instances on one database', () => {
   const stores: PostgresStore[] = [];
   let database: { url: string; drop: () => Promise<void> } | null = null;
@@ -86,6 +113,7 @@ describe('PostgresStore: several instances on one database', () => {
     database = await freshDatabase();
     // Three instances starting at once against an empty database: they must migrate it once.
     stores.push(...(await Promise.all([0, 1, 2].map(() => PostgresStore.open(database!.url)))));
+    await enrolCrossKey(a());
   });
   after(async () => {
     await Promise.all(stores.map((s) => s.close()));

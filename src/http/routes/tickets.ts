@@ -12,7 +12,7 @@ import { checkInSchema, statusSchema } from '../schemas/tickets.ts';
 export function ticketRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/v1/tickets/check-in',
-    { schema: checkInSchema, bodyLimit: 16 * 1024, onRequest: [ctx.limits.checkInPerKey, ctx.auth.scanner] },
+    { schema: checkInSchema, bodyLimit: 16 * 1024, onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn] },
     async (request, reply) => {
       const key = scannerKeyOf(request);
       const { answer, replay } = await checkIn(
@@ -21,7 +21,11 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
           clock: ctx.clock,
           signer: ctx.signer,
           issuer: ctx.config.baseUrl,
-          onLogFailure: (error) => request.log.error({ err: error }, 'refused attempt not written to the scan log'),
+          onLogFailure: (error) =>
+            request.log.error(
+              { err: error, api_key_id: key.api_key_id },
+              'refused attempt not written to the scan log',
+            ),
         },
         key,
         request.body,

@@ -30,6 +30,7 @@ import {
   TOUCH_ADMIN_SESSION_SQL,
 } from '../console-queries.ts';
 import { CONFLICT_COUNT_SQL, CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
+import { keyRefusal } from '../key-standing.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
@@ -392,6 +393,11 @@ export class PostgresStore implements Store {
         LOCK_IDEMPOTENCY,
         `${attempt.eid}:${attempt.idempotency_key}`,
       ]);
+      const key = await one<ApiKeyRecord>(db, 'SELECT revoked_at, expires_at FROM api_keys WHERE api_key_id = $1', [
+        attempt.api_key_id,
+      ]);
+      const refusal = keyRefusal(key, attempt.received_at);
+      if (refusal) return refusal;
       const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [attempt.tid]);
       // Read committed: this statement starts after the key lock was granted, so it sees the answer
       // of any attempt with the same key that held the lock before.

@@ -32,6 +32,7 @@ import {
   TOUCH_ADMIN_SESSION_SQL,
 } from '../console-queries.ts';
 import { CONFLICT_COUNT_SQL, CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
+import { keyRefusal } from '../key-standing.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
@@ -378,6 +379,12 @@ export class SqliteStore implements Store {
   /** Check-ins arriving together share one commit (see GroupCommit); each is still atomic on its own. */
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
     return this.groupCommit.run((): CheckInResult => {
+      const key = this.one<ApiKeyRecord>(
+        'SELECT revoked_at, expires_at FROM api_keys WHERE api_key_id = ?',
+        attempt.api_key_id,
+      );
+      const refusal = keyRefusal(key, attempt.received_at);
+      if (refusal) return refusal;
       const known = this.one<KnownAttempt>(
         'SELECT fingerprint, http_status, body, outcome, reason FROM idempotency_keys WHERE eid = ? AND idempotency_key = ?',
         attempt.eid,
