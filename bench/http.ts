@@ -142,7 +142,7 @@ function report(bare: LoadResult, figures: BackendFigures[]): void {
       .map(([o, n]) => `${o} ${n}`)
       .join(', ');
     out.push(
-      `| ${f.backend} | ${(f.large.rate / f.plain.rate).toFixed(2)} | ${s.scans} scans (${STORM.scanners} × ${STORM.perScanner}) in ${s.ms} ms | ${outcomes}; refused ${s.refused}, left ${s.remaining} | ${mib(f.peakRss)} | ${f.seedSeconds.toFixed(0)} s |`,
+      `| ${f.backend} | ${(f.large.rate / f.plain.rate).toFixed(2)} | ${s.scans} scans (${STORM.scanners} × ${STORM.perScanner}) uploaded in ${s.uploadMs} ms, synced in ${s.ms} ms | ${outcomes}; refused ${s.refused}, left ${s.remaining} | ${mib(f.peakRss)} | ${f.seedSeconds.toFixed(0)} s |`,
     );
   }
   process.stdout.write(`${out.join('\n')}\n`);

@@ -9,6 +9,8 @@ import { type Issuer, tempDir } from '../packages/scanner/test/issuer.ts';
 
 export interface StormResult {
   scans: number;
+  /** From the start until the last check-in was answered, and until every sync (feed and keys pulled too) ended. */
+  uploadMs: number;
   ms: number;
   /** Outcomes the issuer gave, and scans refused or left in a queue (an error answer of any kind). */
   outcomes: Record<string, number>;
@@ -24,11 +26,18 @@ export async function syncStorm(
   scanners: number,
   perScanner: number,
 ): Promise<StormResult> {
+  let lastCheckIn = 0;
+  // The SDK's own fetch, watched: when did the last check-in answer arrive?
+  const watched: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (String(input).endsWith('/check-in')) lastCheckIn = Date.now();
+    return response;
+  };
   const devices: Scanner[] = [];
   for (let s = 0; s < scanners; s++) {
     const storage = await FsStorage.create(join(tempDir('bench-scanner-'), 'state'));
     await enroll(storage, await issuer.setupUri(eid), { name: `Gate scanner ${s + 1}` });
-    const scanner = await Scanner.open(storage);
+    const scanner = await Scanner.open(storage, { fetch: watched });
     await scanner.scan(tokens.slice(s * perScanner, (s + 1) * perScanner), { offline: true });
     devices.push(scanner);
   }
@@ -42,6 +51,7 @@ export async function syncStorm(
   }
   return {
     scans: scanners * perScanner,
+    uploadMs: lastCheckIn - started,
     ms,
     outcomes,
     refused: results.reduce((sum, r) => sum + r.refused, 0),

@@ -35,6 +35,7 @@ import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { page, type Row, toSigningKey } from '../rows.ts';
+import { CheckInBatcher, LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 
 /** Anything that runs a query: the pool (one statement, one implicit transaction) or a client inside BEGIN. */
@@ -48,7 +49,6 @@ interface Db {
  */
 const LOCK_MIGRATIONS = 0x54490001;
 const LOCK_SIGNING_KEYS = 0x54490002;
-const LOCK_IDEMPOTENCY = 0x54490003;
 
 const toScan = (row: Row): ScanRecord => ({
   ...(row as unknown as ScanRecord),
@@ -96,7 +96,11 @@ const TICKET_COLUMNS = [
  * settled by row locks and transaction-scoped advisory locks, never by the process.
  */
 export class PostgresStore implements Store {
-  private constructor(private readonly pool: pg.Pool) {}
+  private readonly batcher: CheckInBatcher;
+
+  private constructor(private readonly pool: pg.Pool) {
+    this.batcher = new CheckInBatcher(pool, (attempt, decide) => this.checkInAlone(attempt, decide));
+  }
 
   /** Connects and applies pending migrations; instances starting together migrate once. */
   static async open(url: string): Promise<PostgresStore> {
@@ -384,15 +388,26 @@ export class PostgresStore implements Store {
 
   /**
    * Applies one check-in attempt atomically; same-key attempts and same-ticket attempts are
-   * serialized across processes, and every attempt is appended to the scan log.
+   * serialized across processes, and every attempt is appended to the scan log. Attempts arriving
+   * together share one transaction (see CheckInBatcher); each is still decided on its own.
    */
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
+    return this.batcher.run(attempt, decide);
+  }
+
+  /** How many check-in batches were committed (for tests and benchmarks). */
+  get committedBatches(): number {
+    return this.batcher.committedBatches;
+  }
+
+  /** One check-in in a transaction of its own: what a batch falls back to when it fails as a whole. */
+  private checkInAlone(
+    attempt: CheckInAttempt,
+    decide: (ticket: TicketRecord | null) => CheckInVerdict,
+  ): Promise<CheckInResult> {
     return this.tx(async (db): Promise<CheckInResult> => {
       // Lock order is always key then ticket, so two attempts can never wait on each other in a cycle.
-      await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
-        LOCK_IDEMPOTENCY,
-        `${attempt.eid}:${attempt.idempotency_key}`,
-      ]);
+      await db.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_IDEMPOTENCY, lockNumber(attempt)]);
       const key = await one<ApiKeyRecord>(db, 'SELECT revoked_at, expires_at FROM api_keys WHERE api_key_id = $1', [
         attempt.api_key_id,
       ]);

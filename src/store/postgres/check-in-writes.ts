@@ -1,0 +1,99 @@
+import type { KnownAttempt } from '../replay.ts';
+import type { CheckInAttempt, ScanOutcome } from '../store.ts';
+
+/** An answer to remember under its idempotency key. */
+export interface Remembered {
+  attempt: CheckInAttempt;
+  known: KnownAttempt;
+}
+
+/** A line of the scan log. */
+export interface LoggedScan {
+  attempt: CheckInAttempt;
+  outcome: ScanOutcome;
+  reason: string | null;
+  replay: boolean;
+}
+
+/** A ticket checked in by the batch. */
+export interface CheckedIn {
+  attempt: CheckInAttempt;
+  at: string;
+}
+
+/**
+ * Everything a batch of check-ins writes, as one statement of data-modifying CTEs (one round trip,
+ * one parameter array per column whatever the batch size): the remembered answers, the scan log in
+ * item order, the tickets checked in, and their `checked_in` changes. Each event's feed counter
+ * moves once by the number of its changes (events in eid order: the last lock of the batch's
+ * order), and the changes take the positions just below the new value, in item order.
+ */
+const WRITE_SQL = `
+  WITH remembered AS (
+    INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[])
+  ), logged AS (
+    INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
+      outcome, reason, replay, admitted_offline)
+    SELECT eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
+      outcome, reason, replay, admitted_offline
+    FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
+      $16::text[], $17::text[], $18::text[], $19::boolean[], $20::boolean[]) WITH ORDINALITY
+      AS s (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
+        outcome, reason, replay, admitted_offline, n)
+    ORDER BY n
+  ), checked AS (
+    UPDATE tickets SET checked_in_at = c.at FROM unnest($22::text[], $23::text[]) AS c (tid, at)
+    WHERE tickets.tid = c.tid
+  ), counters AS (
+    INSERT INTO change_counters (eid, last_position)
+    SELECT eid, count(*) FROM unnest($21::text[]) AS e (eid) GROUP BY eid ORDER BY eid
+    ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + EXCLUDED.last_position
+    RETURNING eid, last_position
+  )
+  INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+  SELECT c.eid,
+    counters.last_position - count(*) OVER (PARTITION BY c.eid) + row_number() OVER (PARTITION BY c.eid ORDER BY c.n),
+    'checked_in', c.tid, c.at, c.scanner_id, c.gate_id
+  FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[]) WITH ORDINALITY
+    AS c (eid, tid, at, scanner_id, gate_id, n)
+  JOIN counters ON counters.eid = c.eid`;
+
+/** The batch's one write statement and its parameters. */
+export function batchWrite(
+  remembered: Remembered[],
+  scans: LoggedScan[],
+  checkedIn: CheckedIn[],
+): { text: string; values: unknown[] } {
+  const column = <T, V>(items: T[], pick: (item: T) => V): V[] => items.map(pick);
+  return {
+    text: WRITE_SQL,
+    values: [
+      column(remembered, (r) => r.attempt.eid),
+      column(remembered, (r) => r.attempt.idempotency_key),
+      column(remembered, (r) => r.known.fingerprint),
+      column(remembered, (r) => r.known.http_status),
+      column(remembered, (r) => r.known.body),
+      column(remembered, (r) => r.known.outcome),
+      column(remembered, (r) => r.known.reason),
+      column(remembered, (r) => r.attempt.received_at),
+      column(scans, (s) => s.attempt.eid),
+      column(scans, (s) => s.attempt.tid),
+      column(scans, (s) => s.attempt.api_key_id),
+      column(scans, (s) => s.attempt.scanner_id),
+      column(scans, (s) => s.attempt.gate_id),
+      column(scans, (s) => s.attempt.idempotency_key),
+      column(scans, (s) => s.attempt.scanned_at),
+      column(scans, (s) => s.attempt.received_at),
+      column(scans, (s) => s.outcome),
+      column(scans, (s) => s.reason),
+      column(scans, (s) => s.replay),
+      column(scans, (s) => s.attempt.admitted_offline),
+      column(checkedIn, (c) => c.attempt.eid),
+      column(checkedIn, (c) => c.attempt.tid),
+      column(checkedIn, (c) => c.at),
+      column(checkedIn, (c) => c.attempt.scanner_id),
+      column(checkedIn, (c) => c.attempt.gate_id),
+    ],
+  };
+}

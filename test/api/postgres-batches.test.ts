@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import { FixedClock } from '../../src/domain/clock.ts';
+import { hashSecret } from '../../src/domain/ids.ts';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import {
+  adminCall,
+  checkInBody,
+  enrollScanner,
+  postCheckIn,
+  scenario,
+  T0,
+  testIssuer,
+  type TestIssuer,
+} from '../helpers/app.ts';
+import { call, type RunningServer, startServer } from '../helpers/server.ts';
+import {
+  ADMIN_URL,
+  freshDatabase,
+  itUnless,
+  REQUIRE_SERVICES,
+  shown,
+  unreachableBecause,
+} from '../helpers/services.ts';
+
+const problem = await unreachableBecause();
+if (problem !== null && !REQUIRE_SERVICES) {
+  process.stderr.write(`\n!!! PostgreSQL not reachable at ${shown(ADMIN_URL)}: PostgreSQL batch tests SKIPPED\n\n`);
+}
+const skip = problem !== null && !REQUIRE_SERVICES ? `PostgreSQL not reachable (${problem})` : undefined;
+
+describe('check-ins batched on PostgreSQL, two instances', () => {
+  const it = itUnless(skip);
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let a: TestIssuer;
+  let b: TestIssuer;
+  const clock = new FixedClock(T0);
+  const batches = () => (a.store as PostgresStore).committedBatches + (b.store as PostgresStore).committedBatches;
+
+  before(async () => {
+    if (skip !== undefined) return;
+    if (problem !== null) assert.fail(`PostgreSQL is required (REQUIRE_SERVICES=1): ${problem}`);
+    database = await freshDatabase();
+    a = await testIssuer({ store: await PostgresStore.open(database.url), clock });
+    b = await testIssuer({ store: await PostgresStore.open(database.url), clock });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.drop();
+  });
+
+  it('1,000 simultaneous check-ins of 100 tickets over both instances give exactly 100 valid', async () => {
+    const s = await scenario(a.app);
+    const issued = await adminCall<{ tickets: { tid: string }[] }>(a.app, 'POST', `/admin/v1/events/${s.eid}/tickets`, {
+      tickets: Array.from({ length: 100 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })),
+    });
+    const tids = issued.tickets.map((t) => t.tid);
+    const before = batches();
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        postCheckIn(i % 2 === 0 ? a.app : b.app, s.apiKey, checkInBody({ ...s, tid: tids[i % 100]! }, T0)),
+      ),
+    );
+    const statuses = answers.map((r) => r.json().status as string);
+    assert.equal(statuses.filter((x) => x === 'valid').length, 100);
+    assert.equal(statuses.filter((x) => x === 'already_used').length, 900);
+    const validTids = new Set(answers.filter((r) => r.json().status === 'valid').map((r) => r.json().ticket.tid));
+    assert.equal(validTids.size, 100, 'one valid per ticket');
+    const event = await adminCall<{ counters: { checked_in: number } }>(b.app, 'GET', `/admin/v1/events/${s.eid}`);
+    assert.equal(event.counters.checked_in, 100);
+    assert.ok(batches() - before < 1000, 'check-ins shared transactions');
+  });
+
+  it('one batch with a replay, a changed body, a revoked ticket, an unknown tid and a repeated key answers each rightly', async () => {
+    const s = await scenario(a.app);
+    const revoked = await scenario(a.app);
+    await adminCall(a.app, 'POST', `/admin/v1/tickets/${revoked.tid}/revoke`);
+    const first = checkInBody(s, T0);
+    assert.equal((await postCheckIn(a.app, s.apiKey, first)).json().status, 'valid');
+    const fresh = await scenario(a.app);
+    const twice = checkInBody(fresh, T0);
+    const answers = await Promise.all([
+      postCheckIn(a.app, s.apiKey, first),
+      postCheckIn(a.app, s.apiKey, { ...first, gate_id: 'elsewhere' }),
+      postCheckIn(a.app, revoked.apiKey, checkInBody(revoked, T0)),
+      postCheckIn(a.app, s.apiKey, checkInBody({ ...s, tid: '01JZZZZZZZZZZZZZZZZZZZZZZZ' }, T0)),
+      postCheckIn(a.app, s.apiKey, checkInBody(s, T0)),
+      postCheckIn(a.app, fresh.apiKey, twice),
+      postCheckIn(a.app, fresh.apiKey, twice),
+    ]);
+    assert.deepEqual(
+      answers.map((r) => [r.statusCode, r.json().status ?? r.json().error.code]),
+      [
+        [200, 'valid'],
+        [409, 'IDEMPOTENCY_CONFLICT'],
+        [200, 'revoked'],
+        [404, 'NOT_FOUND'],
+        [200, 'already_used'],
+        [200, 'valid'],
+        [200, 'valid'],
+      ],
+    );
+    assert.equal(answers[0]!.headers['idempotent-replayed'], 'true');
+    assert.equal(answers[5]!.body, answers[6]!.body, 'one key twice: one answer');
+    assert.equal(
+      answers.slice(5).filter((r) => r.headers['idempotent-replayed'] === 'true').length,
+      1,
+      'one state change',
+    );
+  });
+
+  it('a key revoked on one instance during load is refused on its next check-in on the other', async () => {
+    const s = await scenario(a.app);
+    const issued = await adminCall<{ tickets: { tid: string }[] }>(a.app, 'POST', `/admin/v1/events/${s.eid}/tickets`, {
+      tickets: Array.from({ length: 400 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })),
+    });
+    let revokedAt = Infinity;
+    const afterRevoke: number[] = [];
+    let sent = 0;
+    const worker = async () => {
+      while (sent < issued.tickets.length) {
+        const tid = issued.tickets[sent++]!.tid;
+        const startedAt = performance.now();
+        const res = await postCheckIn(a.app, s.apiKey, checkInBody({ ...s, tid }, T0));
+        if (startedAt > revokedAt) afterRevoke.push(res.statusCode);
+        else assert.ok([200, 401].includes(res.statusCode), `${res.statusCode}`);
+      }
+    };
+    const load = Promise.all(Array.from({ length: 8 }, worker));
+    while (sent < 100) await new Promise((resolve) => setImmediate(resolve));
+    await adminCall(b.app, 'POST', `/admin/v1/api-keys/${s.apiKeyId}/revoke`);
+    revokedAt = performance.now();
+    await load;
+    assert.ok(afterRevoke.length > 0, 'requests were sent after the revocation');
+    assert.deepEqual(new Set(afterRevoke), new Set([401]), 'every check-in sent after the revocation is refused');
+  });
+
+  it('a batch whose write fails is applied check-in by check-in: only the bad one fails', async () => {
+    const store = a.store as PostgresStore;
+    const s = await scenario(a.app);
+    const other = await enrollScanner(a.app, s.eid);
+    const issued = await adminCall<{ tickets: { tid: string }[] }>(a.app, 'POST', `/admin/v1/events/${s.eid}/tickets`, {
+      tickets: [
+        { holder_name: 'One', ticket_type: 'GA' },
+        { holder_name: 'Two', ticket_type: 'GA' },
+      ],
+    });
+    const key = await store.findApiKey(hashSecret(other.apiKey));
+    const attempt = (tid: string, gate: string | null) => ({
+      eid: s.eid,
+      tid,
+      idempotency_key: randomUUID(),
+      fingerprint: `fp:${tid}`,
+      api_key_id: key!.api_key_id,
+      scanner_id: key!.scanner_id,
+      gate_id: gate,
+      scanned_at: T0,
+      received_at: T0,
+      admitted_offline: false,
+    });
+    const valid = (ticket: { tid: string } | null) => ({
+      outcome: 'valid' as const,
+      reason: null,
+      check_in_at: T0,
+      answer: { http_status: 200, body: { status: 'valid', tid: ticket?.tid } },
+    });
+    const before = store.committedBatches;
+    // PostgreSQL refuses a NUL in text: the batch's write statement fails as a whole.
+    const results = await Promise.allSettled([
+      store.checkIn(attempt(issued.tickets[0]!.tid, 'north'), valid),
+      store.checkIn(attempt(issued.tickets[1]!.tid, 'bad\u0000gate'), valid),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected'],
+    );
+    assert.equal(store.committedBatches, before, 'the batch did not commit');
+    const states = await Promise.all(issued.tickets.map((t) => store.getTicket(t.tid)));
+    assert.deepEqual(
+      states.map((t) => t!.checked_in_at),
+      [T0, null],
+    );
+  });
+});
+
+describe('the real server on PostgreSQL', () => {
+  const it = itUnless(skip);
+  let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+  const servers: RunningServer[] = [];
+  after(async () => {
+    await Promise.all(servers.map((s) => s.stop('SIGKILL')));
+    await database?.drop();
+  });
+
+  it('kill -9 while check-ins commit in batches loses none that was answered', async () => {
+    database = await freshDatabase();
+    const ADMIN = 'batch-durability-admin-token-0123456789';
+    const env = { ADMIN_TOKEN: ADMIN, DATABASE_URL: database.url, RATE_LIMIT_CHECKIN_PER_KEY: '100000' };
+    const server = await startServer(env);
+    servers.push(server);
+    const base = server.url;
+    const event = await call(`${base}/admin/v1/events`, {
+      bearer: ADMIN,
+      body: { name: 'Batches', event_date: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const eid = String(event.body.eid);
+    const issued = await call(`${base}/admin/v1/events/${eid}/tickets`, {
+      bearer: ADMIN,
+      body: { tickets: Array.from({ length: 3000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
+    });
+    const tids = (issued.body.tickets as { tid: string }[]).map((t) => t.tid);
+    const token = await call(`${base}/admin/v1/events/${eid}/enrollment-tokens`, { bearer: ADMIN, body: {} });
+    const scannerId = randomUUID();
+    const enrolled = await call(`${base}/api/v1/scanners/enroll`, {
+      body: { token: token.body.token, scanner_id: scannerId },
+    });
+    const apiKey = String(enrolled.body.api_key);
+    const answered: string[] = [];
+    const scans = tids.map(async (tid) => {
+      const res = await call(`${base}/api/v1/tickets/check-in`, {
+        bearer: apiKey,
+        body: { tid, eid, scanned_at: new Date().toISOString(), scanner_id: scannerId, idempotency_key: randomUUID() },
+      }).catch(() => null);
+      if (res?.body.status === 'valid') answered.push(tid);
+    });
+    while (answered.length < 10) await new Promise((resolve) => setImmediate(resolve));
+    await server.stop('SIGKILL');
+    await Promise.all(scans);
+    assert.ok(answered.length < tids.length, 'the server died mid-way');
+    const again = await startServer(env);
+    servers.push(again);
+    const state = new Map<string, string>();
+    let cursor: string | null = null;
+    do {
+      const page = await call(
+        `${again.url}/admin/v1/events/${eid}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+        { bearer: ADMIN },
+      );
+      for (const t of page.body.tickets as { tid: string; status: string }[]) state.set(t.tid, t.status);
+      cursor = page.body.next_cursor as string | null;
+    } while (cursor !== null);
+    for (const tid of answered) assert.equal(state.get(tid), 'checked_in', `${tid} was answered valid`);
+    const counters = await call(`${again.url}/admin/v1/events/${eid}`, { bearer: ADMIN });
+    assert.equal(
+      (counters.body.counters as { checked_in: number }).checked_in,
+      [...state.values()].filter((s) => s === 'checked_in').length,
+    );
+    await again.stop();
+  });
+});
