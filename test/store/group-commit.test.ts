@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { WalSync } from '../../src/store/sqlite/wal-sync.ts';
 import { adminCall, checkInBody, postCheckIn, scenario, T0, testIssuer } from '../helpers/app.ts';
 
 function table() {
@@ -41,6 +46,52 @@ describe('group commit on SQLite', () => {
       ['fulfilled', 'rejected', 'fulfilled'],
     );
     assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 3]);
+  });
+
+  it('no unit is answered before the commit is durable; a failed fsync fails the whole group', async () => {
+    const db = table();
+    let release!: (ok: boolean) => void;
+    const durable = () =>
+      new Promise<void>((resolve, reject) => (release = (ok) => (ok ? resolve() : reject(new Error('EIO')))));
+    const group = new GroupCommit(db, durable);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    let answered = 0;
+    const first = Promise.all([1, 2].map((v) => group.run(() => insert.run(v)).then(() => (answered += 1))));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(group.committedGroups, 1, 'committed');
+    assert.equal(answered, 0, 'but nobody is answered before the fsync');
+    release(true);
+    await first;
+    const second = Promise.allSettled([group.run(() => insert.run(3)), group.run(() => insert.run(4))]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release(false);
+    assert.deepEqual(
+      (await second).map((o) => o.status),
+      ['rejected', 'rejected'],
+    );
+  });
+
+  it('fsyncs asked for while one runs share the next one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wal-sync-'));
+    writeFileSync(join(dir, 'x-wal'), 'frames');
+    const wal = new WalSync(join(dir, 'x-wal'));
+    await Promise.all(Array.from({ length: 20 }, () => wal.sync()));
+    assert.equal(wal.syncs, 2, 'the first, and one for all who came while it ran');
+    await wal.settled();
+    await assert.rejects(new WalSync(join(dir, 'missing-wal')).sync(), /ENOENT/);
+  });
+
+  it('a file store syncs its WAL off the event loop: synchronous = NORMAL, one fsync per group', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wal-store-'));
+    const store = new SqliteStore(join(dir, 'issuer.db'));
+    const synced = store.walSyncs!;
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.putSetting(`n${i}`, String(i))));
+    assert.ok(store.walSyncs! - synced <= 2, `${store.walSyncs! - synced} fsyncs for 50 commits of one turn`);
+    assert.equal(await store.getSetting('n49'), '49');
+    await store.close();
+    const memory = new SqliteStore(':memory:');
+    assert.equal(memory.walSyncs, null, 'a memory database has no WAL to sync');
+    await memory.close();
   });
 
   it('a group of check-ins with a replay, a changed body, a revoked ticket and an unknown tid answers each rightly', async () => {

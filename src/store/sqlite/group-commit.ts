@@ -11,16 +11,20 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 /**
  * Group commit: units of work queued during one turn of the event loop run in one IMMEDIATE
  * transaction, each in a savepoint of its own, so that requests arriving together share one commit
- * (one fsync with `synchronous = FULL`) instead of one each. A unit that throws rolls back its own
- * savepoint only; its neighbours commit. Every promise settles after the commit, so nothing is
- * answered before it is on disk; if the commit itself fails, every unit of the group fails.
+ * (and one fsync) instead of one each. A unit that throws rolls back its own savepoint only; its
+ * neighbours commit. Every promise settles after the commit is durable (`durable`, the store's
+ * fsync off the event loop), so nothing is answered before it is on disk; if the commit or the
+ * fsync fails, every unit of the group fails.
  */
 export class GroupCommit {
   private queue: Job[] = [];
   /** How many groups were committed: what a benchmark or a test reads to see grouping at work. */
   committedGroups = 0;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly durable: () => Promise<void> = () => Promise.resolve(),
+  ) {}
 
   /** Runs `work` in the next group; resolves with its result once the group is committed. */
   run<T>(work: () => T): Promise<T> {
@@ -56,10 +60,14 @@ export class GroupCommit {
       for (const job of jobs) job.reject(asError(error));
       return;
     }
-    jobs.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
-    });
+    this.durable().then(
+      () =>
+        jobs.forEach((job, i) => {
+          const outcome = outcomes[i]!;
+          if (outcome.ok) job.resolve(outcome.value);
+          else job.reject(outcome.error);
+        }),
+      (error: unknown) => jobs.forEach((job) => job.reject(asError(error))),
+    );
   }
 }

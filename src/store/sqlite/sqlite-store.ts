@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   AdminSessionRecord,
@@ -39,6 +39,7 @@ import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import { page, type Row, toSigningKey } from '../rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
+import { WalSync } from './wal-sync.ts';
 
 const toScan = (row: Row): ScanRecord => ({
   ...(row as unknown as ScanRecord),
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly groupCommit: GroupCommit;
+  private readonly walSync: WalSync | null;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -61,8 +63,11 @@ export class SqliteStore implements Store {
     // Only hashes and sealed keys are inside, but an event's guest list is nobody else's business;
     // SQLite gives its -wal and -shm files the same mode.
     if (path !== ':memory:') chmodSync(path, 0o600);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    const journal = this.db.pragma('journal_mode = WAL', { simple: true });
+    // Commits are made durable by one fsync of the WAL each, run off the event loop (see WalSync);
+    // where there is no WAL file (a memory database), SQLite syncs as it commits.
+    this.walSync = path !== ':memory:' && journal === 'wal' ? new WalSync(`${resolve(path)}-wal`) : null;
+    this.db.pragma(this.walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     // SQLite's own lower() folds ASCII only; ticket search must find "Émile" from "émile" as PostgreSQL does.
@@ -70,7 +75,7 @@ export class SqliteStore implements Store {
       typeof text === 'string' ? text.toLowerCase() : text,
     );
     this.migrate();
-    this.groupCommit = new GroupCommit(this.db);
+    this.groupCommit = new GroupCommit(this.db, () => this.durable());
   }
 
   private migrate(): void {
@@ -113,12 +118,21 @@ export class SqliteStore implements Store {
     return this.statement(sql).run(...params).changes;
   }
 
-  private tx<T>(fn: () => T): Promise<T> {
-    try {
-      return Promise.resolve(this.db.transaction(fn).immediate());
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+  /** One IMMEDIATE transaction; resolves once it is durable. */
+  private async tx<T>(fn: () => T): Promise<T> {
+    const result = this.db.transaction(fn).immediate();
+    await this.durable();
+    return result;
+  }
+
+  /** Resolves once every commit made so far is on disk. */
+  private durable(): Promise<void> {
+    return this.walSync ? this.walSync.sync() : Promise.resolve();
+  }
+
+  /** How many fsyncs made commits durable (null when SQLite syncs by itself): for tests and benchmarks. */
+  get walSyncs(): number | null {
+    return this.walSync?.syncs ?? null;
   }
 
   async getSetting(name: string): Promise<string | null> {
@@ -200,7 +214,10 @@ export class SqliteStore implements Store {
   }
 
   async getTicket(tid: string): Promise<TicketRecord | null> {
-    return this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+    const ticket = this.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+    // What a scanner reads must already be on disk (every commit it could see asked for its fsync).
+    await this.walSync?.settled();
+    return ticket;
   }
 
   async listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
@@ -283,6 +300,7 @@ export class SqliteStore implements Store {
       after,
       limit + 1,
     );
+    await this.walSync?.settled();
     return { items: rows.slice(0, limit), has_more: rows.length > limit };
   }
 
