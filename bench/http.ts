@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Issuer } from '../packages/scanner/test/issuer.ts';
 import { load, type LoadResult } from './load.ts';
-import { freshPostgres, peakRss, startBare, startIssuer } from './processes.ts';
+import { freshPostgres, peakRss, resetPeakRss, startBare, startIssuer } from './processes.ts';
 import { syncStorm, type StormResult } from './storm.ts';
 
 const CONNECTIONS = 50;
@@ -74,15 +74,22 @@ function checkIns(
 
 interface BackendFigures {
   backend: string;
+  /** The bare floor, measured just before and just after this backend's check-ins. */
+  bare: LoadResult[];
   plain: LoadResult;
   signed: LoadResult;
   large: LoadResult;
   storm: StormResult;
+  /** Peak resident memory of the issuer while issuing the tickets, and afterwards (check-ins and the storm). */
+  seedingRss: number | null;
   peakRss: number | null;
   seedSeconds: number;
 }
 
-async function measureBackend(backend: 'sqlite' | 'postgres'): Promise<BackendFigures | null> {
+async function measureBackend(
+  backend: 'sqlite' | 'postgres',
+  measureBare: () => Promise<LoadResult>,
+): Promise<BackendFigures | null> {
   const database = backend === 'postgres' ? await freshPostgres() : null;
   if (backend === 'postgres' && !database) {
     process.stdout.write('PostgreSQL: no server reachable, skipped\n');
@@ -96,17 +103,23 @@ async function measureBackend(backend: 'sqlite' | 'postgres'): Promise<BackendFi
     const large = await issuer.createEvent('Benchmark, 1,000,000 tickets');
     const largeTickets = await seed(issuer, large, LARGE_EVENT, Math.max(1, Math.floor(LARGE_EVENT / CHECK_INS)));
     const seedSeconds = (Date.now() - seedStarted) / 1000;
+    const seedingRss = peakRss(issuer.pid);
+    const reset = resetPeakRss(issuer.pid);
     const smallScanner = await scannerOf(issuer, small);
     const largeScanner = await scannerOf(issuer, large);
     // Warm-up: JIT and connections, on tickets that are not measured afterwards.
     const pool = smallTickets.slice();
     await checkIns(issuer, small, smallScanner, pool.splice(0, 2_000), false);
+    const bareBefore = await measureBare();
     const plain = await checkIns(issuer, small, smallScanner, pool.splice(0, CHECK_INS), false);
     const signed = await checkIns(issuer, small, smallScanner, pool.splice(0, CHECK_INS / 2), true);
     const largeRun = await checkIns(issuer, large, largeScanner, largeTickets.slice(0, CHECK_INS), false);
+    const bareAfter = await measureBare();
     const stormTokens = pool.splice(0, STORM.scanners * STORM.perScanner).map((t) => t.token);
     const storm = await syncStorm(issuer, small, stormTokens, STORM.scanners, STORM.perScanner);
-    return { backend, plain, signed, large: largeRun, storm, peakRss: peakRss(issuer.pid), seedSeconds };
+    const after = reset ? peakRss(issuer.pid) : null;
+    const bare = [bareBefore, bareAfter];
+    return { backend, bare, plain, signed, large: largeRun, storm, seedingRss, peakRss: after, seedSeconds };
   } finally {
     await issuer.stop();
     await database?.drop();
@@ -116,24 +129,25 @@ async function measureBackend(backend: 'sqlite' | 'postgres'): Promise<BackendFi
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${Math.round(bytes / 1024 / 1024)} MiB`);
 
-function report(bare: LoadResult, figures: BackendFigures[]): void {
+function report(figures: BackendFigures[]): void {
   const out: string[] = [];
   out.push(`\nIssuer over HTTP: ${CONNECTIONS} connections, autocannon in the benchmark process\n`);
   out.push('| what | throughput | ratio to bare | p50 | p99 | errors |', '|---|---|---|---|---|---|');
-  const row = (what: string, r: LoadResult) =>
-    out.push(
-      `| ${what} | ${r.rate.toFixed(0)} req/s | ${(r.rate / bare.rate).toFixed(3)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.non2xx + r.errors} |`,
-    );
-  row('bare node:http (floor)', bare);
   for (const f of figures) {
+    const floor = f.bare.reduce((sum, r) => sum + r.rate, 0) / f.bare.length;
+    const row = (what: string, r: LoadResult) =>
+      out.push(
+        `| ${what} | ${r.rate.toFixed(0)} req/s | ${(r.rate / floor).toFixed(3)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.non2xx + r.errors} |`,
+      );
+    f.bare.forEach((r, i) => row(`${f.backend}: bare node:http (floor, ${i === 0 ? 'before' : 'after'})`, r));
     row(`${f.backend}: check-in, first scan (${SMALL_EVENT.toLocaleString('en')} tickets)`, f.plain);
     row(`${f.backend}: check-in with ticket_token`, f.signed);
     row(`${f.backend}: check-in, first scan (${LARGE_EVENT.toLocaleString('en')} tickets)`, f.large);
   }
   out.push(
     '',
-    '| backend | large / small event | sync storm | storm outcomes | peak RSS | seeding |',
-    '|---|---|---|---|---|---|',
+    '| backend | large / small event | sync storm | storm outcomes | peak RSS under check-ins | peak RSS issuing | issuing |',
+    '|---|---|---|---|---|---|---|',
   );
   for (const f of figures) {
     const s = f.storm;
@@ -142,7 +156,7 @@ function report(bare: LoadResult, figures: BackendFigures[]): void {
       .map(([o, n]) => `${o} ${n}`)
       .join(', ');
     out.push(
-      `| ${f.backend} | ${(f.large.rate / f.plain.rate).toFixed(2)} | ${s.scans} scans (${STORM.scanners} × ${STORM.perScanner}) uploaded in ${s.uploadMs} ms, synced in ${s.ms} ms | ${outcomes}; refused ${s.refused}, left ${s.remaining} | ${mib(f.peakRss)} | ${f.seedSeconds.toFixed(0)} s |`,
+      `| ${f.backend} | ${(f.large.rate / f.plain.rate).toFixed(2)} | ${s.scans} scans (${STORM.scanners} × ${STORM.perScanner}) uploaded in ${s.uploadMs} ms, synced in ${s.ms} ms | ${outcomes}; refused ${s.refused}, left ${s.remaining} | ${mib(f.peakRss)} | ${mib(f.seedingRss)} | ${f.seedSeconds.toFixed(0)} s |`,
     );
   }
   process.stdout.write(`${out.join('\n')}\n`);
@@ -152,23 +166,23 @@ const backends = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['s
   'sqlite' | 'postgres'
 )[];
 const bareServer = await startBare();
-let bare: LoadResult;
+const bareBody = (i: number) => ({
+  tid: `t${i}`,
+  eid: 'e',
+  scanned_at: new Date().toISOString(),
+  scanner_id: 's',
+  idempotency_key: randomUUID(),
+});
+const measureBare = () =>
+  load({ url: bareServer.url, connections: CONNECTIONS, amount: CHECK_INS * 3, method: 'POST', body: bareBody });
+const figures: BackendFigures[] = [];
 try {
-  const body = (i: number) => ({
-    tid: `t${i}`,
-    eid: 'e',
-    scanned_at: new Date().toISOString(),
-    scanner_id: 's',
-    idempotency_key: randomUUID(),
-  });
-  await load({ url: bareServer.url, connections: CONNECTIONS, amount: 5_000, method: 'POST', body });
-  bare = await load({ url: bareServer.url, connections: CONNECTIONS, amount: CHECK_INS * 5, method: 'POST', body });
+  await measureBare();
+  for (const backend of backends) {
+    const measured = await measureBackend(backend, measureBare);
+    if (measured) figures.push(measured);
+  }
 } finally {
   await bareServer.stop();
 }
-const figures: BackendFigures[] = [];
-for (const backend of backends) {
-  const measured = await measureBackend(backend);
-  if (measured) figures.push(measured);
-}
-report(bare, figures);
+report(figures);

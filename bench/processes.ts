@@ -1,7 +1,7 @@
 /** The processes a benchmark measures: the bare floor, issuers on SQLite or PostgreSQL, and their memory. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { Issuer } from '../packages/scanner/test/issuer.ts';
 
@@ -30,6 +30,16 @@ export function peakRss(pid: number): number | null {
     return match ? Number(match[1]) * 1024 : null;
   } catch {
     return null;
+  }
+}
+
+/** Starts a new peak (VmHWM) from the current resident size; false where the kernel does not allow it. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
   }
 }
 
