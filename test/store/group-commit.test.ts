@@ -94,6 +94,23 @@ describe('group commit on SQLite', () => {
     await memory.close();
   });
 
+  it('a file store checkpoints its WAL from a worker thread, not inside a commit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wal-checkpoint-'));
+    const store = new SqliteStore(join(dir, 'issuer.db'));
+    assert.ok(store.checkpointer, 'a file store has a checkpointer');
+    for (let i = 0; i < 20; i++) await store.putSetting(`k${i}`, 'x'.repeat(5000));
+    const deadline = Date.now() + 5000;
+    while (store.checkpointer.checkpoints === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(store.checkpointer.checkpoints > 0, 'the worker copied the WAL into the database');
+    assert.equal(store.checkpointer.lastError, null);
+    await store.close();
+    const reopened = new SqliteStore(join(dir, 'issuer.db'));
+    assert.equal(await reopened.getSetting('k19'), 'x'.repeat(5000));
+    await reopened.close();
+  });
+
   it('a group of check-ins with a replay, a changed body, a revoked ticket and an unknown tid answers each rightly', async () => {
     const t = await testIssuer();
     const s = await scenario(t.app);

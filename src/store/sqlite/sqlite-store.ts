@@ -40,6 +40,7 @@ import { page, type Row, toSigningKey } from '../rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { WalSync } from './wal-sync.ts';
+import { Checkpointer } from './checkpointer.ts';
 
 const toScan = (row: Row): ScanRecord => ({
   ...(row as unknown as ScanRecord),
@@ -49,13 +50,15 @@ const toScan = (row: Row): ScanRecord => ({
 
 /**
  * The embedded store: one SQLite file in WAL mode. Node runs one transaction at a time, so
- * every method is serialized; `synchronous = FULL` makes each commit durable before the answer.
+ * every method is serialized; each commit is durable (fsync of the WAL, see WalSync) before the answer.
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly groupCommit: GroupCommit;
   private readonly walSync: WalSync | null;
+  /** Checkpoints the WAL beside the event loop (file databases in WAL mode only). */
+  readonly checkpointer: Checkpointer | null;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -76,6 +79,11 @@ export class SqliteStore implements Store {
     );
     this.migrate();
     this.groupCommit = new GroupCommit(this.db, () => this.durable());
+    this.checkpointer = null;
+    if (this.walSync) {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(resolve(path), () => this.db.pragma('wal_autocheckpoint = 1000'));
+    }
   }
 
   private migrate(): void {
@@ -557,6 +565,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }
