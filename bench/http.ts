@@ -5,10 +5,11 @@
  * throughput is also a ratio of the bare floor, because the machine's own speed varies.
  * Run: npm run bench (or node --import tsx bench/http.ts [sqlite|postgres]…). Prints; never fails.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Issuer } from '../packages/scanner/test/issuer.ts';
 import { load, type LoadResult } from './load.ts';
-import { freshPostgres, peakRss, resetPeakRss, startBare, startIssuer } from './processes.ts';
+import { cpuSeconds, freshPostgres, peakRss, startBare, startIssuer } from './processes.ts';
 import { syncStorm, type StormResult } from './storm.ts';
 
 const CONNECTIONS = 50;
@@ -80,7 +81,9 @@ interface BackendFigures {
   signed: LoadResult;
   large: LoadResult;
   storm: StormResult;
-  /** Peak resident memory of the issuer while issuing the tickets, and afterwards (check-ins and the storm). */
+  /** CPU seconds the issuer spent on the storm (uploads and feed pulls), every thread. */
+  stormCpu: number | null;
+  /** Peak resident memory of the issuer while issuing the tickets, and of a fresh one serving check-ins and the storm. */
   seedingRss: number | null;
   peakRss: number | null;
   seedSeconds: number;
@@ -102,9 +105,16 @@ async function measureBackend(
     const smallTickets = await seed(issuer, small, SMALL_EVENT, 1);
     const large = await issuer.createEvent('Benchmark, 1,000,000 tickets');
     const largeTickets = await seed(issuer, large, LARGE_EVENT, Math.max(1, Math.floor(LARGE_EVENT / CHECK_INS)));
+    // The storm's own event: its feed then holds the storm's check-ins only, as at a real gate re-opening.
+    const stormEvent = await issuer.createEvent('Benchmark, sync storm');
+    const stormTickets = await seed(issuer, stormEvent, STORM.scanners * STORM.perScanner, 1);
     const seedSeconds = (Date.now() - seedStarted) / 1000;
     const seedingRss = peakRss(issuer.pid);
-    const reset = resetPeakRss(issuer.pid);
+    // A fresh process serves the check-ins: what it holds is what serving takes, not what issuing
+    // 1,100,000 tickets left behind. Dirty pages are flushed first, so that no write-back competes.
+    await issuer.stop('SIGTERM');
+    execFileSync('sync');
+    await issuer.restart();
     const smallScanner = await scannerOf(issuer, small);
     const largeScanner = await scannerOf(issuer, large);
     // Warm-up: JIT and connections, on tickets that are not measured afterwards.
@@ -115,11 +125,19 @@ async function measureBackend(
     const signed = await checkIns(issuer, small, smallScanner, pool.splice(0, CHECK_INS / 2), true);
     const largeRun = await checkIns(issuer, large, largeScanner, largeTickets.slice(0, CHECK_INS), false);
     const bareAfter = await measureBare();
-    const stormTokens = pool.splice(0, STORM.scanners * STORM.perScanner).map((t) => t.token);
-    const storm = await syncStorm(issuer, small, stormTokens, STORM.scanners, STORM.perScanner);
-    const after = reset ? peakRss(issuer.pid) : null;
+    const cpuBefore = cpuSeconds(issuer.pid);
+    const storm = await syncStorm(
+      issuer,
+      stormEvent,
+      stormTickets.map((t) => t.token),
+      STORM.scanners,
+      STORM.perScanner,
+    );
+    const cpuAfter = cpuSeconds(issuer.pid);
+    const stormCpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+    const after = peakRss(issuer.pid);
     const bare = [bareBefore, bareAfter];
-    return { backend, bare, plain, signed, large: largeRun, storm, seedingRss, peakRss: after, seedSeconds };
+    return { backend, bare, plain, signed, large: largeRun, storm, stormCpu, seedingRss, peakRss: after, seedSeconds };
   } finally {
     await issuer.stop();
     await database?.drop();
@@ -156,7 +174,7 @@ function report(figures: BackendFigures[]): void {
       .map(([o, n]) => `${o} ${n}`)
       .join(', ');
     out.push(
-      `| ${f.backend} | ${(f.large.rate / f.plain.rate).toFixed(2)} | ${s.scans} scans (${STORM.scanners} × ${STORM.perScanner}) uploaded in ${s.uploadMs} ms, synced in ${s.ms} ms | ${outcomes}; refused ${s.refused}, left ${s.remaining} | ${mib(f.peakRss)} | ${mib(f.seedingRss)} | ${f.seedSeconds.toFixed(0)} s |`,
+      `| ${f.backend} | ${(f.large.rate / f.plain.rate).toFixed(2)} | ${s.scans} scans (${STORM.scanners} × ${STORM.perScanner}) uploaded in ${s.uploadMs} ms, synced in ${s.ms} ms; issuer CPU ${f.stormCpu === null ? 'n/a' : `${f.stormCpu.toFixed(1)} s`} | ${outcomes}; refused ${s.refused}, left ${s.remaining} | ${mib(f.peakRss)} | ${mib(f.seedingRss)} | ${f.seedSeconds.toFixed(0)} s |`,
     );
   }
   process.stdout.write(`${out.join('\n')}\n`);

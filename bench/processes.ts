@@ -1,7 +1,7 @@
 /** The processes a benchmark measures: the bare floor, issuers on SQLite or PostgreSQL, and their memory. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Issuer } from '../packages/scanner/test/issuer.ts';
 
@@ -33,13 +33,14 @@ export function peakRss(pid: number): number | null {
   }
 }
 
-/** Starts a new peak (VmHWM) from the current resident size; false where the kernel does not allow it. */
-export function resetPeakRss(pid: number): boolean {
+/** CPU time a process has used so far (user and system, every thread), in seconds; null where /proc is absent. */
+export function cpuSeconds(pid: number): number | null {
   try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -84,6 +84,8 @@ export class Issuer {
 
   /** (Re)starts the process on the same port and database and waits until it listens. */
   async restart(): Promise<void> {
+    // Only this start's output tells that it listens: an earlier start said so too.
+    const from = this.log.length;
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       cwd: ISSUER_ROOT,
       env: {
@@ -115,7 +117,7 @@ export class Issuer {
         reject(new Error(`issuer exited with ${code}:\n${this.log}`));
       });
       child.stderr!.on('data', () => {
-        if (this.log.includes('Ticket issuer listening on')) {
+        if (this.log.slice(from).includes('Ticket issuer listening on')) {
           clearTimeout(timer);
           resolve();
         }
