@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import type { Issuer } from '../packages/scanner/test/issuer.ts';
 import { load, type LoadResult } from './load.ts';
 import { cpuSeconds, freshPostgres, peakRss, startBare, startIssuer } from './processes.ts';
@@ -140,6 +141,7 @@ async function measureBackend(
     return { backend, bare, plain, signed, large: largeRun, storm, stormCpu, seedingRss, peakRss: after, seedSeconds };
   } finally {
     await issuer.stop();
+    rmSync(issuer.dataDir, { recursive: true, force: true });
     await database?.drop();
   }
 }

@@ -2,6 +2,7 @@
  * The offline-sync storm: many scanners come back online at once, each with a queue of offline
  * scans, and all sync together. Uses the scanner SDK as a scanner app would, on file storage.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { enroll, Scanner } from '../packages/scanner/src/index.ts';
 import { FsStorage } from '../packages/scanner/src/storage/fs.ts';
@@ -34,8 +35,10 @@ export async function syncStorm(
     return response;
   };
   const devices: Scanner[] = [];
+  const dirs: string[] = [];
   for (let s = 0; s < scanners; s++) {
-    const storage = await FsStorage.create(join(tempDir('bench-scanner-'), 'state'));
+    dirs.push(tempDir('bench-scanner-'));
+    const storage = await FsStorage.create(join(dirs[s]!, 'state'));
     await enroll(storage, await issuer.setupUri(eid), { name: `Gate scanner ${s + 1}` });
     const scanner = await Scanner.open(storage, { fetch: watched });
     await scanner.scan(tokens.slice(s * perScanner, (s + 1) * perScanner), { offline: true });
@@ -45,6 +48,7 @@ export async function syncStorm(
   const results = await Promise.all(devices.map((scanner) => scanner.sync()));
   const ms = Date.now() - started;
   await Promise.all(devices.map((scanner) => scanner.close()));
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   const outcomes: Record<string, number> = {};
   for (const result of results) {
     for (const [outcome, n] of Object.entries(result.outcomes)) outcomes[outcome] = (outcomes[outcome] ?? 0) + n;

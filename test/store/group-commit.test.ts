@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
@@ -79,6 +79,7 @@ describe('group commit on SQLite', () => {
     assert.equal(wal.syncs, 2, 'the first, and one for all who came while it ran');
     await wal.settled();
     await assert.rejects(new WalSync(join(dir, 'missing-wal')).sync(), /ENOENT/);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a file store syncs its WAL off the event loop: synchronous = NORMAL, one fsync per group', async () => {
@@ -92,6 +93,7 @@ describe('group commit on SQLite', () => {
     const memory = new SqliteStore(':memory:');
     assert.equal(memory.walSyncs, null, 'a memory database has no WAL to sync');
     await memory.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a file store checkpoints its WAL from a worker thread, not inside a commit', async () => {
@@ -109,6 +111,7 @@ describe('group commit on SQLite', () => {
     const reopened = new SqliteStore(join(dir, 'issuer.db'));
     assert.equal(await reopened.getSetting('k19'), 'x'.repeat(5000));
     await reopened.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a group of check-ins with a replay, a changed body, a revoked ticket and an unknown tid answers each rightly', async () => {

@@ -4,7 +4,7 @@
  * The ratio is what the scanner adds; machines vary, ratios hold.
  * Run: node --import tsx packages/scanner/bench/sync.ts [count]   (default 10,000)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../test/cli-process.ts';
 import { Issuer, tempDir } from '../test/issuer.ts';
@@ -47,11 +47,12 @@ async function issue(issuer: Issuer, eid: string, n: number) {
 }
 
 const issuer = await Issuer.start();
+const stateParent = tempDir();
 try {
   const eid = await issuer.createEvent('Sync benchmark');
   const tickets = await issue(issuer, eid, count);
   const bare = await issue(issuer, eid, count);
-  const dir = join(tempDir(), 'state');
+  const dir = join(stateParent, 'state');
   const enrolled = await runCli(['enroll', await issuer.setupUri(eid), '--state', dir]);
   if (enrolled.code !== 0) throw new Error(enrolled.stderr);
 
@@ -74,4 +75,5 @@ try {
   );
 } finally {
   await issuer.stop();
+  for (const path of [issuer.dataDir, stateParent]) rmSync(path, { recursive: true, force: true });
 }
