@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { assertKillDuringCheckInsLosesNothing } from '../helpers/kill-during-check-ins.ts';
 import { call, type RunningServer, startServer } from '../helpers/server.ts';
 
 const ADMIN = 'durability-admin-token-0123456789';
@@ -101,54 +102,10 @@ describe('the real server', () => {
 
   it('kill -9 while check-ins commit in groups loses none that was answered', async () => {
     // Limits out of the way: the test sends thousands of check-ins with one key.
-    const env = {
+    await assertKillDuringCheckInsLosesNothing(start, {
       ADMIN_TOKEN: ADMIN,
       DATABASE_URL: `sqlite:${join(dir, 'groups', 'issuer.db')}`,
       RATE_LIMIT_CHECKIN_PER_KEY: '100000',
-    };
-    const server = await start(env);
-    const base = server.url;
-    const event = await call(`${base}/admin/v1/events`, {
-      bearer: ADMIN,
-      body: { name: 'Group commit', event_date: new Date(Date.now() + 3_600_000).toISOString() },
     });
-    const eid = String(event.body.eid);
-    const issued = await call(`${base}/admin/v1/events/${eid}/tickets`, {
-      bearer: ADMIN,
-      body: { tickets: Array.from({ length: 3000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
-    });
-    const tids = (issued.body.tickets as { tid: string }[]).map((t) => t.tid);
-    const token = await call(`${base}/admin/v1/events/${eid}/enrollment-tokens`, { bearer: ADMIN, body: {} });
-    const scannerId = randomUUID();
-    const enrolled = await call(`${base}/api/v1/scanners/enroll`, {
-      body: { token: token.body.token, scanner_id: scannerId },
-    });
-    const apiKey = String(enrolled.body.api_key);
-    const answered: string[] = [];
-    const scans = tids.map(async (tid) => {
-      const res = await call(`${base}/api/v1/tickets/check-in`, {
-        bearer: apiKey,
-        body: { tid, eid, scanned_at: new Date().toISOString(), scanner_id: scannerId, idempotency_key: randomUUID() },
-      }).catch(() => null);
-      if (res?.body.status === 'valid') answered.push(tid);
-    });
-    // Kill the server while the scans are in flight, once some have been answered.
-    while (answered.length < 10) await new Promise((resolve) => setImmediate(resolve));
-    await server.stop('SIGKILL');
-    await Promise.all(scans);
-    assert.ok(answered.length < tids.length, 'the server died mid-way');
-    const after = await start(env);
-    const state = new Map<string, string>();
-    let cursor: string | null = null;
-    do {
-      const page = await call(
-        `${after.url}/admin/v1/events/${eid}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
-        { bearer: ADMIN },
-      );
-      for (const t of page.body.tickets as { tid: string; status: string }[]) state.set(t.tid, t.status);
-      cursor = page.body.next_cursor as string | null;
-    } while (cursor !== null);
-    for (const tid of answered) assert.equal(state.get(tid), 'checked_in', `${tid} was answered valid`);
-    await after.stop();
   });
 });

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { call, type RunningServer } from './server.ts';
+
+/**
+ * Starts the real server with `env`, sends 3,000 check-ins at once, kills it with SIGKILL once some
+ * were answered, starts it again on the same database and asserts that every ticket answered `valid`
+ * is checked in, and that the event's counter agrees with the tickets.
+ */
+export async function assertKillDuringCheckInsLosesNothing(
+  start: (env: Record<string, string>) => Promise<RunningServer>,
+  env: Record<string, string> & { ADMIN_TOKEN: string },
+): Promise<void> {
+  const admin = env.ADMIN_TOKEN;
+  const server = await start(env);
+  const base = server.url;
+  const event = await call(`${base}/admin/v1/events`, {
+    bearer: admin,
+    body: { name: 'Crash during check-ins', event_date: new Date(Date.now() + 3_600_000).toISOString() },
+  });
+  const eid = String(event.body.eid);
+  const issued = await call(`${base}/admin/v1/events/${eid}/tickets`, {
+    bearer: admin,
+    body: { tickets: Array.from({ length: 3000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
+  });
+  const tids = (issued.body.tickets as { tid: string }[]).map((t) => t.tid);
+  const token = await call(`${base}/admin/v1/events/${eid}/enrollment-tokens`, { bearer: admin, body: {} });
+  const scannerId = randomUUID();
+  const enrolled = await call(`${base}/api/v1/scanners/enroll`, {
+    body: { token: token.body.token, scanner_id: scannerId },
+  });
+  const apiKey = String(enrolled.body.api_key);
+  const answered: string[] = [];
+  const scans = tids.map(async (tid) => {
+    const res = await call(`${base}/api/v1/tickets/check-in`, {
+      bearer: apiKey,
+      body: { tid, eid, scanned_at: new Date().toISOString(), scanner_id: scannerId, idempotency_key: randomUUID() },
+    }).catch(() => null);
+    if (res?.body.status === 'valid') answered.push(tid);
+  });
+  // Kill the server while the scans are in flight, once some have been answered.
+  while (answered.length < 10) await new Promise((resolve) => setImmediate(resolve));
+  await server.stop('SIGKILL');
+  await Promise.all(scans);
+  assert.ok(answered.length < tids.length, 'the server died mid-way');
+  const again = await start(env);
+  const state = new Map<string, string>();
+  let cursor: string | null = null;
+  do {
+    const page = await call(
+      `${again.url}/admin/v1/events/${eid}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+      { bearer: admin },
+    );
+    for (const t of page.body.tickets as { tid: string; status: string }[]) state.set(t.tid, t.status);
+    cursor = page.body.next_cursor as string | null;
+  } while (cursor !== null);
+  for (const tid of answered) assert.equal(state.get(tid), 'checked_in', `${tid} was answered valid`);
+  const counters = await call(`${again.url}/admin/v1/events/${eid}`, { bearer: admin });
+  const checkedIn = [...state.values()].filter((s) => s === 'checked_in').length;
+  assert.equal((counters.body.counters as { checked_in: number }).checked_in, checkedIn);
+  await again.stop();
+}
