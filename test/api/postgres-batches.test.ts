@@ -17,20 +17,9 @@ import {
 import { assertKillDuringCheckInsLosesNothing } from '../helpers/kill-during-check-ins.ts';
 import { assertMixedBatchAnswered } from '../helpers/mixed-batch.ts';
 import { type RunningServer, startServer } from '../helpers/server.ts';
-import {
-  ADMIN_URL,
-  freshDatabase,
-  itUnless,
-  REQUIRE_SERVICES,
-  shown,
-  unreachableBecause,
-} from '../helpers/services.ts';
+import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 
-const problem = await unreachableBecause();
-if (problem !== null && !REQUIRE_SERVICES) {
-  process.stderr.write(`\n!!! PostgreSQL not reachable at ${shown(ADMIN_URL)}: PostgreSQL batch tests SKIPPED\n\n`);
-}
-const skip = problem !== null && !REQUIRE_SERVICES ? `PostgreSQL not reachable (${problem})` : undefined;
+const { problem, skip } = await postgresAvailability('PostgreSQL batch tests');
 
 describe('check-ins batched on PostgreSQL, two instances', () => {
   const it = itUnless(skip);

@@ -13,20 +13,9 @@ import {
   type TestIssuer,
 } from '../helpers/app.ts';
 import { followFeed } from '../helpers/feed.ts';
-import {
-  ADMIN_URL,
-  freshDatabase,
-  itUnless,
-  REQUIRE_SERVICES,
-  shown,
-  unreachableBecause,
-} from '../helpers/services.ts';
+import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 
-const problem = await unreachableBecause();
-if (problem !== null && !REQUIRE_SERVICES) {
-  process.stderr.write(`\n!!! PostgreSQL not reachable at ${shown(ADMIN_URL)}: PostgreSQL API tests SKIPPED\n\n`);
-}
-const skip = problem !== null && !REQUIRE_SERVICES ? `PostgreSQL not reachable (${problem})` : undefined;
+const { problem, skip } = await postgresAvailability('PostgreSQL API tests');
 
 describe('two issuer instances on one PostgreSQL database behave as one issuer', () => {
   const it = itUnless(skip);

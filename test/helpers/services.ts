@@ -96,3 +96,17 @@ export async function freshDatabase(): Promise<{ url: string; drop: () => Promis
 export function itUnless(reason: string | undefined): (name: string, fn: () => Promise<void> | void) => void {
   return (name, fn) => it(name, { skip: reason ?? false }, fn);
 }
+
+/**
+ * Whether a file's PostgreSQL tests run: `problem` is why the server cannot be used (null when it
+ * answers); `skip` is set only when it cannot and REQUIRE_SERVICES is off, and is then said loudly.
+ */
+export async function postgresAvailability(
+  what: string,
+): Promise<{ problem: string | null; skip: string | undefined }> {
+  const problem = await unreachableBecause();
+  if (problem !== null && !REQUIRE_SERVICES) {
+    process.stderr.write(`\n!!! PostgreSQL not reachable at ${shown(ADMIN_URL)}: ${what} SKIPPED\n\n`);
+  }
+  return { problem, skip: problem !== null && !REQUIRE_SERVICES ? `PostgreSQL not reachable (${problem})` : undefined };
+}
