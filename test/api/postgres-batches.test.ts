@@ -4,42 +4,25 @@ import { after, before, describe } from 'node:test';
 import { FixedClock } from '../../src/domain/clock.ts';
 import { hashSecret } from '../../src/domain/ids.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import {
-  adminCall,
-  checkInBody,
-  enrollScanner,
-  postCheckIn,
-  scenario,
-  T0,
-  testIssuer,
-  type TestIssuer,
-} from '../helpers/app.ts';
+import { adminCall, checkInBody, enrollScanner, postCheckIn, scenario, T0, type TestIssuer } from '../helpers/app.ts';
 import { assertKillDuringCheckInsLosesNothing } from '../helpers/kill-during-check-ins.ts';
 import { assertMixedBatchAnswered } from '../helpers/mixed-batch.ts';
 import { type RunningServer, startServer } from '../helpers/server.ts';
+import { twoIssuersOnOneDatabase } from '../helpers/postgres-issuers.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 
 const { problem, skip } = await postgresAvailability('PostgreSQL batch tests');
 
 describe('check-ins batched on PostgreSQL, two instances', () => {
   const it = itUnless(skip);
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
   let a: TestIssuer;
   let b: TestIssuer;
   const clock = new FixedClock(T0);
+  const issuers = twoIssuersOnOneDatabase({ problem, skip }, clock);
   const batches = () => (a.store as PostgresStore).committedBatches + (b.store as PostgresStore).committedBatches;
 
-  before(async () => {
-    if (skip !== undefined) return;
-    if (problem !== null) assert.fail(`PostgreSQL is required (REQUIRE_SERVICES=1): ${problem}`);
-    database = await freshDatabase();
-    a = await testIssuer({ store: await PostgresStore.open(database.url), clock });
-    b = await testIssuer({ store: await PostgresStore.open(database.url), clock });
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    await database?.drop();
+  before(() => {
+    if (skip === undefined) ({ a, b } = issuers());
   });
 
   it('1,000 simultaneous check-ins of 100 tickets over both instances give exactly 100 valid', async () => {

@@ -1,40 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe } from 'node:test';
+import { before, describe } from 'node:test';
 import { FixedClock } from '../../src/domain/clock.ts';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import {
-  adminCall,
-  checkInBody,
-  enrollScanner,
-  postCheckIn,
-  scenario,
-  T0,
-  testIssuer,
-  type TestIssuer,
-} from '../helpers/app.ts';
+import { adminCall, checkInBody, enrollScanner, postCheckIn, scenario, T0, type TestIssuer } from '../helpers/app.ts';
 import { followFeed } from '../helpers/feed.ts';
-import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
+import { twoIssuersOnOneDatabase } from '../helpers/postgres-issuers.ts';
+import { itUnless, postgresAvailability } from '../helpers/services.ts';
 
 const { problem, skip } = await postgresAvailability('PostgreSQL API tests');
 
 describe('two issuer instances on one PostgreSQL database behave as one issuer', () => {
   const it = itUnless(skip);
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
   let a: TestIssuer;
   let b: TestIssuer;
   const clock = new FixedClock(T0);
+  const issuers = twoIssuersOnOneDatabase({ problem, skip }, clock);
 
-  before(async () => {
-    if (skip !== undefined) return;
-    if (problem !== null) assert.fail(`PostgreSQL is required (REQUIRE_SERVICES=1): ${problem}`);
-    database = await freshDatabase();
-    a = await testIssuer({ store: await PostgresStore.open(database.url), clock });
-    b = await testIssuer({ store: await PostgresStore.open(database.url), clock });
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    await database?.drop();
+  before(() => {
+    if (skip === undefined) ({ a, b } = issuers());
   });
 
   it('they share one signing key set and one admin view', async () => {
