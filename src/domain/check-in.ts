@@ -7,6 +7,7 @@ import type {
   TicketRecord,
 } from '../store/store.ts';
 import type { Clock } from './clock.ts';
+import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
 import type { TicketSigner } from './signing.ts';
@@ -139,7 +140,7 @@ async function attemptCheckIn(
     checkScanWindow(scannedAtDate, now);
     return decide(ticket, request.eid, scannedAt, signatureProblem, request.ticket_token ?? null);
   });
-  if (result.kind === 'key_refused') throw new IssuerError('UNAUTHORIZED', `the API key is ${result.why}`);
+  if (result.kind === 'key_refused') throw unauthorizedKey(result.why);
   if (result.kind === 'conflict') {
     throw new IssuerError(
       'IDEMPOTENCY_CONFLICT',

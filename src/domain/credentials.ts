@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, Store } from '../store/store.ts';
 import { keyStanding } from '../store/key-standing.ts';
+import { IssuerError } from './errors.ts';
 import { hashesEqual, hashSecret } from './ids.ts';
 
 /** Compared against when no stored hash exists, so that a miss costs what a hit costs. */
@@ -14,6 +15,14 @@ export function matchesHash(presented: string, storedHash: string | null): boole
 function hashMatches(presentedHash: string, storedHash: string | null): boolean {
   const equal = hashesEqual(presentedHash, storedHash ?? NO_MATCH);
   return equal && storedHash !== null;
+}
+
+/** The refusal of an API key that is missing, unknown, revoked or expired: 401, saying why when the key exists. */
+export function unauthorizedKey(why: 'unknown' | 'revoked' | 'expired'): IssuerError {
+  return new IssuerError(
+    'UNAUTHORIZED',
+    why === 'unknown' ? 'a valid API key is required (Authorization: Bearer <API_KEY>)' : `the API key is ${why}`,
+  );
 }
 
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; why: 'unknown' | 'revoked' | 'expired' };

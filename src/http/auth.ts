@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { checkApiKey, matchesHash, type RecentKeys } from '../domain/credentials.ts';
+import { checkApiKey, matchesHash, type RecentKeys, unauthorizedKey } from '../domain/credentials.ts';
 import { IssuerError } from '../domain/errors.ts';
 import type { ApiKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -36,13 +36,6 @@ export function bearerDigest(request: FastifyRequest): Buffer | null {
 /** `last_seen_at` is kept to the minute: a write per request would cost every status read a commit. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-const UNAUTHORIZED = 'a valid API key is required (Authorization: Bearer <API_KEY>)';
-
-/** The refusal of a key that is not (or no longer) good: 401, saying why when the key exists. */
-export function unauthorizedKey(why: 'unknown' | 'revoked' | 'expired'): IssuerError {
-  return new IssuerError('UNAUTHORIZED', why === 'unknown' ? UNAUTHORIZED : `the API key is ${why}`);
-}
-
 /**
  * Authenticates a scanner by its API key (401 otherwise) and records when it was last seen. With
  * `recent`, a key found within the last second is not looked up again (see `RecentKeys`).
@@ -54,7 +47,7 @@ export async function authenticateScanner(
   recent: RecentKeys | null = null,
 ): Promise<ApiKeyRecord> {
   const digest = bearerDigest(request);
-  if (digest === null) throw new IssuerError('UNAUTHORIZED', UNAUTHORIZED);
+  if (digest === null) throw unauthorizedKey('unknown');
   const now = toStored(clock.now());
   const check = await checkApiKey(store, digest.toString('hex'), now, recent);
   if (!check.ok) throw unauthorizedKey(check.why);

@@ -25,8 +25,11 @@ export interface RateLimitHooks {
  * keys are stored outside the issuer, and a secret must not be stored in plain text anywhere.
  */
 export function credentialKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url').slice(0, 32);
+  return digestKey(createHash('sha256').update(secret).digest());
 }
+
+/** A counter's name from a credential's SHA-256. */
+const digestKey = (digest: Buffer): string => digest.toString('base64url').slice(0, 32);
 
 const LIMIT_KEY = Symbol('rate-limit key');
 type LimitedRequest = FastifyRequest & { [LIMIT_KEY]?: string };
@@ -51,7 +54,7 @@ export function rateLimitOptions(limits: RateLimits, maxima: LimitMaxima) {
 function byBearer(request: FastifyRequest): string {
   // The bearer's digest is the one authentication uses next: the credential is hashed once.
   const digest = bearerDigest(request);
-  if (digest !== null) return `cred:${digest.toString('base64url').slice(0, 32)}`;
+  if (digest !== null) return `cred:${digestKey(digest)}`;
   const session = sessionIdOf(request);
   return session === null ? `ip:${request.ip}` : `cred:${credentialKey(session)}`;
 }
