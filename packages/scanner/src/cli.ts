@@ -4,7 +4,9 @@ import { human, syncJson } from './cli/format.ts';
 import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
 import { ScannerError } from './errors.ts';
+import { nodeHttpTransport } from './node-http.ts';
 import type { ScanResult } from './scan.ts';
+import type { Transport } from './transport.ts';
 import { Scanner } from './scanner.ts';
 import { FsStorage } from './storage/fs.ts';
 
@@ -81,8 +83,14 @@ function complain(message: string): void {
   process.stderr.write(`ticket-scanner: ${line}\n`);
 }
 
-async function withScanner<T>(dir: string, readOnly: boolean, run: (scanner: Scanner) => Promise<T>): Promise<T> {
-  const scanner = await Scanner.open(await FsStorage.open(dir), { readOnly });
+async function withScanner<T>(
+  { values }: Parsed,
+  transport: Transport,
+  readOnly: boolean,
+  run: (scanner: Scanner) => Promise<T>,
+): Promise<T> {
+  const dir = values.state!;
+  const scanner = await Scanner.open(await FsStorage.open(dir), { readOnly, transport });
   try {
     return await run(scanner);
   } finally {
@@ -90,13 +98,14 @@ async function withScanner<T>(dir: string, readOnly: boolean, run: (scanner: Sca
   }
 }
 
-async function runEnroll({ values, positionals }: Parsed): Promise<number> {
+async function runEnroll({ values, positionals }: Parsed, transport: Transport): Promise<number> {
   const uri = positionals[0]!;
   parseSetupUri(uri);
   const storage = await FsStorage.create(values.state!);
   const result = await enroll(storage, uri, {
     name: values.name ?? `ticket-scanner@${hostname()}`,
     platform: `ticket-scanner/0.1 node/${process.versions.node}`,
+    transport,
   });
   emit(values.json, result, human.enroll);
   return 0;
@@ -115,8 +124,9 @@ function printVerdicts(results: ScanResult[], firstPosition: number, json: boole
   return unreadable;
 }
 
-async function runScan({ values, positionals }: Parsed): Promise<number> {
-  return withScanner(values.state!, false, async (scanner) => {
+async function runScan(parsed: Parsed, transport: Transport): Promise<number> {
+  const { values, positionals } = parsed;
+  return withScanner(parsed, transport, false, async (scanner) => {
     const options = { offline: values.offline ?? false, gate: values.gate ?? null };
     scanner.gateFor(options.gate);
     let position = 1;
@@ -145,10 +155,10 @@ async function runScan({ values, positionals }: Parsed): Promise<number> {
   });
 }
 
-async function runSync({ values }: Parsed): Promise<number> {
-  return withScanner(values.state!, false, async (scanner) => {
+async function runSync(parsed: Parsed, transport: Transport): Promise<number> {
+  return withScanner(parsed, transport, false, async (scanner) => {
     const result = await scanner.sync();
-    emit(values.json, result, human.sync, syncJson);
+    emit(parsed.values.json, result, human.sync, syncJson);
     if (result.remaining > 0) {
       complain(`${result.remaining} scan(s) remain queued${result.problem ? `: ${result.problem.message}` : ''}`);
       return 3;
@@ -161,14 +171,14 @@ async function runSync({ values }: Parsed): Promise<number> {
   });
 }
 
-async function runStatus({ values }: Parsed): Promise<number> {
-  return withScanner(values.state!, true, async (scanner) => {
-    emit(values.json, scanner.status(), human.status);
+async function runStatus(parsed: Parsed, transport: Transport): Promise<number> {
+  return withScanner(parsed, transport, true, async (scanner) => {
+    emit(parsed.values.json, scanner.status(), human.status);
     return 0;
   });
 }
 
-const RUN: Record<Command, (parsed: Parsed) => Promise<number>> = {
+const RUN: Record<Command, (parsed: Parsed, transport: Transport) => Promise<number>> = {
   enroll: runEnroll,
   scan: runScan,
   sync: runSync,
@@ -177,18 +187,22 @@ const RUN: Record<Command, (parsed: Parsed) => Promise<number>> = {
 
 /** The ticket-scanner CLI: parse, call the library, print. Never throws; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
+  // One HTTP stack for the whole command: node:http with kept-alive connections, closed on the way out.
+  const transport = nodeHttpTransport();
   try {
     const parsed = parse(args);
     if (parsed === null) {
       process.stdout.write(USAGE);
       return 0;
     }
-    return await RUN[parsed.command](parsed);
+    return await RUN[parsed.command](parsed, transport);
   } catch (error) {
     const usage =
       error instanceof UsageError ||
       (error instanceof ScannerError && (error.code === 'INVALID_SETUP_URI' || error.code === 'INVALID_OPTION'));
     complain(error instanceof Error ? error.message : String(error));
     return usage ? 2 : 1;
+  } finally {
+    transport.close();
   }
 }

@@ -8,6 +8,7 @@ import {
 } from '@ticket-issuer/protocol';
 import { IssuerHttpError, IssuerNetworkError, ScannerError } from './errors.ts';
 import { checkDiscovery } from './state.ts';
+import { fetchTransport, type HttpRequest, type Transport } from './transport.ts';
 
 /** Connection failures that happen before a request leaves the device: it certainly did not arrive. */
 const NOT_SENT_CODES = new Set([
@@ -20,10 +21,15 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** The error codes of a failed fetch (undici puts them on `cause`, or on each error of an AggregateError). */
+type Coded = { code?: unknown; errors?: { code?: unknown }[] };
+
+/**
+ * The socket error codes of a failed request: on the error itself (node:http), or on its `cause`
+ * (fetch), and on each error of an AggregateError (a connection tried on several addresses).
+ */
 function causeCodes(error: unknown): string[] {
-  const cause = (error as { cause?: { code?: unknown; errors?: { code?: unknown }[] } }).cause;
-  const codes = [cause?.code, ...(cause?.errors ?? []).map((e) => e.code)];
+  const codesOf = (e: Coded | undefined) => [e?.code, ...(e?.errors ?? []).map((inner) => inner.code)];
+  const codes = [...codesOf(error as Coded), ...codesOf((error as { cause?: Coded }).cause)];
   return codes.filter((code): code is string => typeof code === 'string');
 }
 
@@ -40,8 +46,7 @@ function networkError(error: unknown, origin: string): IssuerNetworkError {
 }
 
 /** Seconds from a `Retry-After` header (delta-seconds or an HTTP date), or from the envelope's details. */
-function retryAfter(headers: Headers, details: Record<string, unknown>): number | null {
-  const header = headers.get('retry-after');
+function retryAfter(header: string | null, details: Record<string, unknown>): number | null {
   if (header !== null) {
     if (/^\d+$/.test(header.trim())) return Number(header.trim());
     const at = Date.parse(header);
@@ -59,21 +64,23 @@ export interface IssuerClientOptions {
   timeoutMs?: number;
   /** A fetch implementation (defaults to the global one; keep-alive is undici's default). */
   fetch?: typeof fetch;
+  /** How requests travel; takes precedence over `fetch` (default: `fetch`). */
+  transport?: Transport;
 }
 
-/** A JSON answer: its status, headers and parsed body (null when the body was not JSON). */
+/** A JSON answer: its status, its Retry-After header and its parsed body (null when not JSON). */
 interface RawAnswer {
   status: number;
-  headers: Headers;
+  retryAfter: string | null;
   body: unknown;
 }
 
-/** Talks to one issuer with fetch: discovery, enrolment, check-in, changes feed. */
+/** Talks to one issuer over a transport (fetch by default): discovery, enrolment, check-in, changes feed. */
 export class IssuerClient {
-  private readonly fetch: typeof fetch;
+  private readonly transport: Transport;
 
   constructor(private readonly options: IssuerClientOptions = {}) {
-    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.transport = options.transport ?? fetchTransport(options.fetch);
   }
 
   /** GET `${iss}/.well-known/ticket-issuer.json`, checked to name the same `iss`. */
@@ -128,7 +135,7 @@ export class IssuerClient {
 
   /** One request; the API key goes only to the scanner routes, never to discovery or enrolment. */
   private async request(
-    method: string,
+    method: HttpRequest['method'],
     url: string,
     body?: unknown,
     timeoutMs?: number,
@@ -137,22 +144,18 @@ export class IssuerClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (authenticated && this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    // A plain controller and timer: AbortSignal.timeout costs more per request, and a sync makes thousands.
-    const controller = new AbortController();
     const limit = timeoutMs ?? this.options.timeoutMs ?? 10_000;
-    const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), limit);
     try {
-      const res = await this.fetch(url, {
+      const res = await this.transport({
         method,
+        url,
         headers,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: controller.signal,
+        timeoutMs: limit,
       });
-      return { status: res.status, headers: res.headers, body: parseJson(await res.text()) };
+      return { status: res.status, retryAfter: res.header('retry-after'), body: parseJson(res.body) };
     } catch (error) {
       throw networkError(error, safeOrigin(url));
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -170,7 +173,7 @@ export class IssuerClient {
     >;
     const code = typeof error?.code === 'string' ? error.code : 'INVALID_ANSWER';
     const message = typeof error?.message === 'string' ? error.message : `unexpected answer (HTTP ${answer.status})`;
-    return new IssuerHttpError(answer.status, code, message, details, retryAfter(answer.headers, details));
+    return new IssuerHttpError(answer.status, code, message, details, retryAfter(answer.retryAfter, details));
   }
 }
 

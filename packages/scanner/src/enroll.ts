@@ -5,6 +5,7 @@ import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import { readIdentity, type ScannerIdentity } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
+import type { Transport } from './transport.ts';
 
 /** What a setup QR code carries. */
 export interface SetupUri {
@@ -40,6 +41,8 @@ export interface EnrollOptions {
   /** Sent as `scanner_platform` (default "ticket-scanner/0.1"). */
   platform?: string;
   fetch?: typeof fetch;
+  /** How requests travel; takes precedence over `fetch` (see `IssuerClientOptions`). */
+  transport?: Transport;
   now?: () => Date;
 }
 
@@ -99,7 +102,7 @@ export async function enroll(storage: Storage, setupUri: string, options: Enroll
   try {
     const existing = await readIdentity(storage);
     const queue = await checkReplaceable(storage, existing);
-    const client = new IssuerClient({ fetch: options.fetch });
+    const client = new IssuerClient({ fetch: options.fetch, transport: options.transport });
     const discovery = await client.discovery(setup.iss);
     const scannerId = existing?.scanner_id ?? crypto.randomUUID();
     const name = options.name ?? 'ticket-scanner';

@@ -21,6 +21,7 @@ export type { ScannerIdentity } from './state.ts';
 export { MemoryStorage } from './storage/memory.ts';
 export { STATE_FILES, type Storage } from './storage/storage.ts';
 export { pullChanges, uploadQueue, type UploadReport } from './sync.ts';
+export { fetchTransport, type HttpAnswer, type HttpRequest, type Transport } from './transport.ts';
 export {
   decideOffline,
   KeyRing,

@@ -8,11 +8,14 @@ import { type ScanContext, scanOffline, scanOnline, type ScanResult } from './sc
 import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 import { pullChanges, uploadQueue } from './sync.ts';
+import type { Transport } from './transport.ts';
 import { KeyRing } from './verdict.ts';
 
 /** Tuning and test seams of a Scanner. */
 export interface ScannerOptions {
   fetch?: typeof fetch;
+  /** How requests travel; takes precedence over `fetch` (see `IssuerClientOptions`). */
+  transport?: Transport;
   /** The clock of scan times (default: the system's). */
   now?: () => Date;
   /** How long an online scan waits for the issuer (default 3000 ms). */
@@ -83,7 +86,12 @@ export class Scanner {
       const discovery = await readDiscovery(storage);
       const knowledge = FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
       const queue = await ScanQueue.open(storage);
-      const client = new IssuerClient({ apiKey, fetch: options.fetch, timeoutMs: options.requestTimeoutMs ?? 5000 });
+      const client = new IssuerClient({
+        apiKey,
+        fetch: options.fetch,
+        transport: options.transport,
+        timeoutMs: options.requestTimeoutMs ?? 5000,
+      });
       const keys = new KeyRing(discovery.jwks.keys);
       return new Scanner(storage, identity, discovery, keys, knowledge, queue, client, release, options);
     } catch (error) {
