@@ -71,6 +71,48 @@ describe('group commit on SQLite', () => {
     );
   });
 
+  it('units that arrive while a group’s fsync runs wait for it and then commit together', async () => {
+    const db = table();
+    const releases: ((ok: boolean) => void)[] = [];
+    const durable = () =>
+      new Promise<void>((resolve, reject) => releases.push((ok) => (ok ? resolve() : reject(new Error('EIO')))));
+    const group = new GroupCommit(db, durable);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+    const answered: number[] = [];
+    const first = group.run(() => insert.run(1)).then(() => answered.push(1));
+    await tick();
+    assert.equal(group.committedGroups, 1);
+    // Three units, each in a later turn of the event loop, while the first fsync runs.
+    const later: Promise<unknown>[] = [];
+    for (const v of [2, 3, 4]) {
+      later.push(group.run(() => insert.run(v)).then(() => answered.push(v)));
+      await tick();
+    }
+    assert.equal(group.committedGroups, 1, 'nothing more is committed while the fsync runs');
+    assert.equal(releases.length, 1);
+    releases[0]!(true);
+    await first;
+    await tick();
+    assert.equal(group.committedGroups, 2, 'the three waiting units are one group');
+    assert.deepEqual(answered, [1], 'and none of them is answered before its own fsync');
+    assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 2, 3, 4]);
+    // A failed fsync fails its group and lets the next one through.
+    const failing = group.run(() => insert.run(5));
+    await tick();
+    releases[1]!(true);
+    await Promise.all(later);
+    assert.deepEqual(answered, [1, 2, 3, 4]);
+    await tick();
+    releases[2]!(false);
+    await assert.rejects(failing, /EIO/);
+    const after = group.run(() => insert.run(6));
+    await tick();
+    assert.equal(group.committedGroups, 4, 'the next unit is not held back by the failed fsync');
+    releases[3]!(true);
+    await after;
+  });
+
   it('fsyncs asked for while one runs share the next one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wal-sync-'));
     writeFileSync(join(dir, 'x-wal'), 'frames');
