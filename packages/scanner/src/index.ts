@@ -20,7 +20,7 @@ export { Scanner, type ScannerOptions, type ScanOptions, type StatusReport, type
 export type { ScannerIdentity } from './state.ts';
 export { MemoryStorage } from './storage/memory.ts';
 export { STATE_FILES, type Storage } from './storage/storage.ts';
-export { pullChanges, uploadQueue, type UploadReport } from './sync.ts';
+export { pullChanges, SYNC_IN_FLIGHT, uploadQueue, type UploadReport } from './sync.ts';
 export { fetchTransport, type HttpAnswer, type HttpRequest, type Transport } from './transport.ts';
 export {
   decideOffline,

@@ -24,7 +24,7 @@ export interface ScannerOptions {
   requestTimeoutMs?: number;
   retryPolicy?: RetryPolicy;
   timer?: Timer;
-  /** Tickets uploaded at once during sync (default 8). */
+  /** Tickets uploaded at once during sync (default `SYNC_IN_FLIGHT`, 32). */
   concurrency?: number;
   /** Open without taking the state's lock: for reading only (status). */
   readOnly?: boolean;

@@ -15,7 +15,7 @@ export interface UploadContext {
   who: { eid: string; scanner_id: string };
   policy?: RetryPolicy;
   timer?: Timer;
-  /** Tickets uploaded at once (each ticket's scans one after another); default 8. */
+  /** Tickets uploaded at once (each ticket's scans one after another); default `SYNC_IN_FLIGHT`. */
   concurrency?: number;
   /** Per-request time limit in ms (default: the client's). */
   timeoutMs?: number;
@@ -36,6 +36,14 @@ export interface UploadReport {
 }
 
 const ACK_BATCH = 500;
+
+/**
+ * Requests in flight during an upload, each on a kept-alive connection of its own (HTTP/1.1 has one
+ * request per connection at a time). With 16, one scanner's 10,000 queued scans took about a quarter
+ * longer to upload than with 32: the issuer commits check-ins that arrive together in one
+ * transaction, and bigger groups cost it less per check-in. Beyond 32 nothing more was gained.
+ */
+export const SYNC_IN_FLIGHT = 32;
 
 /**
  * Sends one queued scan exactly as it was made and settles it. A 409 for a scan an online attempt
@@ -188,12 +196,12 @@ class Upload {
 }
 
 /**
- * Uploads every queued scan: tickets in parallel (a few requests in flight on kept-alive
+ * Uploads every queued scan: tickets in parallel (`SYNC_IN_FLIGHT` requests on kept-alive
  * connections), each ticket's scans in scan order. Stops taking new work when the issuer cannot be
  * reached; a ticket whose scan keeps failing with 5xx is left queued and the others go on.
  */
 export function uploadQueue(ctx: UploadContext): Promise<UploadReport> {
-  return new Upload(ctx, byTicket(ctx.queue.pending())).run(ctx.concurrency ?? 16);
+  return new Upload(ctx, byTicket(ctx.queue.pending())).run(ctx.concurrency ?? SYNC_IN_FLIGHT);
 }
 
 /** Follows the changes feed from the stored cursor until `has_more` is false; returns how many entries came. */
