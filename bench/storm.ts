@@ -4,7 +4,8 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { enroll, Scanner } from '../packages/scanner/src/index.ts';
+import { enroll, Scanner, type Transport } from '../packages/scanner/src/index.ts';
+import { nodeHttpTransport } from '../packages/scanner/src/node-http.ts';
 import { FsStorage } from '../packages/scanner/src/storage/fs.ts';
 import { type Issuer, tempDir } from '../packages/scanner/test/issuer.ts';
 
@@ -28,19 +29,24 @@ export async function syncStorm(
   perScanner: number,
 ): Promise<StormResult> {
   let lastCheckIn = 0;
-  // The SDK's own fetch, watched: when did the last check-in answer arrive?
-  const watched: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    if (String(input).endsWith('/check-in')) lastCheckIn = Date.now();
-    return response;
-  };
+  // Each device has its own connections, as the CLI has (node:http, kept alive), watched: when did the
+  // last check-in answer arrive?
+  const transports = Array.from({ length: scanners }, () => nodeHttpTransport());
+  const watched =
+    (transport: Transport): Transport =>
+    async (request) => {
+      const answer = await transport(request);
+      if (request.url.endsWith('/check-in')) lastCheckIn = Date.now();
+      return answer;
+    };
   const devices: Scanner[] = [];
   const dirs: string[] = [];
   for (let s = 0; s < scanners; s++) {
     dirs.push(tempDir('bench-scanner-'));
     const storage = await FsStorage.create(join(dirs[s]!, 'state'));
-    await enroll(storage, await issuer.setupUri(eid), { name: `Gate scanner ${s + 1}` });
-    const scanner = await Scanner.open(storage, { fetch: watched });
+    const transport = watched(transports[s]!);
+    await enroll(storage, await issuer.setupUri(eid), { name: `Gate scanner ${s + 1}`, transport });
+    const scanner = await Scanner.open(storage, { transport });
     await scanner.scan(tokens.slice(s * perScanner, (s + 1) * perScanner), { offline: true });
     devices.push(scanner);
   }
@@ -48,6 +54,7 @@ export async function syncStorm(
   const results = await Promise.all(devices.map((scanner) => scanner.sync()));
   const ms = Date.now() - started;
   await Promise.all(devices.map((scanner) => scanner.close()));
+  for (const transport of transports) transport.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   const outcomes: Record<string, number> = {};
   for (const result of results) {
