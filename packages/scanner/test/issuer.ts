@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,9 +38,17 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** A temporary directory. */
+/** Every temporary directory this process made: removed when it exits, whatever the tests did. */
+const madeDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary directory, removed when the process exits. */
 export function tempDir(prefix = 'scanner-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** A real issuer process (`src/server.ts`), restartable on the same port and database. */
