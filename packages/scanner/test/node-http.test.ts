@@ -107,6 +107,27 @@ describe('node:http transport', () => {
     assert.equal((error as { code?: unknown }).code, 'ECONNRESET');
   });
 
+  test('an idle connection is closed after the idle timeout; a slower answer on a busy one is still read', async () => {
+    const quick = nodeHttpTransport({ idleTimeoutMs: 200 });
+    try {
+      respond = (_req, res) => setTimeout(() => res.writeHead(200).end('late'), 500);
+      const slow = await quick({ method: 'GET', url: `${base}/slow`, headers: {}, timeoutMs: 2000 });
+      assert.equal(slow.body, 'late', 'an answer slower than the idle timeout still arrives');
+      let closed!: Promise<void>;
+      respond = (req, res) => {
+        closed = new Promise<void>((resolve) => req.socket.once('close', () => resolve()));
+        res.writeHead(200).end('ok');
+      };
+      await quick({ method: 'GET', url: `${base}/a`, headers: {}, timeoutMs: 2000 });
+      const started = Date.now();
+      await closed;
+      const idle = Date.now() - started;
+      assert.ok(idle >= 150 && idle < 2000, `the idle connection was closed after ${idle} ms`);
+    } finally {
+      quick.close();
+    }
+  });
+
   test('only http and https URLs are sent', async () => {
     await assert.rejects(
       transport({ method: 'GET', url: 'ftp://127.0.0.1/x', headers: {}, timeoutMs: 1000 }),
