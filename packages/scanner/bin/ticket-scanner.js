@@ -1,8 +1,19 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run by tsx, like the issuer: no build step between `npm ci` and use.
+// The CLI is TypeScript, with no build step between `npm ci` and use. It runs from a bundle of its
+// sources made on first use and made again whenever one of them changes (see bundle.js): a start
+// takes about a third of the time that compiling each file through tsx takes. When no bundle can
+// be had, tsx runs the sources as they are.
 import process from 'node:process';
-import { register } from 'tsx/esm/api';
+import { pathToFileURL } from 'node:url';
+import { bundledCli } from './bundle.js';
 
-register();
-const { main } = await import('../src/cli.ts');
+async function loadCli() {
+  const bundle = await bundledCli();
+  if (bundle !== null) return import(pathToFileURL(bundle).href);
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import('../src/cli.ts');
+}
+
+const { main } = await loadCli();
 process.exitCode = await main(process.argv.slice(2));
