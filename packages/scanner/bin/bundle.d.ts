@@ -10,3 +10,6 @@ export interface BundleOptions {
  * changed; null when none can be had (the caller then runs the sources through tsx).
  */
 export function bundledCli(options?: BundleOptions): Promise<string | null>;
+
+/** The CLI's module: from its bundle, else its sources compiled by tsx as they load. */
+export function loadCli(options?: BundleOptions): Promise<{ main: (argv: string[]) => Promise<number> }>;

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import process from 'node:process';
-import { URL, fileURLToPath } from 'node:url';
+import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Bumped when the build options change, so that bundles made with the old ones are made again. */
 const FORMAT = 1;
@@ -100,6 +100,16 @@ async function build(packageDir, entry, bundle) {
   }
 }
 
+/** Where the package, its CLI's entry and the bundle are. */
+function placesOf(options) {
+  const packageDir = options.packageDir ?? fileURLToPath(new URL('..', import.meta.url));
+  return {
+    packageDir,
+    entry: options.entry ?? join(packageDir, 'src/cli.ts'),
+    bundle: join(options.cacheDir ?? join(packageDir, 'node_modules/.cache/ticket-scanner'), 'cli.mjs'),
+  };
+}
+
 /**
  * The path of an up-to-date bundle of the package's CLI, made now if there is none or a source
  * changed; null when none can be had (the caller then runs the sources through tsx).
@@ -107,9 +117,26 @@ async function build(packageDir, entry, bundle) {
  * @returns {Promise<string | null>}
  */
 export async function bundledCli(options = {}) {
-  const packageDir = options.packageDir ?? fileURLToPath(new URL('..', import.meta.url));
-  const entry = options.entry ?? join(packageDir, 'src/cli.ts');
-  const bundle = join(options.cacheDir ?? join(packageDir, 'node_modules/.cache/ticket-scanner'), 'cli.mjs');
+  const { packageDir, entry, bundle } = placesOf(options);
   if (isFresh(bundle)) return bundle;
   return (await build(packageDir, entry, bundle)) ? bundle : null;
+}
+
+/**
+ * The CLI's module: from its bundle, else (no bundle, or one damaged after it was written) its
+ * sources compiled by tsx as they load.
+ * @param {{ packageDir?: string, entry?: string, cacheDir?: string }} [options]
+ */
+export async function loadCli(options = {}) {
+  const bundle = await bundledCli(options);
+  if (bundle !== null) {
+    try {
+      return await import(pathToFileURL(bundle).href);
+    } catch {
+      // Fall through to the sources.
+    }
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import(pathToFileURL(placesOf(options).entry).href);
 }

@@ -4,16 +4,7 @@
 // takes about a third of the time that compiling each file through tsx takes. When no bundle can
 // be had, tsx runs the sources as they are.
 import process from 'node:process';
-import { pathToFileURL } from 'node:url';
-import { bundledCli } from './bundle.js';
-
-async function loadCli() {
-  const bundle = await bundledCli();
-  if (bundle !== null) return import(pathToFileURL(bundle).href);
-  const { register } = await import('tsx/esm/api');
-  register();
-  return import('../src/cli.ts');
-}
+import { loadCli } from './bundle.js';
 
 const { main } = await loadCli();
 process.exitCode = await main(process.argv.slice(2));

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { bundledCli } from '../bin/bundle.js';
+import { bundledCli, loadCli } from '../bin/bundle.js';
 import { tempDir } from './issuer.ts';
 
 /** A package with a CLI entry that answers what `value.ts` holds; files dated a minute ago unless `now`. */
@@ -86,4 +86,14 @@ test('a damaged bundle is made again, and a cache that cannot be written gives n
   const blocked = join(dir, 'a-file');
   writeFileSync(blocked, '');
   assert.equal(await bundledCli({ packageDir: dir, cacheDir: join(blocked, 'cache') }), null);
+});
+
+test('a bundle damaged after it was written gives way to the sources, compiled as they load', async () => {
+  const { dir } = makePackage();
+  const bundle = (await bundledCli({ packageDir: dir }))!;
+  const [head] = readFileSync(bundle, 'utf8').split('\n', 1);
+  writeFileSync(bundle, `${head}\nexport const main = ;\n`);
+  assert.equal(await bundledCli({ packageDir: dir }), bundle, 'the header still names the sources as they stand');
+  const cli = (await loadCli({ packageDir: dir })) as unknown as { main: () => string };
+  assert.equal(cli.main(), 'first');
 });
