@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { assertKillDuringCheckInsLosesNothing } from '../helpers/kill-during-check-ins.ts';
-import { call, type RunningServer, startServer } from '../helpers/server.ts';
+import { call, enrollScanner, type RunningServer, startServer } from '../helpers/server.ts';
 
 const ADMIN = 'durability-admin-token-0123456789';
 
@@ -35,12 +35,7 @@ describe('the real server', () => {
       body: { holder_name: 'Ada', ticket_type: 'GA' },
     });
     const tid = String(ticket.body.tid);
-    const token = await call(`${base}/admin/v1/events/${eid}/enrollment-tokens`, { bearer: ADMIN, body: {} });
-    const scannerId = randomUUID();
-    const enrolled = await call(`${base}/api/v1/scanners/enroll`, {
-      body: { token: token.body.token, scanner_id: scannerId },
-    });
-    const apiKey = String(enrolled.body.api_key);
+    const { scannerId, apiKey, apiKeyId, enrollmentToken } = await enrollScanner(base, ADMIN, eid);
     const checkIn = {
       tid,
       eid,
@@ -52,8 +47,8 @@ describe('the real server', () => {
     assert.equal(answered.body.status, 'valid');
 
     const logged = first.stdout() + first.stderr();
-    assert.ok(logged.includes(String(enrolled.body.api_key_id)), 'the server logs at debug level');
-    for (const secret of [apiKey, String(token.body.token), ADMIN]) {
+    assert.ok(logged.includes(apiKeyId), 'the server logs at debug level');
+    for (const secret of [apiKey, enrollmentToken, ADMIN]) {
       assert.equal(logged.includes(secret), false, 'no secret in the server output');
     }
     await first.stop('SIGKILL');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { call, type RunningServer } from './server.ts';
+import { call, enrollScanner, type RunningServer } from './server.ts';
 
 /**
  * Starts the real server with `env`, sends 3,000 check-ins at once, kills it with SIGKILL once some
@@ -24,12 +24,7 @@ export async function assertKillDuringCheckInsLosesNothing(
     body: { tickets: Array.from({ length: 3000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
   });
   const tids = (issued.body.tickets as { tid: string }[]).map((t) => t.tid);
-  const token = await call(`${base}/admin/v1/events/${eid}/enrollment-tokens`, { bearer: admin, body: {} });
-  const scannerId = randomUUID();
-  const enrolled = await call(`${base}/api/v1/scanners/enroll`, {
-    body: { token: token.body.token, scanner_id: scannerId },
-  });
-  const apiKey = String(enrolled.body.api_key);
+  const { scannerId, apiKey } = await enrollScanner(base, admin, eid);
   const answered: string[] = [];
   const scans = tids.map(async (tid) => {
     const res = await call(`${base}/api/v1/tickets/check-in`, {

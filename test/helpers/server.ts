@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 
@@ -72,6 +73,25 @@ export async function call(
     body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
     text,
     headers: res.headers,
+  };
+}
+
+/** A scanner enrolled in `eid` through the API, as a scanner app would be: a new id, an enrolment token, its key. */
+export async function enrollScanner(
+  base: string,
+  admin: string,
+  eid: string,
+): Promise<{ scannerId: string; apiKey: string; apiKeyId: string; enrollmentToken: string }> {
+  const token = await call(`${base}/admin/v1/events/${eid}/enrollment-tokens`, { bearer: admin, body: {} });
+  const scannerId = randomUUID();
+  const enrolled = await call(`${base}/api/v1/scanners/enroll`, {
+    body: { token: token.body.token, scanner_id: scannerId },
+  });
+  return {
+    scannerId,
+    apiKey: String(enrolled.body.api_key),
+    apiKeyId: String(enrolled.body.api_key_id),
+    enrollmentToken: String(token.body.token),
   };
 }
 
