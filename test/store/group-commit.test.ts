@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
@@ -120,7 +120,31 @@ describe('group commit on SQLite', () => {
     await Promise.all(Array.from({ length: 20 }, () => wal.sync()));
     assert.equal(wal.syncs, 2, 'the first, and one for all who came while it ran');
     await wal.settled();
+    await wal.close();
     await assert.rejects(new WalSync(join(dir, 'missing-wal')).sync(), /ENOENT/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the WAL is opened once for every fsync until close; a failed open is tried again', async (t) => {
+    if (!existsSync('/proc/self/fd')) return t.skip('no /proc/self/fd here to count open files');
+    const dir = mkdtempSync(join(tmpdir(), 'wal-sync-'));
+    const path = join(dir, 'x-wal');
+    const opened = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === path;
+        } catch {
+          return false; // the directory's own descriptor, closed while it was read
+        }
+      }).length;
+    const wal = new WalSync(path);
+    await assert.rejects(wal.sync(), /ENOENT/, 'no WAL yet');
+    writeFileSync(path, 'frames');
+    for (let i = 0; i < 5; i++) await wal.sync();
+    assert.equal(wal.syncs, 6);
+    assert.equal(opened(), 1, 'one descriptor, kept from one fsync to the next');
+    await wal.close();
+    assert.equal(opened(), 0, 'closed with the store');
     rmSync(dir, { recursive: true, force: true });
   });
 

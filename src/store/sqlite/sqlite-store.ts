@@ -566,6 +566,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.checkpointer?.close();
+    await this.walSync?.close();
     if (this.db.open) this.db.close();
   }
 }
