@@ -11,12 +11,11 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { SYNC_IN_FLIGHT } from '../src/sync.ts';
 import { runCli } from '../test/cli-process.ts';
-import { Issuer, tempDir } from '../test/issuer.ts';
+import type { Issuer } from '../test/issuer.ts';
+import { issue, median, setUp, type SyncRound, syncRound, type Ticket } from './rounds.ts';
 
 const count = Number(process.argv[2] ?? 10_000);
 const rounds = Number(process.argv[3] ?? 3);
-
-type Ticket = { tid: string; token: string };
 
 /** Bare check-ins: one request each on kept-alive connections, SYNC_IN_FLIGHT at a time, nothing stored. */
 async function floor(issuer: Issuer, eid: string, dir: string, tickets: Ticket[]): Promise<number> {
@@ -58,58 +57,22 @@ async function floor(issuer: Issuer, eid: string, dir: string, tickets: Ticket[]
   return ms;
 }
 
-async function issue(issuer: Issuer, eid: string, n: number): Promise<Ticket[]> {
-  const tickets = [];
-  for (let i = 0; i < n; i += 10_000) tickets.push(...(await issuer.issue(eid, Math.min(10_000, n - i))));
-  return tickets;
-}
-
-/** CPU seconds the issuer process has used so far (Linux), or NaN elsewhere. */
-function issuerCpu(issuer: Issuer): number {
-  try {
-    const fields = readFileSync(`/proc/${issuer.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const rate = (ms: number) => `${Math.round((count / ms) * 1000)}/s`;
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-const issuer = await Issuer.start();
-const stateParent = tempDir();
+const setup = await setUp('Sync benchmark');
+const { issuer, eid, dir } = setup;
 try {
-  const eid = await issuer.createEvent('Sync benchmark');
-  const dir = join(stateParent, 'state');
-  const enrolled = await runCli(['enroll', await issuer.setupUri(eid), '--state', dir]);
-  if (enrolled.code !== 0) throw new Error(enrolled.stderr);
-
   // The floor before, which also warms the issuer up; a sync of an empty queue then moves the
   // scanner's feed cursor past those check-ins, so that each round pulls only its own.
   const floorBefore = await floor(issuer, eid, dir, await issue(issuer, eid, count));
   await runCli(['sync', '--state', dir], { timeoutMs: 300_000 });
 
-  const results: { scanMs: number; syncMs: number; cpu: number; report: string }[] = [];
+  const results: SyncRound[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const tickets = await issue(issuer, eid, count);
-    let started = performance.now();
-    const scan = await runCli(['scan', '--offline', '--state', dir, '--json'], {
-      stdin: tickets.map((t) => t.token).join('\n'),
-      timeoutMs: 300_000,
-    });
-    const scanMs = performance.now() - started;
-    if (scan.json.length !== count) throw new Error(`scanned ${scan.json.length} of ${count}: ${scan.stderr}`);
-    const cpuBefore = issuerCpu(issuer);
-    started = performance.now();
-    const sync = await runCli(['sync', '--state', dir, '--json'], { timeoutMs: 300_000 });
-    const syncMs = performance.now() - started;
-    const cpu = issuerCpu(issuer) - cpuBefore;
-    const report = sync.stdout.trim();
-    const uploaded = (sync.json[0] as { uploaded?: number } | undefined)?.uploaded;
-    if (sync.code !== 0 || uploaded !== count) throw new Error(`sync exit ${sync.code}: ${report} ${sync.stderr}`);
-    results.push({ scanMs, syncMs, cpu, report });
+    const result = await syncRound(setup, count);
+    const { scanMs, syncMs, cpu } = result;
+    results.push(result);
     process.stdout.write(
       `round ${round}: offline scan ${ms(scanMs)} (${((scanMs / count) * 1000).toFixed(0)} µs a scan); ` +
         `sync ${ms(syncMs)} (${rate(syncMs)}), issuer CPU ${cpu.toFixed(1)} s\n`,
@@ -129,5 +92,5 @@ try {
   );
 } finally {
   await issuer.stop();
-  for (const path of [issuer.dataDir, stateParent]) rmSync(path, { recursive: true, force: true });
+  rmSync(issuer.dataDir, { recursive: true, force: true });
 }

@@ -60,6 +60,7 @@ export class Issuer {
     readonly port: number,
     readonly dataDir: string,
     private readonly env: Record<string, string>,
+    private readonly root: string,
   ) {}
 
   get url(): string {
@@ -76,10 +77,13 @@ export class Issuer {
     return this.log;
   }
 
-  /** Starts an issuer on a free port with a fresh SQLite database. */
-  static async start(env: Record<string, string> = {}): Promise<Issuer> {
+  /**
+   * Starts an issuer on a free port with a fresh SQLite database, from `root` (another checkout of
+   * the repository, with its dependencies installed, to compare two versions) or from this one.
+   */
+  static async start(env: Record<string, string> = {}, root = ISSUER_ROOT): Promise<Issuer> {
     for (let attempt = 1; ; attempt++) {
-      const issuer = new Issuer(await freePort(), tempDir('issuer-'), env);
+      const issuer = new Issuer(await freePort(), tempDir('issuer-'), env, root);
       try {
         await issuer.restart();
         return issuer;
@@ -95,7 +99,7 @@ export class Issuer {
     // Only this start's output tells that it listens: an earlier start said so too.
     const from = this.log.length;
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: ISSUER_ROOT,
+      cwd: this.root,
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
