@@ -145,6 +145,8 @@ describe('group commit on SQLite', () => {
     assert.equal(opened(), 1, 'one descriptor, kept from one fsync to the next');
     await wal.close();
     assert.equal(opened(), 0, 'closed with the store');
+    await assert.rejects(wal.sync(), /the store is closed/, 'no fsync after close, and no descriptor opened again');
+    assert.equal(opened(), 0);
     rmSync(dir, { recursive: true, force: true });
   });
 

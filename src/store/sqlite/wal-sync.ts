@@ -22,6 +22,7 @@ export class WalSync {
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
   private fd: number | null = null;
+  private closed = false;
   /** How many fsyncs ran: what a test reads to see them shared. */
   syncs = 0;
 
@@ -54,15 +55,23 @@ export class WalSync {
     return this.next;
   }
 
-  /** Once every fsync asked for has ended, closes the descriptor (before the store closes its connection). */
+  /**
+   * Once every fsync asked for has ended, closes the descriptor (before the store closes its
+   * connection). An fsync asked for after that is refused: it would open the file again and keep it.
+   */
   async close(): Promise<void> {
     await this.settled();
+    this.closed = true;
     this.release();
   }
 
   /** One fsync of the WAL on libuv's thread pool, through the kept descriptor. */
   private syncOnce(): Promise<void> {
     return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new Error('the store is closed'));
+        return;
+      }
       let fd: number;
       try {
         fd = this.fd ??= openSync(this.walPath, 'r');
