@@ -219,7 +219,7 @@ async function signatureVerdict(deps: CheckInDeps, request: CheckInRequest): Pro
   if (request.ticket_token === undefined) {
     return request.signature_valid === false ? 'scanner reported an invalid signature' : null;
   }
-  const check = await deps.signer.verify(request.ticket_token);
+  const check = await deps.signer.verify(request.ticket_token, deps.store.localTicketToken(request.tid));
   if (!check.ok) {
     if ('version' in check) {
       throw new IssuerError('PROTOCOL_VERSION_UNSUPPORTED', 'the ticket token uses an unsupported protocol version', {
