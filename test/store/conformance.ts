@@ -37,7 +37,7 @@ const at = (minutes: number): string => new Date(Date.parse(T0) + minutes * 60_0
 let signingClock = Date.parse('2030-01-01T00:00:00.000Z');
 const nextSigningInstant = (): string => new Date((signingClock += 1000)).toISOString();
 
-function newEvent(overrides: Partial<EventRecord> = {}): EventRecord {
+export function newEvent(overrides: Partial<EventRecord> = {}): EventRecord {
   return {
     eid: newEventId(),
     name: 'Conformance Fest',
@@ -48,7 +48,7 @@ function newEvent(overrides: Partial<EventRecord> = {}): EventRecord {
   };
 }
 
-function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): TicketRecord {
+export function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): TicketRecord {
   const tid = newTicketId();
   return {
     tid,
@@ -65,7 +65,7 @@ function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): TicketRe
   };
 }
 
-function newToken(eid: string, overrides: Partial<EnrollmentTokenRecord> = {}): EnrollmentTokenRecord {
+export function newToken(eid: string, overrides: Partial<EnrollmentTokenRecord> = {}): EnrollmentTokenRecord {
   return {
     token_id: newEnrollmentTokenId(),
     token_hash: hashSecret(newSecret('st_')),
@@ -80,7 +80,7 @@ function newToken(eid: string, overrides: Partial<EnrollmentTokenRecord> = {}): 
   };
 }
 
-function newApiKey(): NewApiKey {
+export function newApiKey(): NewApiKey {
   return {
     api_key_id: newApiKeyId(),
     key_hash: hashSecret(newSecret('sk_live_')),

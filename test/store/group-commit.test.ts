@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decide } from '../../src/domain/check-in.ts';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { WalSync } from '../../src/store/sqlite/wal-sync.ts';
 import { testIssuer } from '../helpers/app.ts';
+import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
 import { assertMixedBatchAnswered } from '../helpers/mixed-batch.ts';
 
 function table() {
@@ -148,6 +151,70 @@ describe('group commit on SQLite', () => {
     await assert.rejects(wal.sync(), /the store is closed/, 'no fsync after close, and no descriptor opened again');
     assert.equal(opened(), 0);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a group of check-ins keeps its savepoints’ page copies in memory, not in a temporary file', async (t) => {
+    if (!existsSync('/proc/self/fd')) return t.skip('no /proc/self/fd here to see open files');
+    const dir = mkdtempSync(join(tmpdir(), 'wal-savepoints-'));
+    const store = new SqliteStore(join(dir, 'issuer.db'));
+    try {
+      const event = newEvent();
+      await store.createEvent(event);
+      // Enough check-ins in one group that some of them split pages and copy more than the 64 KiB
+      // SQLite keeps in memory by default before it moves a savepoint's copies to a temporary file.
+      const tickets = Array.from({ length: 600 }, () => newTicket(event.eid));
+      await store.createTickets(tickets);
+      const token = newToken(event.eid);
+      await store.createEnrollmentToken(token);
+      const key = newApiKey();
+      assert.equal((await store.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind, 'enrolled');
+      // Read while the group's transaction is open, from inside each check-in's savepoint.
+      const openFiles = new Set<string>();
+      const seeOpenFiles = () => {
+        for (const fd of readdirSync('/proc/self/fd')) {
+          try {
+            openFiles.add(readlinkSync(`/proc/self/fd/${fd}`));
+          } catch {
+            // the directory's own descriptor, closed while it was read
+          }
+        }
+      };
+      const scannedAt = token.created_at;
+      const syncsBefore = store.walSyncs!;
+      const answers = await Promise.all(
+        tickets.map((ticket) =>
+          store.checkIn(
+            {
+              eid: event.eid,
+              tid: ticket.tid,
+              idempotency_key: randomUUID(),
+              fingerprint: `fp:${ticket.tid}`,
+              api_key_id: key.api_key_id,
+              scanner_id: key.scanner_id,
+              gate_id: token.gate_id,
+              scanned_at: scannedAt,
+              received_at: scannedAt,
+              admitted_offline: false,
+            },
+            (stored) => {
+              seeOpenFiles();
+              return decide(stored, event.eid, scannedAt, null, stored?.ticket_token ?? null);
+            },
+          ),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.kind === 'answered' && (a.answer.body as { status: string }).status),
+        tickets.map(() => 'valid'),
+      );
+      const syncs = store.walSyncs! - syncsBefore;
+      assert.ok(syncs <= 2, `the check-ins shared one commit, not ${syncs}`);
+      const temporary = [...openFiles].filter((file) => file.endsWith('(deleted)'));
+      assert.deepEqual(temporary, [], 'SQLite opened a temporary file during the group');
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a file store syncs its WAL off the event loop: synchronous = NORMAL, one fsync per group', async () => {
