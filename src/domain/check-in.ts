@@ -1,6 +1,7 @@
 import type {
   ApiKeyRecord,
   CheckInAttempt,
+  CheckInResult,
   CheckInVerdict,
   StoredAnswer,
   Store,
@@ -10,7 +11,7 @@ import type { Clock } from './clock.ts';
 import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
-import type { TicketSigner } from './signing.ts';
+import type { TicketClaims, TicketSigner } from './signing.ts';
 import { scannerTicket } from './ticket-state.ts';
 import { HOUR_MS, parseUtcInstant, toStored } from './time.ts';
 
@@ -111,7 +112,7 @@ async function attemptCheckIn(
   const scannedAtDate = parseScanTime(request.scanned_at);
   const scannedAt = toStored(scannedAtDate);
   checkScope(key, request);
-  const signatureProblem = await signatureVerdict(deps, request);
+  let token = await readToken(deps, request);
   const gateId = request.gate_id ?? null;
   const attempt = {
     eid: request.eid,
@@ -136,10 +137,21 @@ async function attemptCheckIn(
     received_at: toStored(now),
     admitted_offline: request.admitted_offline === true,
   };
-  const result = await deps.store.checkIn(attempt, (ticket) => {
-    checkScanWindow(scannedAtDate, now);
-    return decide(ticket, request.eid, scannedAt, signatureProblem, request.ticket_token ?? null);
-  });
+  const step = () =>
+    deps.store.checkIn(attempt, (ticket) => {
+      checkScanWindow(scannedAtDate, now);
+      const problem = signatureProblem(token, ticket, deps, request);
+      return decide(ticket, request.eid, scannedAt, problem, request.ticket_token ?? null);
+    });
+  let result: CheckInResult;
+  try {
+    result = await step();
+  } catch (error) {
+    if (!(error instanceof SignatureCheckNeeded) || token.kind !== 'signature_pending') throw error;
+    // Nothing of the first step was stored; the second decides with the signature known.
+    token = await checkSignature(deps, request, token);
+    result = await step();
+  }
   if (result.kind === 'key_refused') throw unauthorizedKey(result.why);
   if (result.kind === 'conflict') {
     throw new IssuerError(
@@ -214,24 +226,71 @@ function checkScope(key: ApiKeyRecord, request: CheckInRequest): void {
   }
 }
 
-/** Why the signature is not acceptable, or null. The issuer's own verification outranks the scanner's verdict. */
-async function signatureVerdict(deps: CheckInDeps, request: CheckInRequest): Promise<string | null> {
+/**
+ * What the issuer makes of the presented token before the store step: why it is not acceptable
+ * (`settled`, null when it is, or when there is no token), or a token that passed every check but its
+ * signature (`signature_pending`). The issuer's own verification outranks the scanner's verdict.
+ */
+type TokenVerdict =
+  | { kind: 'settled'; problem: string | null }
+  | { kind: 'signature_pending'; claims: TicketClaims; signatureValid: () => Promise<boolean> };
+
+async function readToken(deps: CheckInDeps, request: CheckInRequest): Promise<TokenVerdict> {
   if (request.ticket_token === undefined) {
-    return request.signature_valid === false ? 'scanner reported an invalid signature' : null;
+    return {
+      kind: 'settled',
+      problem: request.signature_valid === false ? 'scanner reported an invalid signature' : null,
+    };
   }
-  const check = await deps.signer.verify(request.ticket_token, deps.store.localTicketToken(request.tid));
-  if (!check.ok) {
-    if ('version' in check) {
+  const read = await deps.signer.read(request.ticket_token);
+  if (!read.ok) {
+    if ('version' in read) {
       throw new IssuerError('PROTOCOL_VERSION_UNSUPPORTED', 'the ticket token uses an unsupported protocol version', {
         supported: ['1'],
       });
     }
-    return check.reason;
+    return { kind: 'settled', problem: read.reason };
   }
-  if (check.claims.iss !== deps.issuer) return 'token issued by another issuer';
-  if (check.claims.tid !== request.tid) return 'token tid differs from the request';
-  if (check.claims.eid !== request.eid) return 'token eid differs from the request';
+  return { kind: 'signature_pending', claims: read.claims, signatureValid: read.signatureValid };
+}
+
+/** Why a token whose signature is genuine is still not acceptable for this request, or null. */
+function claimsProblem(claims: TicketClaims, deps: CheckInDeps, request: CheckInRequest): string | null {
+  if (claims.v !== 1) return 'missing v';
+  if (claims.iss !== deps.issuer) return 'token issued by another issuer';
+  if (claims.tid !== request.tid) return 'token tid differs from the request';
+  if (claims.eid !== request.eid) return 'token eid differs from the request';
   return null;
+}
+
+/** Checks a pending signature: the verdict on a token that is not the ticket's stored one. */
+async function checkSignature(
+  deps: CheckInDeps,
+  request: CheckInRequest,
+  pending: Extract<TokenVerdict, { kind: 'signature_pending' }>,
+): Promise<TokenVerdict> {
+  const problem = (await pending.signatureValid()) ? claimsProblem(pending.claims, deps, request) : 'bad signature';
+  return { kind: 'settled', problem };
+}
+
+/** Thrown from inside the store step: this token's signature must be checked before it is decided. */
+class SignatureCheckNeeded extends Error {}
+
+/**
+ * The signature verdict inside the store step, on the ticket as stored. The token the issuer stored
+ * for the ticket, character for character, carries the issuer's own signature (only the issuer
+ * writes it, right after signing it), so its check is skipped; any other token (superseded, forged,
+ * of an unknown tid) sends the attempt back to have its signature checked first.
+ */
+function signatureProblem(
+  verdict: TokenVerdict,
+  ticket: TicketRecord | null,
+  deps: CheckInDeps,
+  request: CheckInRequest,
+): string | null {
+  if (verdict.kind === 'settled') return verdict.problem;
+  if (ticket === null || request.ticket_token !== ticket.ticket_token) throw new SignatureCheckNeeded();
+  return claimsProblem(verdict.claims, deps, request);
 }
 
 const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';

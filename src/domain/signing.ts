@@ -43,6 +43,10 @@ export type TokenCheck =
   | { ok: false; reason: string }
   | { ok: false; reason: 'unsupported_version'; version: unknown };
 
+/** A token read up to its signature: its unverified claims, and the check of its signature. */
+export type TokenRead =
+  { ok: true; claims: TicketClaims; signatureValid: () => Promise<boolean> } | Exclude<TokenCheck, { ok: true }>;
+
 /**
  * How long a verifying key's record is trusted without reading the store again. Within one
  * instance a removal is seen at once (see `remove`); another instance sees it within this time.
@@ -104,14 +108,13 @@ export class TicketSigner {
   }
 
   /**
-   * Verifies a token's signature with the key its `kid` names; removed keys verify nothing. The
-   * protocol version is read first, signature or not: a token of another version may be signed in
-   * another way, and its scanner needs to hear that the version is the problem. `signedHere` is a
-   * token this issuer signed and stored itself (a ticket's current token), when known: a token equal
-   * to it, character for character, carries this issuer's signature, and the signature check (most
-   * of a check-in's cost) is skipped. Every other check still applies, the key's standing included.
+   * Reads a token and checks everything but its signature: its form, its protocol version, its
+   * algorithm, and the key its `kid` names (removed keys verify nothing). The version is read first,
+   * signature or not: a token of another version may be signed in another way, and its scanner needs
+   * to hear that the version is the problem. The signature is checked by `signatureValid`, when the
+   * caller needs it: a token the issuer stored itself does not (see `checkIn`).
    */
-  async verify(token: string, signedHere?: string | null): Promise<TokenCheck> {
+  async read(token: string): Promise<TokenRead> {
     let header: { alg?: unknown; kid?: unknown };
     let unverified: { v?: unknown };
     try {
@@ -130,11 +133,16 @@ export class TicketSigner {
     const record = await this.verifyingKey(header.kid);
     if (!record) return { ok: false, reason: 'unknown kid' };
     if (record.removed_at !== null) return { ok: false, reason: 'removed kid' };
-    if (token !== signedHere && !(await verifiesWith(token, this.publicKey(record)))) {
-      return { ok: false, reason: 'bad signature' };
-    }
-    const claims = unverified as TicketClaims;
-    return claims.v === 1 ? { ok: true, claims } : { ok: false, reason: 'missing v' };
+    const key = this.publicKey(record);
+    return { ok: true, claims: unverified as TicketClaims, signatureValid: () => verifiesWith(token, key) };
+  }
+
+  /** Reads a token (see `read`) and checks its signature. */
+  async verify(token: string): Promise<TokenCheck> {
+    const read = await this.read(token);
+    if (!read.ok) return read;
+    if (!(await read.signatureValid())) return { ok: false, reason: 'bad signature' };
+    return read.claims.v === 1 ? { ok: true, claims: read.claims } : { ok: false, reason: 'missing v' };
   }
 
   /** Marks a retired key removed (see `Store.removeSigningKey`); this instance stops verifying with it at once. */

@@ -224,13 +224,6 @@ export interface Store {
   createTickets(tickets: TicketRecord[]): Promise<void>;
   /** The ticket, or null. */
   getTicket(tid: string): Promise<TicketRecord | null>;
-  /**
-   * The ticket's current token (null if no ticket has this tid) where the store can read it at no
-   * cost, in the process and without waiting for a disk (the embedded store); `undefined` where a
-   * read costs more than the signature check it spares (a database server). A check-in presenting
-   * exactly this token carries a signature the issuer made itself, so its check can be skipped.
-   */
-  localTicketToken(tid: string): string | null | undefined;
   /** The event's tickets in tid order (time-ordered to the millisecond), a page at a time (cursor: the last tid seen). */
   listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
   /**

@@ -26,8 +26,6 @@ import { feedConformance } from './feed-conformance.ts';
 export interface ConformanceOptions {
   /** When set, every test is reported as skipped with this reason and no store is opened. */
   skip?: string;
-  /** The store reads ticket tokens in the process (`localTicketToken` answers rather than `undefined`). */
-  localTicketTokens?: boolean;
 }
 
 const T0 = '2026-06-01T12:00:00.000Z';
@@ -405,22 +403,6 @@ export function storeConformance(
         assert.deepEqual(second, { items: tickets.slice(2), next_cursor: null });
         assert.deepEqual(await store().listTickets(event.eid, 10, null), { items: tickets, next_cursor: null });
         assert.deepEqual(await store().listTickets(newEventId(), 10, null), { items: [], next_cursor: null });
-      });
-
-      test('localTicketToken reads the current token, also after a reissue, or says it cannot', async () => {
-        const { tickets } = await seed(2);
-        const [ticket, other] = [tickets[0]!, tickets[1]!];
-        if (!options.localTicketTokens) {
-          assert.equal(store().localTicketToken(ticket.tid), undefined);
-          assert.equal(store().localTicketToken(newTicketId()), undefined);
-          return;
-        }
-        assert.equal(store().localTicketToken(ticket.tid), ticket.ticket_token);
-        assert.equal(store().localTicketToken(other.tid), other.ticket_token);
-        assert.equal(store().localTicketToken(newTicketId()), null);
-        const reissued = await store().reissueTicket(ticket.tid, ticket.ticket_token, 'new.token.value', null, at(5));
-        assert.equal(reissued.kind, 'reissued');
-        assert.equal(store().localTicketToken(ticket.tid), 'new.token.value');
       });
 
       test('revokeTicket keeps the first time and reason; unknown tid is null', async () => {

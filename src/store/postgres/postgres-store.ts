@@ -223,11 +223,6 @@ export class PostgresStore implements Store {
     return one<TicketRecord>(this.pool, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
   }
 
-  /** A round trip costs more than the signature check it would spare. */
-  localTicketToken(): undefined {
-    return undefined;
-  }
-
   /** The event's tickets in issue order, a page at a time (cursor: the last tid seen). */
   async listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
     const rows = await all<TicketRecord>(

@@ -234,13 +234,6 @@ export class SqliteStore implements Store {
     return ticket;
   }
 
-  localTicketToken(tid: string): string | null {
-    // No wait for the disk: a token being here proves only that this issuer signed it.
-    return (
-      this.one<{ ticket_token: string }>('SELECT ticket_token FROM tickets WHERE tid = ?', tid)?.ticket_token ?? null
-    );
-  }
-
   async listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
     const rows = this.all<TicketRecord>(
       'SELECT * FROM tickets WHERE eid = ? AND tid > ? ORDER BY tid LIMIT ?',
