@@ -81,8 +81,9 @@ export class SqliteStore implements Store {
     // Each check-in of a group commit runs in a savepoint, and SQLite copies every page a savepoint
     // first changes into a sub-journal, a temporary file once it passes 64 KiB: a group wrote each
     // check-in's pages (about nine) to it, two writes a page, a third of the store's time. In memory,
-    // the copies cost a few microseconds. Nothing else here needs temporary storage of any size (every
-    // list is read in index order), and the migrations above run before, with SQLite's default.
+    // the copies cost a few microseconds. Nothing else here needs temporary storage of any size: lists
+    // are read in index order, and the conflicts report sorts one page's duplicates and counts the
+    // conflicting tickets. The migrations above run before, with SQLite's default.
     this.db.pragma('temp_store = MEMORY');
     this.groupCommit = new GroupCommit(this.db, () => this.durable());
     this.checkpointer = null;
