@@ -38,14 +38,11 @@ export interface PublicJwk {
   use: 'sig';
 }
 
-export type TokenCheck =
-  | { ok: true; claims: TicketClaims }
+/** A token read up to its signature: its unverified claims and the check of its signature, or why it cannot be. */
+export type TokenRead =
+  | { ok: true; claims: TicketClaims; signatureValid: () => Promise<boolean> }
   | { ok: false; reason: string }
   | { ok: false; reason: 'unsupported_version'; version: unknown };
-
-/** A token read up to its signature: its unverified claims, and the check of its signature. */
-export type TokenRead =
-  { ok: true; claims: TicketClaims; signatureValid: () => Promise<boolean> } | Exclude<TokenCheck, { ok: true }>;
 
 /**
  * How long a verifying key's record is trusted without reading the store again. Within one
@@ -135,14 +132,6 @@ export class TicketSigner {
     if (record.removed_at !== null) return { ok: false, reason: 'removed kid' };
     const key = this.publicKey(record);
     return { ok: true, claims: unverified as TicketClaims, signatureValid: () => verifiesWith(token, key) };
-  }
-
-  /** Reads a token (see `read`) and checks its signature. */
-  async verify(token: string): Promise<TokenCheck> {
-    const read = await this.read(token);
-    if (!read.ok) return read;
-    if (!(await read.signatureValid())) return { ok: false, reason: 'bad signature' };
-    return read.claims.v === 1 ? { ok: true, claims: read.claims } : { ok: false, reason: 'missing v' };
   }
 
   /** Marks a retired key removed (see `Store.removeSigningKey`); this instance stops verifying with it at once. */
