@@ -1,18 +1,10 @@
-import type {
-  ApiKeyRecord,
-  CheckInAttempt,
-  CheckInResult,
-  CheckInVerdict,
-  StoredAnswer,
-  Store,
-  TicketRecord,
-} from '../store/store.ts';
+import type { ApiKeyRecord, CheckInAttempt, CheckInResult, StoredAnswer, Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
-import { scannerTicket } from './ticket-state.ts';
+import { decide, keepTurnedAway } from './decide.ts';
 import { HOUR_MS, parseUtcInstant, toStored } from './time.ts';
 
 /** How old a queued offline scan may be and still be accepted (the spec's 48 hours). */
@@ -92,7 +84,7 @@ function refusedAttempt(
     gate_id: request.gate_id ?? key.gate_id,
     scanned_at: scannedAt ? toStored(scannedAt) : asSent(request.scanned_at),
     received_at: toStored(now),
-    admitted_offline: request.admitted_offline === true,
+    admitted_offline: request.admitted_offline ?? null,
   };
 }
 
@@ -126,8 +118,8 @@ async function attemptCheckIn(
       gateId,
       request.ticket_token ?? null,
       request.signature_valid ?? null,
-      // Only when true, so that answers stored before the field existed still match their retries.
-      ...(request.admitted_offline === true ? [true] : []),
+      // Only when sent, so that answers stored before the field existed still match their retries.
+      ...(request.admitted_offline === undefined ? [] : [request.admitted_offline]),
     ]),
     api_key_id: key.api_key_id,
     scanner_id: request.scanner_id,
@@ -135,13 +127,14 @@ async function attemptCheckIn(
     gate_id: gateId ?? key.gate_id,
     scanned_at: scannedAt,
     received_at: toStored(now),
-    admitted_offline: request.admitted_offline === true,
+    admitted_offline: request.admitted_offline ?? null,
   };
   const step = () =>
     deps.store.checkIn(attempt, (ticket) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
-      return decide(ticket, request.eid, scannedAt, problem, request.ticket_token ?? null);
+      const verdict = decide(ticket, request.eid, scannedAt, problem, request.ticket_token ?? null);
+      return request.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
     });
   let result: CheckInResult;
   try {
@@ -236,12 +229,10 @@ type TokenVerdict =
   | { kind: 'signature_pending'; claims: TicketClaims; signatureValid: () => Promise<boolean> };
 
 async function readToken(deps: CheckInDeps, request: CheckInRequest): Promise<TokenVerdict> {
-  if (request.ticket_token === undefined) {
-    return {
-      kind: 'settled',
-      problem: request.signature_valid === false ? 'scanner reported an invalid signature' : null,
-    };
-  }
+  // A scanner that could not verify the signature turned the holder away: its report stands, token or
+  // not, so that a key it did not know yet never turns a rejection into a check-in.
+  if (request.signature_valid === false) return { kind: 'settled', problem: 'scanner reported an invalid signature' };
+  if (request.ticket_token === undefined) return { kind: 'settled', problem: null };
   const read = await deps.signer.read(request.ticket_token);
   if (!read.ok) {
     if ('version' in read) {
@@ -291,71 +282,4 @@ function signatureProblem(
   if (verdict.kind === 'settled') return verdict.problem;
   if (ticket === null || request.ticket_token !== ticket.ticket_token) throw new SignatureCheckNeeded();
   return claimsProblem(verdict.claims, deps, request);
-}
-
-const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
-
-/**
- * The outcome for the ticket as it is now; pure, run inside the store's transaction. A genuine
- * token (its signature already checked) that is not the ticket's current one was superseded by a
- * reissue: `revoked`, and nothing changes.
- */
-export function decide(
-  ticket: TicketRecord | null,
-  eid: string,
-  scannedAt: string,
-  signatureProblem: string | null,
-  presentedToken: string | null = null,
-): CheckInVerdict {
-  const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
-  const plain = (
-    outcome: 'already_used' | 'revoked' | 'expired',
-    t: TicketRecord,
-    reason: string | null = null,
-  ): CheckInVerdict => ({
-    outcome,
-    reason,
-    check_in_at: null,
-    answer: answer(200, { status: outcome, ticket: scannerTicket(t) }),
-  });
-  if (signatureProblem !== null) {
-    return {
-      outcome: 'invalid_signature',
-      reason: signatureProblem,
-      check_in_at: null,
-      answer: answer(400, {
-        status: 'invalid_signature',
-        ticket: null,
-        error: { code: 'INVALID_SIGNATURE', message: INVALID_SIGNATURE_MESSAGE, details: {} },
-      }),
-    };
-  }
-  if (ticket === null) {
-    return {
-      outcome: 'not_found',
-      reason: null,
-      check_in_at: null,
-      answer: answer(404, { error: { code: 'NOT_FOUND', message: 'no ticket has this tid', details: {} } }),
-    };
-  }
-  if (ticket.eid !== eid) {
-    return {
-      outcome: 'wrong_event',
-      reason: null,
-      check_in_at: null,
-      answer: answer(200, { status: 'wrong_event', ticket: { tid: ticket.tid, eid: ticket.eid } }),
-    };
-  }
-  if (ticket.revoked_at !== null) return plain('revoked', ticket, ticket.revoke_reason);
-  if (presentedToken !== null && presentedToken !== ticket.ticket_token) {
-    return plain('revoked', ticket, 'token superseded by a reissue');
-  }
-  if (ticket.checked_in_at !== null) return plain('already_used', ticket);
-  if (ticket.expires_at !== null && ticket.expires_at <= scannedAt) return plain('expired', ticket);
-  return {
-    outcome: 'valid',
-    reason: null,
-    check_in_at: scannedAt,
-    answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt) }),
-  };
 }

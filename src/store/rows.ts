@@ -1,4 +1,4 @@
-import type { Page, SigningKeyRecord } from './store.ts';
+import type { Page, ScanOutcome, ScanRecord, SigningKeyRecord } from './store.ts';
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;
@@ -15,3 +15,26 @@ export function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string):
   const last = items[items.length - 1];
   return { items, next_cursor: rows.length > limit && last ? cursorOf(last) : null };
 }
+
+/** The scan log's rows with each scanner's enrolled name (alias `s`; the caller adds WHERE and ORDER BY). */
+export const SCAN_LOG_SQL = `SELECT s.scan_id, s.eid, s.tid, s.api_key_id, s.scanner_id, k.scanner_name, s.gate_id,
+    s.idempotency_key, s.scanned_at, s.received_at, s.outcome, s.reason, s.replay, s.admitted_offline
+  FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id`;
+
+/** A scan-log row on any backend: SQLite answers 0/1 for booleans, PostgreSQL BIGINT ids as strings. */
+export const toScan = (row: Row): ScanRecord => ({
+  scan_id: Number(row.scan_id),
+  eid: row.eid as string,
+  tid: row.tid as string,
+  api_key_id: row.api_key_id as string,
+  scanner_id: row.scanner_id as string,
+  scanner_name: (row.scanner_name as string | null) ?? null,
+  gate_id: (row.gate_id as string | null) ?? null,
+  idempotency_key: row.idempotency_key as string,
+  scanned_at: row.scanned_at as string,
+  received_at: row.received_at as string,
+  outcome: row.outcome as ScanOutcome,
+  reason: (row.reason as string | null) ?? null,
+  replay: row.replay === true || row.replay === 1,
+  admitted_offline: row.admitted_offline === true || row.admitted_offline === 1,
+});

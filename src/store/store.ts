@@ -69,7 +69,9 @@ export type ScanOutcome =
   | 'invalid_signature'
   | 'not_found'
   | 'idempotency_conflict'
-  | 'refused';
+  | 'refused'
+  /** The scanner turned the holder away offline, and the issuer would have checked the ticket in: it stays unused. */
+  | 'turned_away_offline';
 
 /** One line of an event's scan log: a check-in attempt and what it got. */
 export interface ScanRecord {
@@ -87,6 +89,8 @@ export interface ScanRecord {
   replay: boolean;
   /** The scanner had already let the holder in on its own offline verdict. */
   admitted_offline: boolean;
+  /** The enrolled name of the scanner (null when it gave none). */
+  scanner_name: string | null;
 }
 
 export interface SigningKeyRecord {
@@ -126,7 +130,11 @@ export interface CheckInAttempt {
   gate_id: string | null;
   scanned_at: string;
   received_at: string;
-  admitted_offline: boolean;
+  /**
+   * The scanner's own offline verdict, when it sent one: true, it let the holder in; false, it turned
+   * the holder away; null, it said nothing (an online scan, or a scanner older than the field).
+   */
+  admitted_offline: boolean | null;
 }
 
 export type CheckInResult =
@@ -167,6 +175,7 @@ export interface ChangeRecord {
 /** A scan as the conflicts report shows it. */
 export interface ConflictScan {
   scanner_id: string;
+  scanner_name: string | null;
   gate_id: string | null;
   scanned_at: string;
   received_at: string;
@@ -256,8 +265,9 @@ export interface Store {
   listChanges(eid: string, after: number, limit: number): Promise<{ items: ChangeRecord[]; has_more: boolean }>;
   /**
    * The event's offline double entries, in the order of their valid check-ins (cursor: that scan's
-   * scan_id): tickets with an `already_used` scan that was admitted offline or scanned before the
-   * valid check-in was received.
+   * scan_id): tickets with an `already_used` scan from another scanner than the valid check-in's that
+   * was admitted offline, or that said nothing of an offline verdict and was scanned before the valid
+   * check-in was received. A scan turned away offline (`admitted_offline: false`) is never one.
    */
   listConflicts(eid: string, limit: number, after: number | null): Promise<Page<ConflictRecord>>;
 

@@ -60,10 +60,17 @@ describe('offline double entries: admitted_offline and GET /admin/v1/events/{eid
         {
           tid: north.tid,
           holder_name: 'Ada Lovelace',
-          first: { scanner_id: north.scannerId, gate_id: 'north', scanned_at: at(-10), received_at: at(0) },
+          first: {
+            scanner_id: north.scannerId,
+            scanner_name: 'Gate A iPad',
+            gate_id: 'north',
+            scanned_at: at(-10),
+            received_at: at(0),
+          },
           duplicates: [
             {
               scanner_id: south.scannerId,
+              scanner_name: 'Gate A iPad',
               gate_id: 'south',
               scanned_at: at(-9),
               received_at: at(1),
@@ -97,15 +104,88 @@ describe('offline double entries: admitted_offline and GET /admin/v1/events/{eid
     assert.equal((await counters()).counters.conflicts, 0);
   });
 
-  it('admitted_offline is part of the same body: changing it under one idempotency key is 409', async () => {
+  it('admitted_offline is part of the same body: absent, true and false under one idempotency key are 409', async () => {
     const body = checkInBody(north, at(0));
     assert.equal((await postCheckIn(t.app, north.apiKey, body)).statusCode, 200);
-    const replay = await postCheckIn(t.app, north.apiKey, { ...body, admitted_offline: false });
-    assert.equal(replay.statusCode, 200, 'absent and false are the same body');
+    const replay = await postCheckIn(t.app, north.apiKey, body);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
-    const changed = await postCheckIn(t.app, north.apiKey, { ...body, admitted_offline: true });
-    assert.equal(changed.statusCode, 409);
-    assert.equal(changed.json().error.code, 'IDEMPOTENCY_CONFLICT');
+    for (const admitted of [false, true]) {
+      const changed = await postCheckIn(t.app, north.apiKey, { ...body, admitted_offline: admitted });
+      assert.equal(changed.statusCode, 409, `admitted_offline ${admitted} is another body than none`);
+      assert.equal(changed.json().error.code, 'IDEMPOTENCY_CONFLICT');
+    }
+  });
+
+  it('a scan turned away offline never checks a ticket in: 409 CONFLICT turned_away_offline, logged, the ticket stays valid', async () => {
+    const body = checkInBody(north, at(-5), { admitted_offline: false });
+    const refused = await postCheckIn(t.app, north.apiKey, body);
+    assert.equal(refused.statusCode, 409);
+    assert.deepEqual(refused.json().error.code, 'CONFLICT');
+    assert.deepEqual(refused.json().error.details, { reason: 'turned_away_offline' });
+    const replay = await postCheckIn(t.app, north.apiKey, body);
+    assert.equal(replay.statusCode, 409, 'its replay gets the same answer');
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    const { scans } = await adminCall<{ scans: { outcome: string; admitted_offline: boolean; replay: boolean }[] }>(
+      t.app,
+      'GET',
+      `/admin/v1/events/${north.eid}/scans`,
+    );
+    assert.deepEqual(
+      scans.map((x) => [x.outcome, x.replay, x.admitted_offline]),
+      [
+        ['turned_away_offline', false, false],
+        ['turned_away_offline', true, false],
+      ],
+    );
+    const status = await t.app.inject({
+      url: `/api/v1/tickets/${north.tid}/status`,
+      headers: { authorization: `Bearer ${north.apiKey}` },
+    });
+    assert.equal(status.json().status, 'valid');
+    assert.equal(status.json().checked_in_at, null);
+    const later = await postCheckIn(t.app, south.apiKey, checkInBody(south, at(0)));
+    assert.equal(later.json().status, 'valid', 'the holder gets in at the next gate');
+    assert.equal((await counters()).counters.checked_in, 1);
+  });
+
+  it('any other decision on a scan turned away offline is answered as usual (already_used, revoked)', async () => {
+    await postCheckIn(t.app, south.apiKey, checkInBody(south, at(-6)));
+    const used = await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-5), { admitted_offline: false }));
+    assert.equal(used.statusCode, 200);
+    assert.equal(used.json().status, 'already_used');
+    const { tickets } = await adminCall<{ tickets: { tid: string }[] }>(
+      t.app,
+      'POST',
+      `/admin/v1/events/${north.eid}/tickets`,
+      { tickets: [{ holder_name: 'Grace Hopper', ticket_type: 'GA' }] },
+    );
+    const tid = tickets[0]!.tid;
+    await adminCall(t.app, 'POST', `/admin/v1/tickets/${tid}/revoke`, {});
+    const revoked = await postCheckIn(
+      t.app,
+      north.apiKey,
+      checkInBody({ ...north, tid }, at(-4), { admitted_offline: false }),
+    );
+    assert.equal(revoked.json().status, 'revoked');
+  });
+
+  it('an already_used scan turned away offline is never a conflict, even scanned before the check-in was received', async () => {
+    await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-5)));
+    t.clock.set(at(3));
+    const dup = await postCheckIn(t.app, south.apiKey, checkInBody(south, at(-1), { admitted_offline: false }));
+    assert.equal(dup.json().status, 'already_used');
+    assert.deepEqual((await conflicts()).conflicts, []);
+    assert.equal((await counters()).counters.conflicts, 0);
+  });
+
+  it("a scanner's own repeat of a ticket it checked in is never a conflict", async () => {
+    await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-5)));
+    t.clock.set(at(3));
+    const again = await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-4)));
+    assert.equal(again.json().status, 'already_used');
+    const admitted = await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-3), { admitted_offline: true }));
+    assert.equal(admitted.json().status, 'already_used');
+    assert.deepEqual((await conflicts()).conflicts, []);
   });
 
   it('admitted_offline must be a boolean, and the scan log keeps it', async () => {

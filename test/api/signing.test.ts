@@ -119,8 +119,26 @@ describe('signed tickets', () => {
       assert.equal(res.json().status, 'valid');
     });
 
-    it('the issuer’s verdict decides: a genuine token wins over signature_valid false', async () => {
+    it('a scanner that reports signature_valid false turned the holder away: invalid_signature even with a genuine token, and the ticket stays unused', async () => {
       const res = await withToken(s.ticketToken, { signature_valid: false });
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().status, 'invalid_signature');
+      assert.equal((await scanLog()).at(-1)!.reason, 'scanner reported an invalid signature');
+      const status = await t.app.inject({
+        url: `/api/v1/tickets/${s.tid}/status`,
+        headers: { authorization: `Bearer ${s.apiKey}` },
+      });
+      assert.equal(status.json().status, 'valid');
+      const next = await postCheckIn(
+        t.app,
+        s.apiKey,
+        checkInBody(s, '2026-06-01T12:01:00Z', { ticket_token: s.ticketToken }),
+      );
+      assert.equal(next.json().status, 'valid', 'the next scan of the genuine token checks it in');
+    });
+
+    it('a ticket_token sent without signature_valid false is verified by the issuer, whose verdict decides', async () => {
+      const res = await withToken(s.ticketToken, { signature_valid: true });
       assert.equal(res.json().status, 'valid');
     });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
-import { decide } from '../../src/domain/check-in.ts';
+import { decide } from '../../src/domain/decide.ts';
 import type { TicketRecord } from '../../src/store/store.ts';
 
 const SCANNED_AT = '2026-06-01T12:00:00.000Z';

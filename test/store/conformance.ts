@@ -114,7 +114,7 @@ function newAttempt(eid: string, tid: string, overrides: Partial<CheckInAttempt>
     gate_id: 'gate-a',
     scanned_at: at(5),
     received_at: at(6),
-    admitted_offline: false,
+    admitted_offline: null,
     ...overrides,
   };
 }
@@ -768,6 +768,7 @@ export function storeConformance(
           tid,
           api_key_id: first.api_key_id,
           scanner_id: first.scanner_id,
+          scanner_name: 'Gate A phone',
           gate_id: null,
           idempotency_key: first.idempotency_key,
           scanned_at: first.scanned_at,

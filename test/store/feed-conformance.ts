@@ -150,10 +150,17 @@ export function feedConformance(c: FeedSuiteContext): void {
       }
       return seeded;
     }
-    const duplicate = (eid: string, tid: string, scannedAt: number, receivedAt: number, offline = false) =>
+    const duplicate = (
+      eid: string,
+      tid: string,
+      scannedAt: number,
+      receivedAt: number,
+      offline: boolean | null = null,
+      scannerId = 'scanner-B',
+    ) =>
       store().checkIn(
         newAttempt(eid, tid, {
-          scanner_id: 'scanner-B',
+          scanner_id: scannerId,
           gate_id: 'south',
           scanned_at: at(scannedAt),
           received_at: at(receivedAt),
@@ -180,6 +187,7 @@ export function feedConformance(c: FeedSuiteContext): void {
           holder_name: tickets[0]!.holder_name,
           first: {
             scanner_id: 'scanner-A',
+            scanner_name: 'Gate A phone',
             gate_id: 'north',
             scanned_at: at(5),
             received_at: at(6),
@@ -188,6 +196,7 @@ export function feedConformance(c: FeedSuiteContext): void {
           duplicates: [
             {
               scanner_id: 'scanner-B',
+              scanner_name: 'Gate A phone',
               gate_id: 'south',
               scanned_at: at(30),
               received_at: at(40),
@@ -207,6 +216,34 @@ export function feedConformance(c: FeedSuiteContext): void {
       assert.equal(items.length, 1);
       assert.equal(items[0]!.duplicates[0]!.admitted_offline, false);
       assert.equal((await store().countTickets(event.eid)).conflicts, 1);
+    });
+
+    test('an already_used scan turned away offline (admitted_offline false) is never a conflict', async () => {
+      const { event, tickets } = await checkedIn();
+      await duplicate(event.eid, tickets[0]!.tid, 4, 20, false);
+      assert.deepEqual((await store().listConflicts(event.eid, 100, null)).items, []);
+      assert.equal((await store().countTickets(event.eid)).conflicts, 0);
+    });
+
+    test("a scanner's own repeat of a ticket it checked in is never a conflict", async () => {
+      const { event, tickets } = await checkedIn();
+      await duplicate(event.eid, tickets[0]!.tid, 4, 20, null, 'scanner-A');
+      await duplicate(event.eid, tickets[0]!.tid, 4, 21, true, 'scanner-A');
+      assert.deepEqual((await store().listConflicts(event.eid, 100, null)).items, []);
+      assert.equal((await store().countTickets(event.eid)).conflicts, 0);
+    });
+
+    test('the scan log names each scanner by its enrolled name and keeps admitted_offline', async () => {
+      const { event, tickets } = await checkedIn();
+      await duplicate(event.eid, tickets[0]!.tid, 30, 40, true);
+      const { items } = await store().listScans(event.eid, 100, null);
+      assert.deepEqual(
+        items.map((x) => [x.scanner_id, x.scanner_name, x.outcome, x.admitted_offline]),
+        [
+          ['scanner-A', 'Gate A phone', 'valid', false],
+          ['scanner-B', 'Gate A phone', 'already_used', true],
+        ],
+      );
     });
 
     test('replays are not duplicates, and a ticket with two conflicting scans is counted once', async () => {

@@ -17,13 +17,15 @@ const ScanAnswer = named(
       eid: S,
       outcome: Type.String({
         description:
-          'valid, already_used, revoked, wrong_event, expired, invalid_signature, not_found, idempotency_conflict or refused',
+          'valid, already_used, revoked, wrong_event, expired, invalid_signature, not_found, idempotency_conflict, ' +
+          'refused, or turned_away_offline (the scanner turned the holder away offline; the ticket stayed unused)',
       }),
       reason: NS,
       replay: Type.Boolean(),
       admitted_offline: Type.Boolean(),
       api_key_id: S,
       scanner_id: S,
+      scanner_name: Nullable(Type.String({ description: "the scanner's enrolled name" })),
       gate_id: NS,
       idempotency_key: S,
       scanned_at: Type.String({ description: 'as the scanner sent it' }),
@@ -50,7 +52,7 @@ export const listScansSchema = {
   },
 };
 
-const ConflictScanProperties = { scanner_id: S, gate_id: NS, scanned_at: Time, received_at: Time };
+const ConflictScanProperties = { scanner_id: S, scanner_name: NS, gate_id: NS, scanned_at: Time, received_at: Time };
 
 const Conflict = named(
   'Conflict',
@@ -70,7 +72,7 @@ export const listConflictsSchema = {
   operationId: 'listConflicts',
   summary: 'Offline double entries: tickets let in by a scanner that could not know they were used',
   description:
-    "A ticket is listed when one of its already_used scans was admitted offline, or was scanned before the ticket's valid check-in reached the issuer.",
+    "A ticket is listed when one of its already_used scans, by another scanner than the valid check-in's, was admitted offline (admitted_offline: true), or carried no admitted_offline and was scanned before the ticket's valid check-in reached the issuer. A scan turned away offline (admitted_offline: false) is never a conflict.",
   params: EventParams,
   querystring: PageQuery,
   response: {

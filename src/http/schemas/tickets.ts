@@ -38,7 +38,11 @@ export const CheckInBody = named(
       ),
       signature_valid: Type.Optional(Type.Boolean({ description: "the scanner's own verdict on the signature" })),
       admitted_offline: Type.Optional(
-        Type.Boolean({ description: 'the scanner already let the holder in on its own offline verdict' }),
+        Type.Boolean({
+          description:
+            "the scanner's own offline verdict: true, it already let the holder in; false, it turned the holder " +
+            'away, and the upload never checks the ticket in',
+        }),
       ),
     },
     {
@@ -174,13 +178,24 @@ export const checkInSchema = {
       examples: { unknown: outcome('An unknown tid', errorExample('NOT_FOUND', 'no ticket has this tid')) },
     }),
     409: errorAnswer(409, {
-      description: 'IDEMPOTENCY_CONFLICT: this idempotency key was used with another body',
+      description:
+        'IDEMPOTENCY_CONFLICT: this idempotency key was used with another body; or CONFLICT with `details.reason` ' +
+        '`turned_away_offline`: the scanner turned the holder away offline (`admitted_offline: false`) where the ' +
+        'issuer would have checked the ticket in, so the ticket stays unused (replays of this answer too)',
       examples: {
         conflict: outcome(
           'Same key, different body',
           errorExample('IDEMPOTENCY_CONFLICT', 'this idempotency key was already used with a different request body', {
             idempotency_key: EXAMPLE.idempotencyKey,
           }),
+        ),
+        turned_away: outcome(
+          'An offline rejection uploaded for a ticket that is still valid',
+          errorExample(
+            'CONFLICT',
+            'this scanner turned the holder away offline, so the scan does not check the ticket in',
+            { reason: 'turned_away_offline' },
+          ),
         ),
       },
     }),

@@ -34,13 +34,13 @@ const WRITE_SQL = `
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[])
   ), logged AS (
     INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-      outcome, reason, replay, admitted_offline)
+      outcome, reason, replay, admitted_offline, turned_away_offline)
     SELECT eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-      outcome, reason, replay, admitted_offline
+      outcome, reason, replay, admitted_offline, turned_away_offline
     FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-      $16::text[], $17::text[], $18::text[], $19::boolean[], $20::boolean[]) WITH ORDINALITY
+      $16::text[], $17::text[], $18::text[], $19::boolean[], $20::boolean[], $26::boolean[]) WITH ORDINALITY
       AS s (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-        outcome, reason, replay, admitted_offline, n)
+        outcome, reason, replay, admitted_offline, turned_away_offline, n)
     ORDER BY n
   ), checked AS (
     UPDATE tickets SET checked_in_at = c.at FROM unnest($22::text[], $23::text[]) AS c (tid, at)
@@ -88,12 +88,13 @@ export function batchWrite(
       column(scans, (s) => s.outcome),
       column(scans, (s) => s.reason),
       column(scans, (s) => s.replay),
-      column(scans, (s) => s.attempt.admitted_offline),
+      column(scans, (s) => s.attempt.admitted_offline === true),
       column(checkedIn, (c) => c.attempt.eid),
       column(checkedIn, (c) => c.attempt.tid),
       column(checkedIn, (c) => c.at),
       column(checkedIn, (c) => c.attempt.scanner_id),
       column(checkedIn, (c) => c.attempt.gate_id),
+      column(scans, (s) => s.attempt.admitted_offline === false),
     ],
   };
 }

@@ -92,4 +92,9 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
     `,
   },
+  {
+    // As SQLite's version 4: a scan turned away offline is told apart from one that said nothing.
+    version: 4,
+    sql: `ALTER TABLE scans ADD COLUMN turned_away_offline BOOLEAN NOT NULL DEFAULT false;`,
+  },
 ];

@@ -34,7 +34,7 @@ import { keyRefusal } from '../key-standing.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { page, type Row, toSigningKey } from '../rows.ts';
+import { page, type Row, SCAN_LOG_SQL, toScan, toSigningKey } from '../rows.ts';
 import { CheckInBatcher, LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 
@@ -49,13 +49,6 @@ interface Db {
  */
 const LOCK_MIGRATIONS = 0x54490001;
 const LOCK_SIGNING_KEYS = 0x54490002;
-
-const toScan = (row: Row): ScanRecord => ({
-  ...(row as unknown as ScanRecord),
-  admitted_offline: row.admitted_offline === true,
-  // BIGINT arrives as a string; scan ids stay far below 2^53.
-  scan_id: Number(row.scan_id),
-});
 
 async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
   return (await db.query(sql, params)).rows as T[];
@@ -470,7 +463,7 @@ export class PostgresStore implements Store {
   async listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
     const rows = await all<Row>(
       this.pool,
-      'SELECT * FROM scans WHERE eid = $1 AND scan_id > $2 ORDER BY scan_id LIMIT $3',
+      `${SCAN_LOG_SQL} WHERE s.eid = $1 AND s.scan_id > $2 ORDER BY s.scan_id LIMIT $3`,
       [eid, after ?? 0, limit + 1],
     );
     return page(rows.map(toScan), limit, (s) => String(s.scan_id));
@@ -606,7 +599,8 @@ async function logScan(
 ): Promise<void> {
   await db.query(
     `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
-       received_at, outcome, reason, replay, admitted_offline) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       received_at, outcome, reason, replay, admitted_offline, turned_away_offline)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
       attempt.eid,
       attempt.tid,
@@ -619,7 +613,8 @@ async function logScan(
       outcome,
       reason,
       replay,
-      attempt.admitted_offline,
+      attempt.admitted_offline === true,
+      attempt.admitted_offline === false,
     ],
   );
 }

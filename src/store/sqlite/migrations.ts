@@ -88,4 +88,10 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
     `,
   },
+  {
+    // A scan turned away offline (`admitted_offline: false`) is told apart from one that said nothing:
+    // only the latter can be an offline double entry. Rows from before keep 0 (they said nothing or true).
+    version: 4,
+    sql: `ALTER TABLE scans ADD COLUMN turned_away_offline INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

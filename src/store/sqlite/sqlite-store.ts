@@ -36,17 +36,11 @@ import { keyRefusal } from '../key-standing.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { page, type Row, toSigningKey } from '../rows.ts';
+import { page, type Row, SCAN_LOG_SQL, toScan, toSigningKey } from '../rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { WalSync } from './wal-sync.ts';
 import { Checkpointer } from './checkpointer.ts';
-
-const toScan = (row: Row): ScanRecord => ({
-  ...(row as unknown as ScanRecord),
-  replay: row.replay === 1,
-  admitted_offline: row.admitted_offline === 1,
-});
 
 /**
  * The embedded store: one SQLite file in WAL mode. Node runs one transaction at a time, so
@@ -466,7 +460,8 @@ export class SqliteStore implements Store {
   private logScan(attempt: CheckInAttempt, outcome: string, reason: string | null, replay: boolean): void {
     this.run(
       `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
-         received_at, outcome, reason, replay, admitted_offline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         received_at, outcome, reason, replay, admitted_offline, turned_away_offline)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       attempt.eid,
       attempt.tid,
       attempt.api_key_id,
@@ -478,13 +473,14 @@ export class SqliteStore implements Store {
       outcome,
       reason,
       replay ? 1 : 0,
-      attempt.admitted_offline ? 1 : 0,
+      attempt.admitted_offline === true ? 1 : 0,
+      attempt.admitted_offline === false ? 1 : 0,
     );
   }
 
   async listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
     const rows = this.all<Row>(
-      'SELECT * FROM scans WHERE eid = ? AND scan_id > ? ORDER BY scan_id LIMIT ?',
+      `${SCAN_LOG_SQL} WHERE s.eid = ? AND s.scan_id > ? ORDER BY s.scan_id LIMIT ?`,
       eid,
       after ?? 0,
       limit + 1,
