@@ -48,7 +48,7 @@ export function renderScanLog(list, scans, scannerNames) {
           'div',
           { class: 'muted small' },
           `${when(scan.scanned_at)} · ${scan.gate_id ?? 'no gate'} · `,
-          scannerNames.get(scan.api_key_id) ?? scan.scanner_id,
+          scan.scanner_name ?? scannerNames.get(scan.api_key_id) ?? scan.scanner_id,
         ),
         h('div', { class: 'small' }, 'Ticket ', h('code', { text: scan.tid })),
       ),
@@ -59,7 +59,8 @@ export function renderScanLog(list, scans, scannerNames) {
 /** Offline double entries: each ticket let in twice, with its valid check-in and the duplicates. */
 export function renderConflicts(list, conflicts) {
   if (conflicts.length === 0) return replace(list, h('li', { class: 'muted', text: 'No offline double entries.' }));
-  const scanText = (scan) => `${when(scan.scanned_at)} at ${scan.gate_id ?? 'no gate'} (scanner ${scan.scanner_id})`;
+  const scanText = (scan) =>
+    `${when(scan.scanned_at)} at ${scan.gate_id ?? 'no gate'} (scanner ${scan.scanner_name ?? scan.scanner_id})`;
   replace(
     list,
     conflicts.map((conflict) =>
