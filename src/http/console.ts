@@ -1,14 +1,14 @@
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import { IssuerError } from '../domain/errors.ts';
+import { projectPath } from '../paths.ts';
 import type { App, AppContext } from './context.ts';
 import { adminSessionRoutes } from './routes/admin/session.ts';
 
 /** The console's own files: plain ES modules and CSS, served as they are (no build step). */
-const CONSOLE_DIR = fileURLToPath(new URL('../../console/', import.meta.url));
+const CONSOLE_DIR = projectPath('console');
 
 const require = createRequire(import.meta.url);
 const packageDir = (name: string): string => dirname(require.resolve(`${name}/package.json`));

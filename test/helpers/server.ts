@@ -12,9 +12,18 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts the real server (`src/server.ts`) on a free port and waits until it listens. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+/**
+ * Starts the real server on a free port and waits until it listens: its sources through tsx, or with
+ * `built`, as `npm start` runs it (scripts/start.js: the compiled build in dist/, made again if stale),
+ * from `root` (another copy of the project) or this one.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  options: { built?: boolean; root?: string } = {},
+): Promise<RunningServer> {
+  const args = options.built ? ['scripts/start.js'] : ['--import', 'tsx', 'src/server.ts'];
+  const child = spawn(process.execPath, args, {
+    cwd: options.root ?? process.cwd(),
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
