@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorCode, IssuerError } from '../domain/errors.ts';
 import { scannerLogFields } from './auth.ts';
+import { discardRestOfBody } from './oversized-body.ts';
 import { fieldProblems } from './validation.ts';
 
 /** The HTTP status of every error code. */
@@ -52,6 +53,7 @@ export function handleError(error: FastifyError | IssuerError | Error, request: 
     return reply.status(400).send(envelope('INVALID_REQUEST', `invalid request: ${summary}`, { fields }));
   }
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') discardRestOfBody(request, reply);
   if (known) return reply.status(known.status).send(envelope('INVALID_REQUEST', known.message));
   if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     request.log.info({ err: error, ...scannerLogFields(request) }, 'client error');

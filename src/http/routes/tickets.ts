@@ -5,6 +5,7 @@ import { statusView } from '../../domain/ticket-state.ts';
 import { toStored } from '../../domain/time.ts';
 import { scannerKeyOf } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
+import { SCAN_BODY_LIMIT_BYTES } from '../oversized-body.ts';
 import { changesSchema } from '../schemas/changes.ts';
 import { checkInSchema, statusSchema } from '../schemas/tickets.ts';
 
@@ -12,7 +13,11 @@ import { checkInSchema, statusSchema } from '../schemas/tickets.ts';
 export function ticketRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/v1/tickets/check-in',
-    { schema: checkInSchema, bodyLimit: 16 * 1024, onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn] },
+    {
+      schema: checkInSchema,
+      bodyLimit: SCAN_BODY_LIMIT_BYTES,
+      onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn],
+    },
     async (request, reply) => {
       const key = scannerKeyOf(request);
       const { answer, replay } = await checkIn(
