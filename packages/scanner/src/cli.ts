@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { human, syncJson } from './cli/format.ts';
 import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
-import { ScannerError } from './errors.ts';
+import { isKeyRejected, KEY_REJECTED_LINE, ScannerError, StateCorruptError } from './errors.ts';
 import { nodeHttpTransport } from './node-http.ts';
 import type { ScanResult } from './scan.ts';
 import type { Transport } from './transport.ts';
@@ -103,7 +104,9 @@ async function runEnroll({ values, positionals }: Parsed, transport: Transport):
   parseSetupUri(uri);
   const storage = await FsStorage.create(values.state!);
   const result = await enroll(storage, uri, {
-    name: values.name ?? `ticket-scanner@${hostname()}`,
+    // A device enrolled again keeps its name unless --name gives another.
+    name: values.name,
+    defaultName: `ticket-scanner@${hostname()}`,
     platform: `ticket-scanner/0.1 node/${process.versions.node}`,
     transport,
   });
@@ -189,14 +192,24 @@ const RUN: Record<Command, (parsed: Parsed, transport: Transport) => Promise<num
 export async function main(args: string[]): Promise<number> {
   // One HTTP stack for the whole command: node:http with kept-alive connections, closed on the way out.
   const transport = nodeHttpTransport();
+  let parsed: Parsed | null = null;
   try {
-    const parsed = parse(args);
+    parsed = parse(args);
     if (parsed === null) {
       process.stdout.write(USAGE);
       return 0;
     }
     return await RUN[parsed.command](parsed, transport);
   } catch (error) {
+    if (isKeyRejected(error)) {
+      // Not a ticket verdict and not a refusal of any scan: the scans stay queued. Exactly this line.
+      process.stderr.write(`${KEY_REJECTED_LINE}\n`);
+      return 1;
+    }
+    if (error instanceof StateCorruptError && parsed?.values.state !== undefined) {
+      complain(error.messageAt(join(parsed.values.state, error.file)));
+      return 1;
+    }
     const usage =
       error instanceof UsageError ||
       (error instanceof ScannerError && (error.code === 'INVALID_SETUP_URI' || error.code === 'INVALID_OPTION'));

@@ -36,8 +36,10 @@ export function parseSetupUri(uri: string): SetupUri {
 
 /** Options of an enrolment. */
 export interface EnrollOptions {
-  /** Shown in the organizer's console (default "ticket-scanner"). */
+  /** Shown in the organizer's console; on re-enrolment the stored name is kept unless this is given. */
   name?: string;
+  /** The name of a device enrolled for the first time without `name` (default "ticket-scanner"). */
+  defaultName?: string;
   /** Sent as `scanner_platform` (default "ticket-scanner/0.1"). */
   platform?: string;
   fetch?: typeof fetch;
@@ -55,16 +57,29 @@ export interface EnrollResult {
   gate_id: string | null;
 }
 
-/** Refuses a state that still holds scans for the issuer: enrolling afresh would orphan them. */
-async function checkReplaceable(storage: Storage, existing: ScannerIdentity | null): Promise<ScanQueue> {
-  const queue = await ScanQueue.open(storage);
-  if (existing !== null && queue.size > 0) {
-    throw new ScannerError(
-      'ALREADY_ENROLLED',
-      `this state directory holds a scanner with ${queue.size} queued scan(s): run "ticket-scanner sync" first, or use another --state`,
-    );
+/** Queued scans can follow the device to a new key only within one issuer and one event. */
+function keepsQueue(existing: ScannerIdentity | null, queue: ScanQueue, issuer: string, eid?: string): void {
+  if (existing === null || queue.size === 0) return;
+  let what: string | null = null;
+  if (existing.issuer !== issuer) what = `another issuer (${issuer})`;
+  else if (eid !== undefined && existing.eid !== eid) what = `another event (${eid})`;
+  if (what === null) return;
+  throw new ScannerError(
+    'ALREADY_ENROLLED',
+    `this state directory holds ${queue.size} queued scan(s) of event ${existing.eid} and the setup code is for ${what}: ` +
+      `run "ticket-scanner sync" once the old key works, or use another --state` +
+      (eid === undefined ? '' : '; this enrolment was not kept'),
+  );
+}
+
+/** Whether the stored changes-feed knowledge can be kept. */
+async function knowledgeReadable(storage: Storage): Promise<boolean> {
+  try {
+    FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
+    return true;
+  } catch {
+    return false;
   }
-  return queue;
 }
 
 /** The scanner's identity from the enrolment answer: everything but the key. */
@@ -93,19 +108,21 @@ function identityOf(
 /**
  * Enrols this device: reads the setup URI, fetches the issuer's discovery document (which must name
  * the same `iss`), exchanges the token for an API key, and stores the key (alone, owner-only), the
- * scanner's identity and the discovery document with its JWKS. A device keeps its `scanner_id` when
- * enrolled again.
+ * scanner's identity and the discovery document with its JWKS. A device enrolled again keeps its
+ * `scanner_id`, its name and, for the same event, its queued scans (which then sync under the new
+ * key) and what the changes feed taught it.
  */
 export async function enroll(storage: Storage, setupUri: string, options: EnrollOptions = {}): Promise<EnrollResult> {
   const setup = parseSetupUri(setupUri);
   const release = await storage.lock();
   try {
     const existing = await readIdentity(storage);
-    const queue = await checkReplaceable(storage, existing);
+    const queue = await ScanQueue.open(storage);
     const client = new IssuerClient({ fetch: options.fetch, transport: options.transport });
     const discovery = await client.discovery(setup.iss);
+    keepsQueue(existing, queue, discovery.iss.replace(/\/+$/, ''));
     const scannerId = existing?.scanner_id ?? crypto.randomUUID();
-    const name = options.name ?? 'ticket-scanner';
+    const name = options.name ?? existing?.scanner_name ?? options.defaultName ?? 'ticket-scanner';
     const answer = await client.enroll(discovery.endpoints.enroll, {
       token: setup.token,
       scanner_id: scannerId,
@@ -113,11 +130,17 @@ export async function enroll(storage: Storage, setupUri: string, options: Enroll
       scanner_platform: options.platform ?? 'ticket-scanner/0.1',
     });
     const identity = identityOf(answer, discovery, scannerId, name, options.now?.() ?? new Date());
+    keepsQueue(existing, queue, identity.issuer, identity.eid);
+    const sameEvent = existing !== null && existing.issuer === identity.issuer && existing.eid === identity.eid;
     // The key first and alone; the identity last, as the mark that enrolment completed.
     await storage.writeFileAtomic(STATE_FILES.credentials, `${JSON.stringify({ api_key: answer.api_key })}\n`);
     await storage.writeFileAtomic(STATE_FILES.discovery, `${JSON.stringify(discovery)}\n`);
-    await storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(new FeedKnowledge())}\n`);
-    await queue.reset();
+    if (!sameEvent || !(await knowledgeReadable(storage))) {
+      await storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(new FeedKnowledge())}\n`);
+    }
+    // Another event's admitted tickets mean nothing here; a queue whose event is unknown (no
+    // scanner.json) is kept: its scans are sent, and refused for good if they belong elsewhere.
+    if (!sameEvent && queue.size === 0) await queue.reset();
     await storage.writeFileAtomic(STATE_FILES.scanner, `${JSON.stringify(identity, null, 2)}\n`);
     return {
       scanner_id: identity.scanner_id,

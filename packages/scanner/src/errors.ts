@@ -26,6 +26,39 @@ export class ScannerError extends Error {
   }
 }
 
+/** What to do about each state file that cannot be parsed, and what doing it loses. */
+const STATE_ADVICE: Record<string, string> = {
+  'scanner.json':
+    'restore it from a backup, or remove it and enrol again (the device gets a new scanner_id; queued scans are kept)',
+  'credentials.json': 'enrol again with a new setup code (queued scans are kept and sync under the new key)',
+  'discovery.json': 'enrol again with a new setup code, or restore it from a backup (queued scans are kept)',
+  'knowledge.json': 'remove it; the next sync pulls the changes feed from the start (nothing is lost)',
+  'journal.jsonl':
+    'restore it from a backup, or delete the line named (a scan on that line is lost; a lost acknowledgement only means a resend)',
+};
+
+/** A state file that cannot be parsed: names the file, what is wrong, and what to do. */
+export class StateCorruptError extends ScannerError {
+  /** The file's name inside the state directory. */
+  readonly file: string;
+  readonly problem: string;
+  readonly advice: string;
+
+  constructor(file: string, problem: string) {
+    const advice = STATE_ADVICE[file] ?? 'restore it from a backup';
+    super('STATE_CORRUPT', `state file ${file} is corrupted (${problem}): ${advice}`);
+    this.name = 'StateCorruptError';
+    this.file = file;
+    this.problem = problem;
+    this.advice = advice;
+  }
+
+  /** The same message with the file's full path. */
+  messageAt(path: string): string {
+    return `state file ${path} is corrupted (${this.problem}): ${this.advice}`;
+  }
+}
+
 /** The issuer answered with its error envelope (any non-2xx without a check-in outcome). */
 export class IssuerHttpError extends ScannerError {
   /** The HTTP status. */
@@ -81,7 +114,38 @@ export function isRateLimited(error: unknown): error is IssuerHttpError {
   return error instanceof IssuerHttpError && error.status === 429;
 }
 
-/** A refusal for good: an envelope answer other than 429 and 5xx. The scan will never be accepted as sent. */
+/**
+ * A 401: the issuer no longer accepts this scanner's API key (revoked or expired). It says nothing
+ * about any scan: scans stay queued until the device is enrolled again.
+ */
+export function isKeyRejected(error: unknown): error is IssuerHttpError {
+  return error instanceof IssuerHttpError && error.status === 401;
+}
+
+/** What the CLI says, alone on stderr, when the issuer rejects the key. */
+export const KEY_REJECTED_LINE = "this scanner's key is revoked or expired: enrol again";
+
+/**
+ * A refusal for good: an envelope answer other than 401, 429 and 5xx. The scan will never be
+ * accepted as sent.
+ */
 export function isRefusal(error: unknown): error is IssuerHttpError {
-  return error instanceof IssuerHttpError && error.status !== 429 && !isTransient(error);
+  return error instanceof IssuerHttpError && error.status !== 429 && error.status !== 401 && !isTransient(error);
+}
+
+/** The `details.reason` of the issuer's answer below, and the name sync counts it under in `outcomes`. */
+export const TURNED_AWAY_OFFLINE = 'turned_away_offline';
+
+/**
+ * The issuer's answer to an upload of a scan the device turned away, where its own decision would
+ * have been `valid`: 409 CONFLICT, `details.reason` `turned_away_offline`. The ticket stays unused;
+ * for the scan it is a final answer, not a refusal.
+ */
+export function isTurnedAwayAnswer(error: unknown): error is IssuerHttpError {
+  return (
+    error instanceof IssuerHttpError &&
+    error.status === 409 &&
+    error.issuerCode === 'CONFLICT' &&
+    error.details.reason === TURNED_AWAY_OFFLINE
+  );
 }

@@ -4,23 +4,28 @@ export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type Setu
 export {
   IssuerHttpError,
   IssuerNetworkError,
+  isKeyRejected,
   isRateLimited,
   isRefusal,
   isTransient,
+  isTurnedAwayAnswer,
+  KEY_REJECTED_LINE,
   SCANNER_ERROR_CODES,
   ScannerError,
+  StateCorruptError,
+  TURNED_AWAY_OFFLINE,
   type Delivery,
   type ScannerErrorCode,
 } from './errors.ts';
 export { FeedKnowledge } from './knowledge.ts';
-export { checkInBody, ScanQueue, type QueuedScan } from './queue.ts';
+export { checkInBody, deviceReport, ScanQueue, type DeviceReport, type QueuedScan } from './queue.ts';
 export { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy, type Timer } from './retry.ts';
 export type { ScanResult } from './scan.ts';
 export { Scanner, type ScannerOptions, type ScanOptions, type StatusReport, type SyncResult } from './scanner.ts';
 export type { ScannerIdentity } from './state.ts';
 export { MemoryStorage } from './storage/memory.ts';
 export { STATE_FILES, type Storage } from './storage/storage.ts';
-export { pullChanges, SYNC_IN_FLIGHT, uploadQueue, type UploadReport } from './sync.ts';
+export { pullChanges, SYNC_IN_FLIGHT, uploadQueue, type SyncOutcome, type UploadReport } from './sync.ts';
 export { fetchTransport, type HttpAnswer, type HttpRequest, type Transport } from './transport.ts';
 export {
   decideOffline,

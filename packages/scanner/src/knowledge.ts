@@ -1,5 +1,5 @@
 import type { Change } from '@ticket-issuer/protocol';
-import { ScannerError } from './errors.ts';
+import { StateCorruptError } from './errors.ts';
 
 /** The stored form of what the changes feed taught (`knowledge.json`). */
 interface StoredKnowledge {
@@ -45,7 +45,7 @@ export class FeedKnowledge {
   static parse(text: string | null, file: string): FeedKnowledge {
     const knowledge = new FeedKnowledge();
     if (text === null) return knowledge;
-    const corrupt = (what: string) => new ScannerError('STATE_CORRUPT', `state file ${file} is corrupted: ${what}`);
+    const corrupt = (what: string) => new StateCorruptError(file, what);
     let data: Partial<StoredKnowledge>;
     try {
       data = JSON.parse(text) as Partial<StoredKnowledge>;
@@ -53,15 +53,16 @@ export class FeedKnowledge {
       throw corrupt('not JSON');
     }
     if (typeof data !== 'object' || data === null) throw corrupt('not an object');
-    if (data.cursor !== null && typeof data.cursor !== 'string') throw corrupt('cursor');
-    if (data.last_sync_at !== null && typeof data.last_sync_at !== 'string') throw corrupt('last_sync_at');
+    if (data.cursor !== null && typeof data.cursor !== 'string') throw corrupt('field cursor is malformed');
+    if (data.last_sync_at !== null && typeof data.last_sync_at !== 'string')
+      throw corrupt('field last_sync_at is malformed');
     const strings = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
-    if (!strings(data.revoked)) throw corrupt('revoked');
-    if (!strings(data.checked_in)) throw corrupt('checked_in');
+    if (!strings(data.revoked)) throw corrupt('field revoked is malformed');
+    if (!strings(data.checked_in)) throw corrupt('field checked_in is malformed');
     const pairs = data.superseded;
     const isPair = (p: unknown) =>
       Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && (p[1] === null || typeof p[1] === 'string');
-    if (!Array.isArray(pairs) || !pairs.every(isPair)) throw corrupt('superseded');
+    if (!Array.isArray(pairs) || !pairs.every(isPair)) throw corrupt('field superseded is malformed');
     knowledge.cursor = data.cursor;
     knowledge.lastSyncAt = data.last_sync_at;
     for (const tid of data.revoked!) knowledge.revoked.add(tid);

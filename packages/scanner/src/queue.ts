@@ -1,5 +1,5 @@
 import type { CheckInOutcome, CheckInRequestBody } from '@ticket-issuer/protocol';
-import { ScannerError } from './errors.ts';
+import { StateCorruptError } from './errors.ts';
 import type { Storage } from './storage/storage.ts';
 
 /** One scan waiting for the issuer, with everything needed to send it exactly as it was made. */
@@ -15,6 +15,12 @@ export interface QueuedScan {
   gate_id: string | null;
   /** The holder was let in on this device's own verdict. */
   admitted_offline: boolean;
+  /**
+   * The holder was not let in on this device: an offline `reject`, or an online scan cut short by a
+   * rejected key (no verdict shown). Such a scan never becomes a check-in. Absent in journals written
+   * before it existed: read as `verdict === 'reject'` there.
+   */
+  turned_away?: boolean;
   /** The device's own verdict. */
   verdict: 'admit' | 'reject';
   reason: CheckInOutcome;
@@ -28,18 +34,40 @@ export interface QueuedScan {
  */
 type JournalEntry =
   | { op: 'scan'; scan: QueuedScan }
-  | { op: 'offline'; key: string; admitted_offline: boolean; maybe_sent_plain: boolean }
+  | { op: 'offline'; key: string; admitted_offline: boolean; maybe_sent_plain: boolean; turned_away?: boolean }
   | { op: 'done'; keys: string[] }
   | { op: 'admitted'; tids: string[] };
 
 const ADMITTED_PER_LINE = 1000;
 
-/** The check-in body of a queued scan; `withAdmittedOffline` false gives the body an online attempt sent. */
+/**
+ * What a queued scan tells the issuer about the holder: let in on the device's verdict, turned away
+ * by it, or nothing (an online attempt that got no answer before the process ended).
+ */
+export type DeviceReport = 'admitted' | 'turned_away' | 'none';
+
+export function deviceReport(scan: QueuedScan): DeviceReport {
+  if (scan.admitted_offline) return 'admitted';
+  return (scan.turned_away ?? scan.verdict === 'reject') ? 'turned_away' : 'none';
+}
+
+/**
+ * The check-in body of a queued scan; `plain` gives the body an online attempt sent. An admission
+ * carries `admitted_offline: true`. A turned-away scan never checks a ticket in: an offline
+ * `invalid_signature` carries `signature_valid: false` (the issuer then answers `invalid_signature`
+ * whatever the token), any other one `admitted_offline: false` (the issuer answers 409
+ * `turned_away_offline` where it would have said `valid`).
+ */
 export function checkInBody(
   scan: QueuedScan,
   who: { eid: string; scanner_id: string },
-  withAdmittedOffline = scan.admitted_offline,
+  plain = false,
 ): CheckInRequestBody {
+  const report = plain ? 'none' : deviceReport(scan);
+  const badSignature = report === 'turned_away' && scan.reason === 'invalid_signature';
+  let token: Pick<CheckInRequestBody, 'ticket_token' | 'signature_valid'>;
+  if (badSignature) token = { ticket_token: scan.ticket_token, signature_valid: false };
+  else token = scan.send_token ? { ticket_token: scan.ticket_token } : { signature_valid: true };
   return {
     tid: scan.tid,
     eid: who.eid,
@@ -47,18 +75,15 @@ export function checkInBody(
     scanner_id: who.scanner_id,
     ...(scan.gate_id === null ? {} : { gate_id: scan.gate_id }),
     idempotency_key: scan.idempotency_key,
-    ...(scan.send_token ? { ticket_token: scan.ticket_token } : { signature_valid: true }),
-    ...(withAdmittedOffline ? { admitted_offline: true } : {}),
+    ...token,
+    ...(report === 'admitted' ? { admitted_offline: true } : {}),
+    ...(report === 'turned_away' && !badSignature ? { admitted_offline: false } : {}),
   };
 }
 
 /** Checks a journal line's shape: a complete line that does not parse is corruption, never skipped. */
 function parseEntry(line: string, lineNumber: number): JournalEntry {
-  const corrupt = () =>
-    new ScannerError(
-      'STATE_CORRUPT',
-      `state file journal.jsonl is corrupted: line ${lineNumber} is not a journal entry`,
-    );
+  const corrupt = () => new StateCorruptError('journal.jsonl', `line ${lineNumber} is not a journal entry`);
   let entry: Partial<Record<string, unknown>>;
   try {
     entry = JSON.parse(line) as Partial<Record<string, unknown>>;
@@ -127,8 +152,11 @@ export class ScanQueue {
     await this.write(entries);
   }
 
-  /** Turns an online scan that got no answer into a queued offline verdict. */
-  async markOffline(key: string, change: { admitted_offline: boolean; maybe_sent_plain: boolean }): Promise<void> {
+  /** Turns an online scan that got no answer into a queued offline verdict (or a turned-away scan). */
+  async markOffline(
+    key: string,
+    change: { admitted_offline: boolean; maybe_sent_plain: boolean; turned_away: boolean },
+  ): Promise<void> {
     const scan = this.scans.get(key);
     const entries: JournalEntry[] = [{ op: 'offline', key, ...change }];
     if (scan && change.admitted_offline) entries.push({ op: 'admitted', tids: [scan.tid] });
@@ -184,6 +212,8 @@ export class ScanQueue {
       if (scan) {
         scan.admitted_offline = entry.admitted_offline;
         scan.maybe_sent_plain = entry.maybe_sent_plain;
+        // Journals from before `turned_away`: an online scan marked offline showed its own verdict.
+        scan.turned_away = entry.turned_away ?? (!entry.admitted_offline && scan.verdict === 'reject');
       }
     }
   }

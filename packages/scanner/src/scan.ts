@@ -1,6 +1,14 @@
 import type { CheckInAnswer } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
-import { IssuerHttpError, IssuerNetworkError, isRateLimited, isRefusal, isTransient, ScannerError } from './errors.ts';
+import {
+  IssuerHttpError,
+  IssuerNetworkError,
+  isKeyRejected,
+  isRateLimited,
+  isRefusal,
+  isTransient,
+  ScannerError,
+} from './errors.ts';
 import { checkInBody, type QueuedScan, type ScanQueue } from './queue.ts';
 import { refusedLine, settleScan, type UploadContext } from './sync.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
@@ -58,6 +66,7 @@ function newScan(token: string, local: OfflineVerdict & { tid: string }, scanned
     scanned_at: scannedAt.toISOString(),
     gate_id: gate,
     admitted_offline: false,
+    turned_away: false,
     verdict: local.verdict,
     reason: local.reason,
     maybe_sent_plain: false,
@@ -91,6 +100,7 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
     }
     const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
     scan.admitted_offline = local.verdict === 'admit';
+    scan.turned_away = !scan.admitted_offline;
     if (scan.admitted_offline) admittedNow.add(scan.tid);
     scans.push(scan);
     results.push(offlineResult(scan));
@@ -116,6 +126,7 @@ async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<boolean>
     try {
       const settled = await settleScan(upload, scan);
       if (settled.kind === 'refused') await refuse(ctx, scan, settled.error);
+      // An outcome, or `turned_away_offline`: answered either way.
       else await ctx.queue.ack([scan.idempotency_key]);
     } catch (error) {
       if (isTransient(error) || isRateLimited(error)) return false;
@@ -157,14 +168,29 @@ async function unanswered(ctx: ScanContext, scan: QueuedScan, failure: ScannerEr
   await ctx.queue.markOffline(scan.idempotency_key, {
     admitted_offline: scan.verdict === 'admit',
     maybe_sent_plain: mayHaveArrived,
+    turned_away: scan.verdict === 'reject',
   });
   return offlineResult(scan);
 }
 
 /**
+ * The issuer rejected the key (401): no verdict is shown, so the holder is not let in on this scan.
+ * It stays queued as turned away (it never becomes a check-in) and the error goes up to the caller.
+ */
+async function keyRejected(ctx: ScanContext, scan: QueuedScan, error: IssuerHttpError): Promise<never> {
+  await ctx.queue.markOffline(scan.idempotency_key, {
+    admitted_offline: false,
+    maybe_sent_plain: false,
+    turned_away: true,
+  });
+  throw error;
+}
+
+/**
  * Scans one token online: stores the scan durably first, then asks the issuer (3 s). Its answer is
  * the verdict; without one (timeout, network, 5xx, 429) the offline verdict stands and the scan
- * stays queued, marked admitted when it was, and marked when the request may have arrived.
+ * stays queued, marked admitted when it was, and marked when the request may have arrived. A
+ * rejected key (401) throws, whether on this scan or on a queued earlier one, and shows no verdict.
  */
 export async function scanOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
   const scannedAt = ctx.now();
@@ -182,6 +208,7 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
     answer = await ctx.client.checkIn(ctx.checkInUrl, body, ctx.onlineTimeoutMs);
   } catch (error) {
     if (!(error instanceof ScannerError)) throw error;
+    if (isKeyRejected(error)) return keyRejected(ctx, scan, error);
     return unanswered(ctx, scan, error);
   }
   return answered(ctx, scan, answer);

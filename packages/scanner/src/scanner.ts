@@ -1,13 +1,13 @@
-import type { CheckInOutcome, DiscoveryDocument } from '@ticket-issuer/protocol';
+import type { DiscoveryDocument } from '@ticket-issuer/protocol';
 import { IssuerClient } from './client.ts';
-import { ScannerError } from './errors.ts';
+import { isKeyRejected, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
 import { type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
 import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
-import { pullChanges, uploadQueue } from './sync.ts';
+import { pullChanges, type SyncOutcome, uploadQueue } from './sync.ts';
 import type { Transport } from './transport.ts';
 import { KeyRing } from './verdict.ts';
 
@@ -42,7 +42,8 @@ export interface SyncResult {
   uploaded: number;
   remaining: number;
   refused: number;
-  outcomes: Record<CheckInOutcome, number>;
+  /** The issuer's answers by outcome, and `turned_away_offline` (see `settleScan`). */
+  outcomes: Record<SyncOutcome, number>;
   /** Feed entries pulled. */
   changes: number;
   /** Why the sync did not complete (scans remain, or the feed or discovery could not be read), or null. */
@@ -128,7 +129,10 @@ export class Scanner {
     return results;
   }
 
-  /** Uploads the queue, then pulls the changes feed and refreshes the discovery document (JWKS). */
+  /**
+   * Uploads the queue, then pulls the changes feed and refreshes the discovery document (JWKS). A
+   * rejected key (401) throws, with every scan not yet answered still queued.
+   */
   async sync(): Promise<SyncResult> {
     const policy = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
     const timer = this.options.timer ?? realTimer;
@@ -152,7 +156,7 @@ export class Scanner {
         this.knowledge.lastSyncAt = (this.options.now?.() ?? new Date()).toISOString();
         await this.refreshDiscovery();
       } catch (error) {
-        if (!(error instanceof ScannerError)) throw error;
+        if (!(error instanceof ScannerError) || isKeyRejected(error)) throw error;
         problem ??= error;
       }
       // Whatever pages arrived are kept with their cursor, even when a later page failed.

@@ -1,5 +1,5 @@
 import type { DiscoveryDocument } from '@ticket-issuer/protocol';
-import { ScannerError } from './errors.ts';
+import { type ScannerError, StateCorruptError } from './errors.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 
 /** Who this scanner is (`scanner.json`): never the API key, which lives alone in `credentials.json`. */
@@ -19,8 +19,7 @@ export interface ScannerIdentity {
   enrolled_at: string;
 }
 
-const corrupt = (file: string, what: string) =>
-  new ScannerError('STATE_CORRUPT', `state file ${file} is corrupted: ${what}`);
+const corrupt = (file: string, what: string) => new StateCorruptError(file, what);
 
 /** Parses a JSON state file into an object, or throws STATE_CORRUPT naming the file. */
 function parseObject(text: string, file: string): Record<string, unknown> {

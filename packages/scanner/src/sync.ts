@@ -1,8 +1,16 @@
 import { CHECK_IN_OUTCOMES, type CheckInAnswer, type CheckInOutcome } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
-import { type IssuerHttpError, IssuerNetworkError, isRateLimited, isRefusal, isTransient } from './errors.ts';
+import {
+  type IssuerHttpError,
+  IssuerNetworkError,
+  isRateLimited,
+  isRefusal,
+  isTransient,
+  isTurnedAwayAnswer,
+  TURNED_AWAY_OFFLINE,
+} from './errors.ts';
 import type { FeedKnowledge } from './knowledge.ts';
-import { checkInBody, type QueuedScan, type ScanQueue } from './queue.ts';
+import { checkInBody, deviceReport, type QueuedScan, type ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer, withRetry } from './retry.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 
@@ -21,14 +29,30 @@ export interface UploadContext {
   timeoutMs?: number;
 }
 
-/** How one queued scan ended: an outcome from the issuer, or a refusal for good. */
-export type Settled = { kind: 'outcome'; answer: CheckInAnswer } | { kind: 'refused'; error: IssuerHttpError };
+/**
+ * How one queued scan ended: an outcome from the issuer; the issuer's 409 `turned_away_offline` (it
+ * would have said `valid`, and kept the ticket unused because the device turned the holder away); or
+ * a refusal for good.
+ */
+export type Settled =
+  { kind: 'outcome'; answer: CheckInAnswer } | { kind: 'turned_away' } | { kind: 'refused'; error: IssuerHttpError };
+
+/** What sync counts in `outcomes`: the spec's outcomes, and `turned_away_offline`. */
+export type SyncOutcome = CheckInOutcome | typeof TURNED_AWAY_OFFLINE;
+
+/** Every count at zero. */
+export function emptyOutcomes(): Record<SyncOutcome, number> {
+  return Object.fromEntries([...CHECK_IN_OUTCOMES, TURNED_AWAY_OFFLINE].map((o) => [o, 0])) as Record<
+    SyncOutcome,
+    number
+  >;
+}
 
 /** The counts of an upload. */
 export interface UploadReport {
   uploaded: number;
   refused: number;
-  outcomes: Record<CheckInOutcome, number>;
+  outcomes: Record<SyncOutcome, number>;
   /** Why the upload stopped early (issuer unreachable, or a ticket's scans kept failing), or null. */
   problem: Error | null;
   /** False when the issuer could not be reached at all: pulling the feed is pointless then. */
@@ -46,29 +70,35 @@ const ACK_BATCH = 500;
  */
 export const SYNC_IN_FLIGHT = 32;
 
+/** A refusal, or the issuer's `turned_away_offline` answer, as a settled scan. */
+function settledBy(error: IssuerHttpError): Settled {
+  return isTurnedAwayAnswer(error) ? { kind: 'turned_away' } : { kind: 'refused', error };
+}
+
 /**
- * Sends one queued scan exactly as it was made and settles it. A 409 for a scan an online attempt
- * may have delivered without `admitted_offline` is answered by resending that plain body once: the
- * issuer holds it under the key, and its answer is the scan's answer. Transient failures throw.
+ * Sends one queued scan exactly as it was made and settles it. A 409 IDEMPOTENCY_CONFLICT for a scan
+ * an online attempt may have delivered plain (without the device's report: `admitted_offline`, or
+ * `signature_valid: false`) is answered by resending that plain body once: the issuer holds it under
+ * the key, and its answer is the scan's answer. Transient failures and a rejected key (401) throw.
  */
 export async function settleScan(ctx: UploadContext, scan: QueuedScan): Promise<Settled> {
-  const send = (withAdmittedOffline: boolean) =>
+  const send = (plain: boolean) =>
     withRetry(
-      () => ctx.client.checkIn(ctx.checkInUrl, checkInBody(scan, ctx.who, withAdmittedOffline), ctx.timeoutMs),
+      () => ctx.client.checkIn(ctx.checkInUrl, checkInBody(scan, ctx.who, plain), ctx.timeoutMs),
       ctx.policy ?? DEFAULT_RETRY_POLICY,
       ctx.timer ?? realTimer,
     );
   try {
-    return { kind: 'outcome', answer: await send(scan.admitted_offline) };
+    return { kind: 'outcome', answer: await send(false) };
   } catch (error) {
     if (!isRefusal(error)) throw error;
     const plainMayBeHeld =
-      error.issuerCode === 'IDEMPOTENCY_CONFLICT' && scan.admitted_offline && scan.maybe_sent_plain;
-    if (!plainMayBeHeld) return { kind: 'refused', error };
+      error.issuerCode === 'IDEMPOTENCY_CONFLICT' && deviceReport(scan) !== 'none' && scan.maybe_sent_plain;
+    if (!plainMayBeHeld) return settledBy(error);
     try {
-      return { kind: 'outcome', answer: await send(false) };
+      return { kind: 'outcome', answer: await send(true) };
     } catch (second) {
-      if (isRefusal(second)) return { kind: 'refused', error: second };
+      if (isRefusal(second)) return settledBy(second);
       throw second;
     }
   }
@@ -131,7 +161,7 @@ class Upload {
   readonly report: UploadReport = {
     uploaded: 0,
     refused: 0,
-    outcomes: Object.fromEntries(CHECK_IN_OUTCOMES.map((o) => [o, 0])) as Record<CheckInOutcome, number>,
+    outcomes: emptyOutcomes(),
     problem: null,
     reachable: true,
   };
@@ -176,6 +206,7 @@ class Upload {
         settled = await settleScan(this.ctx, scan);
       } catch (error) {
         if (error instanceof IssuerNetworkError) this.report.reachable = false;
+        // Anything else (a rejected key above all) stops the whole upload; this scan stays queued.
         if (!isTransient(error) && !isRateLimited(error)) throw error;
         this.report.problem = error as Error;
         return;
@@ -188,6 +219,11 @@ class Upload {
     if (settled.kind === 'outcome') {
       this.report.uploaded += 1;
       this.report.outcomes[settled.answer.status] += 1;
+      await this.batcher.add(scan.idempotency_key);
+    } else if (settled.kind === 'turned_away') {
+      // A final answer: the issuer logged the scan and left the ticket unused, as the device said.
+      this.report.uploaded += 1;
+      this.report.outcomes[TURNED_AWAY_OFFLINE] += 1;
       await this.batcher.add(scan.idempotency_key);
     } else {
       this.report.refused += 1;

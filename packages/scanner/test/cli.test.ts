@@ -83,13 +83,16 @@ describe('the ticket-scanner CLI', { concurrency: true }, () => {
       assert.ok(!run.stderr.includes('st_abcdefghijklmnop'));
     });
 
-    test('refuses to enrol into a state directory whose scanner still has queued scans (and prints a human line without --json)', async () => {
+    test('with queued scans, a setup code of another event is refused and the queue is kept (and a human line without --json)', async () => {
       const dir = copyState();
       const scan = await runCli(['scan', '--offline', '--state', dir, tickets[7]!.token]);
       assert.equal(scan.code, 0, scan.stderr);
       assert.match(scan.stdout, /^ADMIT\s+valid\s+\S+\s+\(offline\)\n$/, 'without --json: one short human line');
-      const run = await runCli(['enroll', await issuer.setupUri(eid), '--state', dir]);
-      assertOneLineError(run, 1, /queued scan/);
+      const other = await issuer.createEvent('Another event for enrolment');
+      const run = await runCli(['enroll', await issuer.setupUri(other), '--state', dir]);
+      assertOneLineError(run, 1, /queued scan.*another event/);
+      const status = await runCli(['status', '--state', dir, '--json']);
+      assert.deepEqual([status.json[0]!.eid, status.json[0]!.queued], [eid, 1]);
     });
   });
 

@@ -87,7 +87,11 @@ describe('the scan journal', () => {
     const scans = Array.from({ length: 200 }, (_, i) => scan(`T${i}`, { admitted_offline: false }));
     await queue.record(scans, ['T0', 'T1']);
     await queue.ack(scans.slice(0, 150).map((s) => s.idempotency_key));
-    await queue.markOffline(scans[199]!.idempotency_key, { admitted_offline: true, maybe_sent_plain: true });
+    await queue.markOffline(scans[199]!.idempotency_key, {
+      admitted_offline: true,
+      maybe_sent_plain: true,
+      turned_away: false,
+    });
     const before = statSync(join(dir, 'journal.jsonl')).size;
     assert.ok(queue.compactable);
     await queue.compact();
@@ -139,22 +143,38 @@ describe('the file-system storage', () => {
     assert.deepEqual(readdirSync(dir), ['scanner.json']);
   });
 
-  test('a live process holding the lock keeps others out; a dead one’s lock is taken over', async () => {
+  test('a live process holding the lock keeps others out; the lock of one killed with -9 is free at once', async () => {
     const dir = tempDir();
     const storage = await FsStorage.create(dir);
-    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
-    try {
-      writeFileSync(join(dir, 'lock'), String(holder.pid));
-      await assert.rejects(
-        storage.lock(),
-        (error: unknown) => error instanceof ScannerError && error.code === 'STATE_IN_USE',
+    const fsModule = new URL('../src/storage/fs.ts', import.meta.url).href;
+    const script = `const { FsStorage } = await import(${JSON.stringify(fsModule)});
+      await (await FsStorage.open(${JSON.stringify(dir)})).lock();
+      process.stdout.write('locked\\n');
+      setInterval(() => {}, 1000);`;
+    const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await once(holder.stdout!, 'data');
+    await assert.rejects(storage.lock(), (error: unknown) => {
+      return (
+        error instanceof ScannerError && error.code === 'STATE_IN_USE' && error.message.includes(`pid ${holder.pid}`)
       );
-    } finally {
-      holder.kill('SIGKILL');
-      await once(holder, 'exit');
-    }
+    });
+    // Not waiting for the killed process to be reaped: its lock must not block the next command.
+    const exited = once(holder, 'exit');
+    holder.kill('SIGKILL');
+    const started = Date.now();
     const release = await storage.lock();
+    assert.ok(Date.now() - started < 1000, `took the lock after ${Date.now() - started} ms`);
     assert.equal(readFileSync(join(dir, 'lock'), 'utf8'), String(process.pid));
+    await release();
+    await exited;
+  });
+
+  test('a lock file left behind (no process holds the lock) does not block', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'lock'), '999999999');
+    const release = await (await FsStorage.create(dir)).lock();
     await release();
   });
 

@@ -3,10 +3,10 @@ import { constants } from 'node:fs';
 import { chmod, mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScannerError } from '../errors.ts';
+import { lockDirectory } from './fs-lock.ts';
 import type { Storage } from './storage.ts';
 
 const JOURNAL = 'journal.jsonl';
-const LOCK = 'lock';
 /** Owner only: the state holds an API key and the device's scans. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -29,16 +29,6 @@ async function syncDirectory(dir: string): Promise<void> {
     if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EACCES') throw error;
   } finally {
     await handle?.close();
-  }
-}
-
-/** Whether a process with this id is running (a lock left by a killed process is stale). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -144,30 +134,17 @@ export class FsStorage implements Storage {
   }
 
   async lock(): Promise<() => Promise<void>> {
-    const path = join(this.dir, LOCK);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const handle = await open(path, 'wx', FILE_MODE);
-        await handle.write(String(process.pid));
-        await handle.close();
-        return async () => {
-          await this.closeJournal();
-          await unlink(path).catch(() => undefined);
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError('lock the state directory', error);
-      }
-      const holder = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new ScannerError(
-          'STATE_IN_USE',
-          `the state directory ${this.dir} is in use by another ticket-scanner process (pid ${holder})`,
-        );
-      }
-      // Left behind by a process that died (kill -9): take it over.
-      await unlink(path).catch(() => undefined);
+    let release: () => Promise<void>;
+    try {
+      release = await lockDirectory(this.dir);
+    } catch (error) {
+      if (error instanceof ScannerError) throw error;
+      throw ioError('lock the state directory', error);
     }
-    throw new ScannerError('STATE_IN_USE', `cannot lock the state directory ${this.dir}`);
+    return async () => {
+      await this.closeJournal();
+      await release();
+    };
   }
 
   /** The journal opened for appending; a torn last line from a killed writer is cut off first. */
