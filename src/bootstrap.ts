@@ -47,16 +47,22 @@ export function resolveKeyEncryptionKey(config: Config, storeHasKeys: boolean): 
   return key;
 }
 
-/** A Redis client for shared rate-limit counters; while disconnected, commands fail at once instead of queueing. */
+/**
+ * A Redis client for shared rate-limit counters. While disconnected, commands fail at once instead of
+ * queueing; on a connection that went silent, each command gives up after a second. Either way the
+ * rate limits turn to the instance's own counters (see `SharedRateLimits`, which logs the one warning),
+ * and the client keeps reconnecting by itself (at most 2 s apart).
+ */
 export function connectRedis(url: string): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  let reported = false;
-  redis.on('error', (error: Error) => {
-    if (reported) return;
-    reported = true;
-    process.stderr.write(`redis: ${error.message} (rate limits fail open until it is back)\n`);
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: 1_000,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
   });
-  redis.on('ready', () => (reported = false));
+  // Without a listener, a connection error would end the process.
+  redis.on('error', () => undefined);
   return redis;
 }
 
@@ -83,12 +89,12 @@ export function withoutPassword(url: string): string {
 
 /** Opens the store DATABASE_URL names; a failure names the URL (without its password). */
 export function openIssuerStore(config: Config): Promise<Store> {
-  return openNamedStore(config.databaseUrl);
+  return openNamedStore(config.databaseUrl, config.requestTimeoutSeconds);
 }
 
-async function openNamedStore(databaseUrl: string): Promise<Store> {
+async function openNamedStore(databaseUrl: string, requestTimeoutSeconds: number): Promise<Store> {
   try {
-    return await openStore(databaseUrl);
+    return await openStore(databaseUrl, requestTimeoutSeconds);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot open the database at DATABASE_URL=${withoutPassword(databaseUrl)}: ${reason}`);
@@ -106,7 +112,7 @@ async function closeRedis(redis: Redis): Promise<void> {
 
 /** Opens the store, keys and counters the configuration names and builds the app on them. */
 export async function openIssuer(configured: Config): Promise<Issuer> {
-  const store = await openNamedStore(configured.databaseUrl);
+  const store = await openNamedStore(configured.databaseUrl, configured.requestTimeoutSeconds);
   const redis = configured.redisUrl ? connectRedis(configured.redisUrl) : null;
   try {
     const storeHasKeys = (await store.listSigningKeys()).length > 0;

@@ -3,6 +3,7 @@ import { type ErrorCode, IssuerError } from '../domain/errors.ts';
 import { scannerLogFields } from './auth.ts';
 import { discardRestOfBody } from './oversized-body.ts';
 import { fieldProblems } from './validation.ts';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../store/unavailable.ts';
 
 /** The HTTP status of every error code. */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -43,7 +44,9 @@ export function envelope(code: string, message: string, details: Record<string, 
 export function handleError(error: FastifyError | IssuerError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof IssuerError) {
     const status = STATUS_OF[error.code];
-    if (status >= 500) request.log.error({ err: error, ...scannerLogFields(request) }, 'request failed');
+    if (status >= 500 && status !== 503)
+      request.log.error({ err: error, ...scannerLogFields(request) }, 'request failed');
+    if (status === 503) reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     return reply.status(status).send(envelope(error.code, error.message, error.details));
   }
   const fastifyError = error as FastifyError;
@@ -61,8 +64,27 @@ export function handleError(error: FastifyError | IssuerError | Error, request: 
       .status(fastifyError.statusCode)
       .send(envelope('INVALID_REQUEST', 'the request could not be processed'));
   }
+  if (isStoreUnavailable(error)) return storeUnavailable(error, request, reply);
   request.log.error({ err: error, ...scannerLogFields(request) }, 'request failed');
   return reply
     .status(500)
     .send(envelope('INTERNAL', 'internal error; retry with exponential backoff', { request_id: request.id }));
+}
+
+/**
+ * A dependency's fault is an answer: 503 with `Retry-After`. Only the error's code and message are
+ * logged (a driver's error can carry statement details that belong to nobody's log).
+ */
+function storeUnavailable(error: Error, request: FastifyRequest, reply: FastifyReply) {
+  const code = (error as { code?: unknown }).code;
+  request.log.warn(
+    { store_error: { code, message: error.message }, ...scannerLogFields(request) },
+    'store unavailable',
+  );
+  reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+  return reply.status(503).send(
+    envelope('UNAVAILABLE', 'the store is unavailable; retry later', {
+      retry_after_seconds: STORE_RETRY_AFTER_SECONDS,
+    }),
+  );
 }

@@ -10,8 +10,13 @@ export function sqlitePath(databaseUrl: string): string | null {
   return path === ':memory:' ? path : resolve(path);
 }
 
-/** Opens the store DATABASE_URL names, applying pending migrations. */
-export async function openStore(databaseUrl: string): Promise<Store> {
+/**
+ * Opens the store DATABASE_URL names, applying pending migrations. `requestTimeoutSeconds` bounds how
+ * long a request may wait on PostgreSQL: a third of it per connection or statement, so that a request
+ * meets a lost or silent database with a 503 before the client's own timeout.
+ */
+export async function openStore(databaseUrl: string, requestTimeoutSeconds = 15): Promise<Store> {
   const path = sqlitePath(databaseUrl);
-  return path === null ? PostgresStore.open(databaseUrl) : new SqliteStore(path);
+  const timeoutMs = Math.max(500, Math.floor((requestTimeoutSeconds * 1000) / 3));
+  return path === null ? PostgresStore.open(databaseUrl, { timeoutMs }) : new SqliteStore(path);
 }

@@ -17,24 +17,43 @@ import {
 
 const DRIVER_MESSAGE = 'SQLITE_IOERR: disk I/O error in "UPDATE tickets SET checked_in_at = ? WHERE tid = ?"';
 
-/** A store whose named method fails like a broken disk would, while `failing` is set. */
-function faultyStore(inner: Store): { store: Store; fail: (method: keyof Store | null) => void } {
+/** A fault of the issuer itself (a bug), not of a dependency. */
+const BUG_MESSAGE = "Cannot read properties of undefined (reading 'checked_in_at') in UPDATE tickets";
+
+/** How a failing store call fails: like a broken disk (the default), a lost database, or a bug. */
+type Fault = 'disk' | 'database' | 'bug';
+const faultError = (fault: Fault): Error =>
+  fault === 'disk'
+    ? Object.assign(new Error(DRIVER_MESSAGE), { code: 'SQLITE_IOERR' })
+    : fault === 'database'
+      ? Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
+      : new TypeError(BUG_MESSAGE);
+
+/** A store whose named method fails as `fault` says, while `failing` is set. */
+function faultyStore(inner: Store): { store: Store; fail: (method: keyof Store | null, fault?: Fault) => void } {
   let failing: keyof Store | null = null;
+  let kind: Fault = 'disk';
   const store = new Proxy(inner, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (property !== failing || typeof value !== 'function')
         return typeof value === 'function' ? value.bind(target) : value;
-      return () => Promise.reject(Object.assign(new Error(DRIVER_MESSAGE), { code: 'SQLITE_IOERR' }));
+      return () => Promise.reject(faultError(kind));
     },
   });
-  return { store, fail: (method) => (failing = method) };
+  return {
+    store,
+    fail: (method, fault = 'disk') => {
+      failing = method;
+      kind = fault;
+    },
+  };
 }
 
 describe('failures inside the issuer', () => {
   let t: TestIssuer;
   let s: Scenario;
-  let fail: (method: keyof Store | null) => void;
+  let fail: (method: keyof Store | null, fault?: Fault) => void;
 
   before(async () => {
     const faulty = faultyStore(new SqliteStore(':memory:'));
@@ -45,8 +64,8 @@ describe('failures inside the issuer', () => {
   afterEach(() => fail(null));
   after(() => t.close());
 
-  it('a store that throws answers 500 INTERNAL with a generic message and logs the cause with the request id', async () => {
-    fail('checkIn');
+  it('a fault of the issuer itself answers 500 INTERNAL with a generic message and logs the cause with the request id', async () => {
+    fail('checkIn', 'bug');
     const res = await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-01T12:00:00Z'), {
       'x-request-id': 'req-500-check',
     });
@@ -58,12 +77,36 @@ describe('failures inside the issuer', () => {
         details: { request_id: 'req-500-check' },
       },
     });
-    assert.doesNotMatch(res.body, /SQLITE|UPDATE|tickets|\bat /);
+    assert.doesNotMatch(res.body, /Cannot read|UPDATE|tickets|\bat /);
     const logged = t.logs.lines.map((line) => JSON.parse(line)).find((l) => l.reqId === 'req-500-check' && l.err);
     assert.ok(logged, 'the cause is logged with the request id');
     assert.equal(logged.level, 50);
-    assert.match(logged.err.message, /SQLITE_IOERR/);
+    assert.match(logged.err.message, /Cannot read properties/);
   });
+
+  for (const fault of ['disk', 'database'] as const) {
+    it(`a ${fault} that fails is an answer: 503 UNAVAILABLE with Retry-After, no driver text, a warning in the log`, async () => {
+      fail('checkIn', fault);
+      const res = await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-01T12:00:00Z'), {
+        'x-request-id': `req-503-${fault}`,
+      });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.headers['retry-after'], '2');
+      assert.deepEqual(res.json(), {
+        error: {
+          code: 'UNAVAILABLE',
+          message: 'the store is unavailable; retry later',
+          details: { retry_after_seconds: 2 },
+        },
+      });
+      assert.doesNotMatch(res.body, /SQLITE|UPDATE|administrator|\bat /);
+      const logged = t.logs.lines
+        .map((line) => JSON.parse(line))
+        .find((l) => l.reqId === `req-503-${fault}` && l.store_error);
+      assert.ok(logged, 'the cause is logged with the request id');
+      assert.equal(logged.level, 40);
+    });
+  }
 
   it('a refusal is still answered when the scan log cannot record it; the failure is logged', async () => {
     fail('logRefusedAttempt');
@@ -78,7 +121,7 @@ describe('failures inside the issuer', () => {
     assert.ok(logged, 'the scan-log failure is in the server log');
   });
 
-  it('every route answers 500 INTERNAL in the envelope when its store call fails', async () => {
+  it('every route answers 503 UNAVAILABLE in the envelope, with Retry-After, when its store call fails', async () => {
     const cases: [
       keyof Store,
       () => Promise<{ statusCode: number; body: string; json(): { error: { code: string } } }>,
@@ -117,8 +160,8 @@ describe('failures inside the issuer', () => {
     for (const [method, call] of cases) {
       fail(method);
       const res = await call();
-      assert.equal(res.statusCode, 500, method);
-      assert.equal(res.json().error.code, 'INTERNAL');
+      assert.equal(res.statusCode, 503, method);
+      assert.equal(res.json().error.code, 'UNAVAILABLE');
       assert.doesNotMatch(res.body, /SQLITE|UPDATE/);
     }
     fail(null);

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import type { Row } from '../rows.ts';
+import { isStoreUnavailable } from '../unavailable.ts';
 import type {
   ApiKeyRecord,
   CheckInAttempt,
@@ -92,8 +93,14 @@ export class CheckInBatcher {
     let settle: (() => void) | null = null;
     try {
       settle = await this.transaction(batch);
-    } catch {
-      // Deadlock, lost connection, a constraint one item broke: each check-in gets a transaction of its own.
+    } catch (error) {
+      // A database that cannot serve would fail each of them again, and make them wait twice as long:
+      // every check-in gets the batch's answer (a 503; a retry under its key learns what was committed).
+      if (isStoreUnavailable(error)) {
+        for (const item of batch) item.reject(asError(error));
+        return;
+      }
+      // A deadlock, a constraint one item broke: each check-in gets a transaction of its own.
       await Promise.all(batch.map((item) => this.alone(item.attempt, item.decide).then(item.resolve, item.reject)));
       return;
     }

@@ -34,6 +34,7 @@ import { keyRefusal } from '../key-standing.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
+import { boundedPool, DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, unboundedPool } from './pool.ts';
 import { page, type Row, SCAN_LOG_SQL, toScan, toSigningKey } from '../rows.ts';
 import { CheckInBatcher, LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
@@ -96,18 +97,14 @@ export class PostgresStore implements Store {
   }
 
   /** Connects and applies pending migrations; instances starting together migrate once. */
-  static async open(url: string): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, application_name: 'ticket-issuer' });
-    // Without a listener, a dropped idle connection would crash the process; the pool discards
-    // the broken client and the next query reports any lasting failure to its caller.
-    pool.on('error', () => undefined);
+  static async open(url: string, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Promise<PostgresStore> {
+    const migrations = unboundedPool(url, timeouts);
     try {
-      await migrate(pool);
-    } catch (error) {
-      await pool.end();
-      throw error;
+      await migrate(migrations);
+    } finally {
+      await migrations.end();
     }
-    return new PostgresStore(pool);
+    return new PostgresStore(boundedPool(url, timeouts));
   }
 
   private async tx<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
