@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import type { Store, TicketRecord } from '../store/store.ts';
+import type { ReissueFailure, Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError } from './errors.ts';
 import { instantField } from './events.ts';
@@ -82,33 +82,48 @@ function tokenIdOf(token: string): string | null {
   }
 }
 
-/**
- * Gives a ticket a new token (new `jti`, signed by the active key) in place of its current one, which
- * is superseded from then on. Only a ticket neither revoked nor used can be reissued.
- */
-export async function reissueTicket(deps: TicketDeps, tid: string): Promise<TicketRecord> {
-  // A concurrent reissue may replace the token between our read and our write: then read again.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const ticket = await deps.store.getTicket(tid);
-    if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
-    const now = deps.clock.now();
-    const signer = await deps.signer.signerForActiveKey();
-    const token = signer.sign(ticketClaims(deps, ticket, now));
-    const result = await deps.store.reissueTicket(
-      tid,
-      ticket.ticket_token,
-      token,
-      tokenIdOf(ticket.ticket_token),
-      toStored(now),
-    );
-    if (result.kind === 'reissued') return result.ticket;
-    if (result.why === 'unknown') throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
-    if (result.why === 'revoked')
-      throw new IssuerError('CONFLICT', 'this ticket is revoked; a revoked ticket cannot be reissued', { tid });
-    if (result.why === 'used')
-      throw new IssuerError('CONFLICT', 'this ticket was already checked in; a used ticket cannot be reissued', {
+/** Why a reissue is refused, as the API answers it. */
+function reissueRefused(why: ReissueFailure, tid: string, jtiNamed: boolean): IssuerError {
+  switch (why) {
+    case 'unknown':
+      return new IssuerError('NOT_FOUND', 'no ticket has this tid');
+    case 'revoked':
+      return new IssuerError('CONFLICT', 'this ticket is revoked; a revoked ticket cannot be reissued', { tid });
+    case 'used':
+      return new IssuerError('CONFLICT', 'this ticket was already checked in; a used ticket cannot be reissued', {
         tid,
       });
+    case 'changed':
+      return new IssuerError(
+        'CONFLICT',
+        jtiNamed
+          ? 'the token named by jti is no longer the current token of this ticket: it was reissued meanwhile'
+          : 'this ticket was reissued by another request meanwhile; read it again before reissuing',
+        { reason: 'superseded' },
+      );
   }
-  throw new IssuerError('CONFLICT', 'this ticket is being reissued by another request; try again', { tid });
+}
+
+/**
+ * Gives a ticket a new token (new `jti`, signed by the active key) in place of its current one, which
+ * is superseded from then on. Only a ticket neither revoked nor used can be reissued. `replacing`, the
+ * jti of the token the caller means to replace, must be the current token's. Of concurrent reissues
+ * of one token exactly one succeeds; the others are refused, never retried on the newer token (each
+ * caller would hold a token superseded at once, unaware).
+ */
+export async function reissueTicket(deps: TicketDeps, tid: string, replacing?: string): Promise<TicketRecord> {
+  const jtiNamed = replacing !== undefined;
+  const ticket = await deps.store.getTicket(tid);
+  if (!ticket) throw reissueRefused('unknown', tid, jtiNamed);
+  const currentJti = tokenIdOf(ticket.ticket_token);
+  // In the store's order: the ticket's own state first, then whether the token is still the current one.
+  if (ticket.revoked_at !== null) throw reissueRefused('revoked', tid, jtiNamed);
+  if (ticket.checked_in_at !== null) throw reissueRefused('used', tid, jtiNamed);
+  if (jtiNamed && replacing !== currentJti) throw reissueRefused('changed', tid, jtiNamed);
+  const now = deps.clock.now();
+  const signer = await deps.signer.signerForActiveKey();
+  const token = signer.sign(ticketClaims(deps, ticket, now));
+  const result = await deps.store.reissueTicket(tid, ticket.ticket_token, token, currentJti, toStored(now));
+  if (result.kind === 'reissued') return result.ticket;
+  throw reissueRefused(result.why, tid, jtiNamed);
 }

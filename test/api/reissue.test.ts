@@ -137,6 +137,10 @@ describe('POST /admin/v1/tickets/{tid}/reissue', () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => reissue(s.tid)));
     const ok = answers.filter((r) => r.statusCode === 200).map((r) => r.json().ticket_token as string);
     assert.ok(ok.length >= 1);
+    for (const refused of answers.filter((r) => r.statusCode !== 200)) {
+      assert.equal(refused.statusCode, 409);
+      assert.deepEqual(refused.json().error.details, { reason: 'superseded' });
+    }
     const current = (await adminCall<{ ticket_token: string }>(t.app, 'GET', `/admin/v1/tickets/${s.tid}`))
       .ticket_token;
     assert.ok(ok.includes(current), 'the current token is one that was answered');

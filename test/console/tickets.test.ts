@@ -147,6 +147,39 @@ describe('console in Chromium: tickets', () => {
     }
   });
 
+  browserTest(
+    '"Reissue" names the token the console shows: a ticket reissued meanwhile keeps its newer token',
+    async () => {
+      const { eid, context, page } = await eventPage('Stale Reissue Fest');
+      try {
+        const ticket = await admin<{ tid: string }>(f.issuer(), 'POST', `/events/${eid}/tickets`, {
+          holder_name: 'Katherine Johnson',
+          ticket_type: 'GA',
+        });
+        await page.getByLabel('Search tickets').fill('johnson');
+        const row = page
+          .getByRole('list', { name: 'Tickets found' })
+          .getByRole('listitem')
+          .filter({ hasText: 'Katherine Johnson' });
+        await row.getByRole('button', { name: 'Reissue' }).waitFor();
+        // Another organizer reissues it while this page still shows the first token.
+        const meanwhile = await admin<{ ticket_token: string }>(
+          f.issuer(),
+          'POST',
+          `/tickets/${ticket.tid}/reissue`,
+          {},
+        );
+        page.once('dialog', (dialog) => void dialog.accept());
+        await row.getByRole('button', { name: 'Reissue' }).click();
+        await row.getByText(/Not done: .*reissued meanwhile/).waitFor();
+        const after = await admin<{ ticket_token: string }>(f.issuer(), 'GET', `/tickets/${ticket.tid}`);
+        assert.equal(after.ticket_token, meanwhile.ticket_token);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
   browserTest('the printable page shows each ticket’s QR code, and its print stylesheet hides the chrome', async () => {
     const { eid, context, page } = await eventPage('Print Fest');
     try {

@@ -136,6 +136,24 @@ export function feedConformance(c: FeedSuiteContext): void {
       assert.equal((await store().getTicket(fresh.tid))!.ticket_token, fresh.ticket_token);
       assert.deepEqual(await changes(event.eid), before);
     });
+
+    test('six concurrent reissueTicket calls replacing one token: exactly one reissues, five are refused as changed', async () => {
+      const { event, tickets } = await seed(1);
+      const ticket = tickets[0]!;
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          store().reissueTicket(ticket.tid, ticket.ticket_token, `new.token.${i}`, 'old-jti', at(3)),
+        ),
+      );
+      const won = results.filter((r) => r.kind === 'reissued');
+      assert.equal(won.length, 1);
+      assert.deepEqual(
+        results.filter((r) => r.kind === 'refused'),
+        Array.from({ length: 5 }, () => ({ kind: 'refused', why: 'changed' })),
+      );
+      assert.equal((await store().getTicket(ticket.tid))!.ticket_token, won[0]!.ticket.ticket_token);
+      assert.equal((await changes(event.eid)).filter((x) => x.type === 'token_superseded').length, 1);
+    });
   });
 
   describe('conflicts report', () => {

@@ -4,6 +4,17 @@ import { field, h, message, replace } from '../dom.js';
 const PAGE_SIZE = 25;
 const TYPING_PAUSE_MS = 250;
 
+/** The reissue body naming the token shown: `{jti}`, or `{}` for a token issued before tokens had one. */
+function replacing(token) {
+  try {
+    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const { jti } = JSON.parse(atob(payload));
+    return typeof jti === 'string' ? { jti } : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * Search by holder name or tid, answered by the admin API a page at a time (an event may hold tens of
  * thousands of tickets). Each row can be revoked (after a confirmation) or given a new token.
@@ -58,10 +69,10 @@ export function ticketSearch(eid, onChanged) {
       state.className = `state state-${current.status}`;
       replace(actions, buttonsFor(current));
     };
-    const act = async (verb, ask, success) => {
+    const act = async (verb, ask, success, body = {}) => {
       if (!confirm(ask)) return;
       try {
-        show(await api('POST', `/tickets/${encodeURIComponent(ticket.tid)}/${verb}`, {}));
+        show(await api('POST', `/tickets/${encodeURIComponent(ticket.tid)}/${verb}`, body));
         replace(feedback, message('success', success));
         onChanged();
       } catch (error) {
@@ -80,6 +91,8 @@ export function ticketSearch(eid, onChanged) {
                 'reissue',
                 `Give ${current.holder_name}'s ticket a new QR code? The old one stops working.`,
                 'Reissued: print the new QR code.',
+                // Names the token this row shows: if it was reissued meanwhile, the issuer refuses (409).
+                replacing(current.ticket_token),
               ),
           })
         : null,

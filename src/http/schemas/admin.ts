@@ -9,7 +9,6 @@ import {
   InstantIn,
   json,
   media,
-  NoBody,
   Nullable,
   PAGE_FIELDS,
   PageQuery,
@@ -190,19 +189,43 @@ export const revokeTicketSchema = {
   },
 };
 
+const ReissueRequest = named(
+  'ReissueRequest',
+  Strict(
+    {
+      jti: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 128,
+          pattern: '^[\\x21-\\x7e]+$',
+          description:
+            "the jti of the token this reissue replaces: refused (409, superseded) if it is no longer the ticket's",
+          'x-problem': 'must be the jti of a ticket token',
+        }),
+      ),
+    },
+    '`{}` (or no body) replaces the current token; `{"jti"}` replaces that token only while it is current',
+  ),
+);
+
 export const reissueTicketSchema = {
   ...admin,
   operationId: 'reissueTicket',
   summary: 'Give a ticket a new token (new jti, current signing key); the previous token is superseded',
   description:
-    'A check-in with a superseded token answers revoked. A revoked or used ticket cannot be reissued (409 CONFLICT).',
+    'A check-in with a superseded token answers revoked. A revoked or used ticket cannot be reissued (409 CONFLICT). ' +
+    'Of concurrent reissues of one token exactly one succeeds; the others, and a reissue naming a jti that is no ' +
+    'longer current, are 409 CONFLICT with `details.reason` `superseded`.',
   params: TidParams,
-  body: NoBody,
+  body: ReissueRequest,
   response: {
     200: json('The ticket with its new ticket_token', AdminTicket),
     ...errors(400, 401),
     404: noTicket,
-    409: errorAnswer(409, { description: 'CONFLICT: the ticket is revoked or already used' }),
+    409: errorAnswer(409, {
+      description:
+        'CONFLICT: the ticket is revoked or already used, or its token was reissued meanwhile (`details.reason` `superseded`)',
+    }),
     ...errors(413, 415, 429, 500),
   },
 };

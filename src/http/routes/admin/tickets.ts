@@ -85,7 +85,7 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
 
   app.post('/admin/v1/tickets/:tid/reissue', { schema: reissueTicketSchema }, async (request) => {
     const deps = { store: ctx.store, clock: ctx.clock, signer: ctx.signer, issuer: ctx.config.baseUrl };
-    const ticket = await reissueTicket(deps, request.params.tid);
+    const ticket = await reissueTicket(deps, request.params.tid, request.body.jti);
     request.log.info({ tid: ticket.tid }, 'ticket reissued');
     return adminTicketView(ticket, now());
   });
