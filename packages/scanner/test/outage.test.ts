@@ -112,5 +112,13 @@ describe('when the issuer is down, slow or busy', { concurrency: true }, () => {
 });
 
 function zeroOutcomes() {
-  return { valid: 0, already_used: 0, revoked: 0, wrong_event: 0, expired: 0, invalid_signature: 0 };
+  return {
+    valid: 0,
+    already_used: 0,
+    revoked: 0,
+    wrong_event: 0,
+    expired: 0,
+    invalid_signature: 0,
+    turned_away_offline: 0,
+  };
 }
