@@ -65,7 +65,13 @@ export async function startServer(
 /** fetch with a JSON body and an optional bearer credential. */
 export async function call(
   url: string,
-  options: { method?: string; bearer?: string; body?: unknown; headers?: Record<string, string> } = {},
+  options: {
+    method?: string;
+    bearer?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }> {
   const res = await fetch(url, {
     method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
@@ -75,6 +81,7 @@ export async function call(
       ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   const text = await res.text();
   return {

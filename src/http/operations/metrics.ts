@@ -1,6 +1,6 @@
 import { CHECK_IN_OUTCOMES } from '@ticket-issuer/protocol';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The metrics of CONTRACT.md ("Operations"), in a registry of this app's own (each instance counts its own). */
 export class IssuerMetrics {
@@ -30,6 +30,12 @@ export class IssuerMetrics {
     registers: [this.registry],
   });
 
+  private readonly limitsShared = new Gauge({
+    name: 'issuer_rate_limit_shared',
+    help: 'Whether rate limits are counted in Redis, shared by every instance (1), or by this instance alone (0)',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     // Every outcome is shown from the start, at zero, so that a rate() over it is defined before the first scan.
@@ -41,6 +47,11 @@ export class IssuerMetrics {
   checkIn(outcome: unknown, replay: boolean): void {
     if (replay) this.replays.inc();
     else if ((CHECK_IN_OUTCOMES as readonly unknown[]).includes(outcome)) this.checkIns.labels(String(outcome)).inc();
+  }
+
+  /** Says where rate limits are counted now: in Redis (shared) or in this instance. */
+  rateLimitShared(shared: boolean): void {
+    this.limitsShared.set(shared ? 1 : 0);
   }
 
   /** Counts a request refused by the named limit. */

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FaultProxy } from '../helpers/fault-proxy.ts';
+import { brokenPromises, runScanners } from '../helpers/scan-load.ts';
+import { call, type RunningServer, startServer } from '../helpers/server.ts';
+import { freshDatabase, itUnless, postgresAvailability, redisForTests } from '../helpers/services.ts';
+
+const ADMIN = 'fault-admin-token-0123456789abcdef';
+const REQUEST_TIMEOUT_S = 6;
+const postgres = await postgresAvailability('fault tests');
+const redis = await redisForTests();
+const skip = postgres.skip ?? (redis.available ? undefined : `Redis not reachable (${redis.reason})`);
+const it = itUnless(skip);
+
+/** Polls `probe` every 100 ms until it holds; returns how long that took, or throws after `withinMs`. */
+async function waitFor(what: string, withinMs: number, probe: () => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < withinMs) {
+    if (await probe().catch(() => false)) return Date.now() - started;
+    await sleep(100);
+  }
+  throw new Error(`${what}: not within ${withinMs} ms`);
+}
+
+describe('the issuer under faults of PostgreSQL and Redis, made by a proxy between them', () => {
+  let pgProxy: FaultProxy;
+  let redisProxy: FaultProxy;
+  let server: RunningServer;
+  let dropDatabase: (() => Promise<void>) | null = null;
+
+  before(async () => {
+    if (skip) return;
+    const database = await freshDatabase();
+    dropDatabase = database.drop;
+    pgProxy = await FaultProxy.start({ host: '127.0.0.1', port: 5432 });
+    redisProxy = await FaultProxy.start({ host: '127.0.0.1', port: 6379 });
+    const url = new URL(database.url);
+    url.host = `127.0.0.1:${pgProxy.port}`;
+    server = await startServer({
+      DATABASE_URL: url.toString(),
+      REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
+      REDIS_KEY_PREFIX: `faults-${process.pid}:`,
+      ADMIN_TOKEN: ADMIN,
+      REQUEST_TIMEOUT_S: String(REQUEST_TIMEOUT_S),
+      RATE_LIMIT_CHECKIN_PER_KEY: '100000',
+      RATE_LIMIT_ENROLL_PER_IP: '1000',
+      LOG_LEVEL: 'warn',
+    });
+  });
+  after(async () => {
+    if (skip) return;
+    await server?.stop();
+    await pgProxy?.close();
+    await redisProxy?.close();
+    await dropDatabase?.();
+  });
+
+  const readiness = async () => call(`${server.url}/readyz`);
+  const sharedGauge = async () => {
+    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    return /^issuer_rate_limit_shared (\d)/m.exec(await res.text())?.[1];
+  };
+
+  it('20 scanners syncing while PostgreSQL is cut for 10 s, then Redis for 10 s: nothing answered is lost, no second valid, only 503s with Retry-After', async () => {
+    const event = await call(`${server.url}/admin/v1/events`, {
+      bearer: ADMIN,
+      body: { name: 'Faults', event_date: new Date().toISOString() },
+    });
+    const eid = String(event.body.eid);
+    const issued = await call(`${server.url}/admin/v1/events/${eid}/tickets`, {
+      bearer: ADMIN,
+      body: { tickets: Array.from({ length: 2000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
+    });
+    const tids = (issued.body.tickets as { tid: string }[]).map((t) => t.tid);
+    assert.equal(await sharedGauge(), '1', 'limits live in Redis to begin with');
+
+    let stop = false;
+    const { report, done } = await runScanners({
+      base: server.url,
+      admin: ADMIN,
+      eid,
+      tids,
+      scanners: 20,
+      scansEach: 100_000,
+      pauseMs: 100,
+      requestTimeoutMs: (REQUEST_TIMEOUT_S + 2) * 1000,
+      until: () => stop,
+    });
+    await sleep(2000);
+
+    // PostgreSQL goes away (connections reset, new ones refused), then goes silent.
+    pgProxy.set('reset');
+    await waitFor('/readyz says the store fails', 3000, async () => {
+      const ready = await readiness();
+      const checks = (ready.body.error as { details: { checks: Record<string, string> } }).details.checks;
+      return ready.status === 503 && checks.store === 'error' && ready.headers.get('retry-after') !== null;
+    });
+    await sleep(4000);
+    pgProxy.set('hang');
+    await sleep(5000);
+    pgProxy.set('pass');
+    const restored = Date.now();
+    const recovery = await waitFor('a check-in is answered 200 again', 5000, async () =>
+      report.okTimes.some((t) => t > restored),
+    );
+    assert.ok(recovery <= 5000, `served again ${recovery} ms after PostgreSQL was back`);
+    await waitFor('/readyz is ready again', 5000, async () => (await readiness()).status === 200);
+
+    // Redis goes silent, then away; the gates keep going on each instance's own counters.
+    await sleep(1000);
+    const redisCut = Date.now();
+    redisProxy.set('hang');
+    await waitFor('the gauge says limits are local', 5000, async () => (await sharedGauge()) === '0');
+    await sleep(4000);
+    redisProxy.set('reset');
+    await sleep(5000);
+    redisProxy.set('pass');
+    const redisBack = Date.now();
+    const shared = await waitFor('limits are shared again', 10_000, async () => (await sharedGauge()) === '1');
+    assert.ok(shared <= 10_000);
+    await sleep(1000);
+    stop = true;
+    await done;
+
+    assert.deepEqual(report.violations, [], 'no 5xx but 503 with Retry-After');
+    assert.ok(
+      report.slowestMs <= (REQUEST_TIMEOUT_S + 1) * 1000,
+      `every answer within REQUEST_TIMEOUT_S (slowest ${report.slowestMs} ms)`,
+    );
+    assert.ok(report.retried > 0, 'the cut was felt: scanners had to retry');
+    const during = report.unavailableTimes.filter((t) => t > redisCut + 500 && t < redisBack);
+    assert.deepEqual(during, [], 'no 503 while only Redis was cut');
+    assert.deepEqual(await brokenPromises(server.url, ADMIN, eid, report), []);
+    assert.ok(report.answers.size > 500, `scans were answered (${report.answers.size})`);
+    const warnings = server
+      .stderr()
+      .split('\n')
+      .concat(server.stdout().split('\n'))
+      .filter((line) => line.includes('rate limits use this instance'));
+    assert.equal(warnings.length, 1, 'one warning for the Redis cut');
+    assert.equal(server.process.exitCode, null, 'the issuer still runs');
+  });
+});
