@@ -1,22 +1,21 @@
+import { ADMIN_SESSION_PREFIX } from '../domain/admin-sessions.ts';
 import { API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX } from '../domain/ids.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * Masks anything shaped like a secret in a written log line: `sk_live_…`, `st_…`, `at_…` (raw or
- * percent-encoded, wherever it travels: a path, a query, a header) and the configured admin token.
+ * Masks anything shaped like a secret in a written log line: `sk_live_…`, `st_…`, `at_…`, a console
+ * session id `as_…` (raw or percent-encoded, wherever it travels: a path, a query, a header, a
+ * cookie) and each configured secret (the admin token, METRICS_TOKEN), which has no shape of its own.
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
-export function secretMasker(adminToken: string | null): (line: string) => string {
-  const shapes = [API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX].map(
+export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {
+  const shapes = [API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX, ADMIN_SESSION_PREFIX].map(
     (prefix) => `(?<![A-Za-z0-9_])${escape(prefix)}[A-Za-z0-9_%-]{8,}`,
   );
-  if (adminToken !== null) {
-    shapes.push(
-      escape(adminToken),
-      escape(encodeURIComponent(adminToken)),
-      escape(JSON.stringify(adminToken).slice(1, -1)),
-    );
+  for (const secret of configured) {
+    if (secret === null) continue;
+    shapes.push(escape(secret), escape(encodeURIComponent(secret)), escape(JSON.stringify(secret).slice(1, -1)));
   }
   const pattern = new RegExp(shapes.join('|'), 'g');
   return (line) => line.replace(pattern, '[redacted]');

@@ -15,6 +15,7 @@ import {
   testIssuer,
   type TestIssuer,
 } from '../helpers/app.ts';
+import { asCookie, signIn } from '../helpers/console-session.ts';
 
 /** The ways a secret could be written down: as text, hex or base64 of its bytes. */
 function spellings(secret: string | Buffer): string[] {
@@ -119,5 +120,39 @@ describe('secrets never appear in logs, answers or the database file', () => {
       assert.equal(key.private_key_enc.includes(seed.toString('base64url')), false);
     }
     for (const answer of answers) assert.equal(/"d"\s*:/.test(answer), false, 'no JWK private member "d"');
+  });
+});
+
+describe('console session ids and the metrics token are masked in logs like the other secrets', () => {
+  const METRICS_TOKEN = 'metrics-token-of-this-test-0123456789';
+  let t: TestIssuer;
+  let sessionId: string;
+
+  before(async () => {
+    t = await testIssuer({ env: { LOG_LEVEL: 'trace', METRICS_TOKEN } });
+    const session = await signIn(t);
+    sessionId = session.value;
+    // Each secret travels where no redaction path reaches: the URL (logged with every request), raw and encoded.
+    for (const secret of [sessionId, METRICS_TOKEN]) {
+      await t.app.inject({ url: `/admin/v1/events?leaked=${secret}`, headers: { cookie: session.cookie } });
+      await t.app.inject({ url: `/no/such/route/${encodeURIComponent(secret)}` });
+      await t.app.inject({ url: `/metrics?token=${encodeURIComponent(secret)}` });
+    }
+    await asCookie(t, 'GET', '/admin/v1/events', session.cookie);
+    await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  });
+  after(() => t.close());
+
+  it('no console session id (as_…, the cookie value) in the log output, in any spelling', () => {
+    assert.match(sessionId, /^as_/);
+    assert.ok(t.logs.text.includes('leaked=[redacted]'), 'the line carrying it was written, masked');
+    for (const spelling of [...spellings(sessionId), encodeURIComponent(sessionId)])
+      assert.equal(t.logs.text.includes(spelling), false, spelling.slice(0, 8));
+  });
+
+  it('no METRICS_TOKEN in the log output, in any spelling', () => {
+    for (const spelling of spellings(METRICS_TOKEN))
+      assert.equal(t.logs.text.includes(spelling), false, spelling.slice(0, 8));
+    assert.equal(t.logs.text.includes('metrics-token-of'), false);
   });
 });
