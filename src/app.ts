@@ -13,6 +13,7 @@ import { RecentKeys } from './domain/credentials.ts';
 import { authHooks, scannerLogFields } from './http/auth.ts';
 import { registerConsole } from './http/console.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
+import { lazySerializers } from './http/lazy-serializers.ts';
 import { secretMasker } from './http/log-masking.ts';
 import { addSecurityHeaders } from './http/security-headers.ts';
 import { IssuerMetrics } from './http/operations/metrics.ts';
@@ -21,6 +22,7 @@ import type { App, AppContext } from './http/context.ts';
 import { envelope, handleError } from './http/errors.ts';
 import { routeMethods } from './http/method-not-allowed.ts';
 import { rateLimitHooks, rateLimitOptions } from './http/rate-limit.ts';
+import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { adminEventRoutes } from './http/routes/admin/events.ts';
 import { adminScanRoutes } from './http/routes/admin/scans.ts';
 import { adminScannerRoutes } from './http/routes/admin/scanners.ts';
@@ -86,10 +88,26 @@ async function protocolVersionGuard(request: FastifyRequest): Promise<void> {
   }
 }
 
+/** Entries of the in-process rate-limit counters' LRU. */
+const LIMIT_CACHE_ENTRIES = 100_000;
+
+/** Rate-limit counters in Redis, falling back to this instance's own while Redis does not answer. */
+function sharedRateLimits(app: App, redis: Redis, config: Config, metrics: IssuerMetrics): SharedRateLimits {
+  return new SharedRateLimits({
+    redis,
+    nameSpace: `${config.redisKeyPrefix}rate:`,
+    cache: LIMIT_CACHE_ENTRIES,
+    onShared: (shared) => metrics.rateLimitShared(shared),
+    warn: (message, error) => app.log.warn({ redis_error: error?.message }, message),
+    info: (message) => app.log.info(message),
+  });
+}
+
 /** Builds the issuer's HTTP application; the server and the tests both start here. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   const requestTimeoutMs = config.requestTimeoutSeconds * 1000;
+  const serializers = lazySerializers();
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -103,7 +121,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
         }),
       },
       // Redaction covers known fields; this covers secrets pasted anywhere else (a URL, another header).
-      hooks: { streamWrite: secretMasker(config.adminToken) },
+      hooks: { streamWrite: secretMasker([config.adminToken, config.metricsToken]) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     // A half-sent request must not hold a connection: headers and body must arrive within the timeout,
@@ -120,7 +138,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // The router rejects some URLs (bad percent-encoding, over-long ids) before any hook runs.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
     ajv: AJV_OPTIONS,
+    // Response serializers are compiled on first use: compiling them all made the start slow.
+    schemaController: { compilersFactory: { buildSerializer: serializers.factory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  serializers.attach(app);
 
   const methodsOf = routeMethods(app);
   app.setErrorHandler(handleError);
@@ -138,20 +159,22 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   });
 
   addSecurityHeaders(app);
+  const metrics = new IssuerMetrics();
   const limitMaxima = new Map<string, number>();
+  const sharedLimits = deps.redis ? sharedRateLimits(app, deps.redis, config, metrics) : null;
   await app.register(rateLimit, {
     ...rateLimitOptions(config.rateLimits, limitMaxima),
-    cache: 100_000,
-    // If Redis is unreachable the gates keep working: limits fail open (the error is logged by the client).
-    skipOnError: true,
-    ...(deps.redis ? { redis: deps.redis, nameSpace: `${config.redisKeyPrefix}rate:` } : {}),
+    cache: LIMIT_CACHE_ENTRIES,
+    // Redis failing is handled by the shared store (each instance's own counters meanwhile).
+    skipOnError: false,
+    ...(sharedLimits ? { store: sharedLimits.pluginStore() } : {}),
   });
+  if (sharedLimits) app.addHook('onClose', async () => sharedLimits.close());
   await registerOpenApi(app, config);
 
   const signer = new TicketSigner(deps.store, deps.keyEncryptionKey, clock);
   await signer.ensureKey();
   const adminTokenHash = deps.adminTokenHashSource ?? (async () => deps.adminTokenHash);
-  const metrics = new IssuerMetrics();
   metrics.instrument(app);
   const limits = rateLimitHooks(app, config.rateLimits, limitMaxima, (limit) => metrics.limited(limit));
   const ctx: AppContext = {
