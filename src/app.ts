@@ -15,7 +15,7 @@ import { registerConsole } from './http/console.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
 import { secretMasker } from './http/log-masking.ts';
-import { addSecurityHeaders } from './http/security-headers.ts';
+import { addSecurityHeaders, API_SECURITY_HEADERS } from './http/security-headers.ts';
 import { IssuerMetrics } from './http/operations/metrics.ts';
 import { operationsRoutes } from './http/operations/routes.ts';
 import type { App, AppContext } from './http/context.ts';
@@ -136,7 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // would answer outside the envelope, and a scanner's queued scan is better taken than refused.
     return503OnClosing: false,
     // The router rejects some URLs (bad percent-encoding, over-long ids) before any hook runs.
-    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply.headers(API_SECURITY_HEADERS)),
     ajv: AJV_OPTIONS,
     // Response serializers are compiled on first use: compiling them all made the start slow.
     schemaController: { compilersFactory: { buildSerializer: serializers.factory } },

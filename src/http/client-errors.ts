@@ -1,5 +1,11 @@
 import type { Socket } from 'node:net';
 import { envelope } from './errors.ts';
+import { API_SECURITY_HEADERS } from './security-headers.ts';
+
+/** The API's security headers as raw header lines, for answers written straight to the socket. */
+const SECURITY_HEADER_LINES = Object.entries(API_SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 /** Errors of Node's HTTP parser and server, by code: the status and what to tell the client. */
 const PARSER_ERRORS: Record<string, { status: number; message: string }> = {
@@ -36,7 +42,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     `HTTP/1.1 ${known.status} ${statusText(known.status)}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Cache-Control: no-store\r\nConnection: close\r\n\r\n' +
+      'Cache-Control: no-store\r\nConnection: close\r\n' +
+      SECURITY_HEADER_LINES +
+      '\r\n' +
       body,
   );
 }

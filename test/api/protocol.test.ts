@@ -141,7 +141,7 @@ describe('versioning and the error envelope', () => {
     const res = await t.app.inject({ url: '/.well-known/ticket-issuer.json' });
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.equal(res.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'");
-    assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN');
+    assert.equal(res.headers['x-frame-options'], 'DENY');
     assert.equal(res.headers['referrer-policy'], 'no-referrer');
   });
 
