@@ -58,6 +58,10 @@ export class GroupCommit {
               // A transaction function called inside another one runs as a savepoint.
               outcomes.push({ ok: true, value: this.db.transaction(job.work)() });
             } catch (error) {
+              // A full disk or an I/O error may make SQLite roll the whole transaction back: the units
+              // before are undone too, and one after would run in a transaction of its own. The group
+              // fails as one, and nothing of it stays.
+              if (!this.db.inTransaction) throw error;
               outcomes.push({ ok: false, error: asError(error) });
             }
           }
