@@ -209,7 +209,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.setNotFoundHandler({ preHandler: ctx.limits.unknownRoutePerIp }, async (request, reply) => {
     const path = request.url.split('?')[0];
     const allowed = methodsOf(request.url);
-    if (allowed.length > 0) {
+    // A route that answers this method but found nothing (a static file that does not exist) is a 404.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       return reply
         .status(405)
         .header('allow', allowed.join(', '))

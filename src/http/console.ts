@@ -52,7 +52,8 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
     const hidden = { schema: { hide: true } };
     scope.get('/console', hidden, async (_request, reply) => reply.redirect('/console/', 301));
     scope.get<{ Params: { file: string } }>('/console/vendor/:file', hidden, async (request, reply) => {
-      const dir = VENDOR_FILES[request.params.file];
+      // Own keys only: `__proto__`, `constructor` or `toString` must not find Object.prototype's members.
+      const dir = Object.hasOwn(VENDOR_FILES, request.params.file) ? VENDOR_FILES[request.params.file] : undefined;
       if (dir === undefined) throw new IssuerError('NOT_FOUND', `no console file ${request.url}`);
       return reply.sendFile(request.params.file, dir);
     });

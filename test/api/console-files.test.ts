@@ -50,6 +50,36 @@ describe('the console’s files at /console/', () => {
     }
   });
 
+  it('a path under /console/ (or /scan/) that names no file is 404 NOT_FOUND in the envelope, not 405', async () => {
+    const missing = [
+      '/console/nope.js',
+      '/console/js/nope.js',
+      '/console/css/',
+      '/console/js/__proto__',
+      '/scan/nope.js',
+      '/scan/__proto__',
+      // Names of Object.prototype's members: a lookup in a plain object must not find them.
+      ...['__proto__', 'constructor', 'toString', 'hasOwnProperty'].flatMap((name) => [
+        `/console/${name}`,
+        `/console/vendor/${name}`,
+      ]),
+    ];
+    for (const url of missing) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await issuer.app.inject({ method, url });
+        assert.equal(res.statusCode, 404, `${method} ${url}: ${res.statusCode} ${res.body}`);
+        if (method === 'GET') assert.equal(res.json().error.code, 'NOT_FOUND', url);
+      }
+    }
+  });
+
+  it('a method the console does not answer is still 405 with Allow', async () => {
+    const res = await issuer.app.inject({ method: 'POST', url: '/console/index.html' });
+    assert.equal(res.statusCode, 405);
+    assert.equal(res.headers.allow, 'GET, HEAD');
+    assert.equal(res.json().error.code, 'INVALID_REQUEST');
+  });
+
   it('the API keeps its own CSP (default-src none)', async () => {
     const res = await get('/.well-known/ticket-issuer.json');
     assert.match(String(res.headers['content-security-policy']), /default-src 'none'/);
