@@ -74,7 +74,11 @@ const UNLIMITED: Record<string, string> = Object.fromEntries(
   ),
 );
 
-/** A real issuer process (`src/server.ts`) on SQLite (a temporary file) or on the given database. */
+/**
+ * A real issuer process, run as `npm start` runs it (the compiled build in dist/), on SQLite (a
+ * temporary file) or on the given database.
+ */
 export function startIssuer(databaseUrl: string | null): Promise<Issuer> {
-  return Issuer.start({ ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  return Issuer.start(env, undefined, { built: true });
 }

@@ -51,7 +51,10 @@ export function tempDir(prefix = 'scanner-test-'): string {
   return dir;
 }
 
-/** A real issuer process (`src/server.ts`), restartable on the same port and database. */
+/**
+ * A real issuer process, restartable on the same port and database: its sources through tsx, or with
+ * `built`, the compiled build as `npm start` runs it (scripts/start.js, dist/server.js).
+ */
 export class Issuer {
   private child: ChildProcess | null = null;
   private log = '';
@@ -61,6 +64,7 @@ export class Issuer {
     readonly dataDir: string,
     private readonly env: Record<string, string>,
     private readonly root: string,
+    private readonly built: boolean,
   ) {}
 
   get url(): string {
@@ -81,9 +85,13 @@ export class Issuer {
    * Starts an issuer on a free port with a fresh SQLite database, from `root` (another checkout of
    * the repository, with its dependencies installed, to compare two versions) or from this one.
    */
-  static async start(env: Record<string, string> = {}, root = ISSUER_ROOT): Promise<Issuer> {
+  static async start(
+    env: Record<string, string> = {},
+    root = ISSUER_ROOT,
+    options: { built?: boolean } = {},
+  ): Promise<Issuer> {
     for (let attempt = 1; ; attempt++) {
-      const issuer = new Issuer(await freePort(), tempDir('issuer-'), env, root);
+      const issuer = new Issuer(await freePort(), tempDir('issuer-'), env, root, options.built ?? false);
       try {
         await issuer.restart();
         return issuer;
@@ -98,7 +106,8 @@ export class Issuer {
   async restart(): Promise<void> {
     // Only this start's output tells that it listens: an earlier start said so too.
     const from = this.log.length;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const args = this.built ? ['scripts/start.js'] : ['--import', 'tsx', 'src/server.ts'];
+    const child = spawn(process.execPath, args, {
       cwd: this.root,
       env: {
         PATH: process.env.PATH ?? '',
