@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChangeRecord, Store } from '../store/store.ts';
 import { invalidRequest } from './errors.ts';
 import { toWire } from './time.ts';
@@ -6,20 +7,40 @@ import { toWire } from './time.ts';
 export const CHANGES_DEFAULT_LIMIT = 500;
 export const CHANGES_MAX_LIMIT = 1000;
 
-/**
- * Cursors are opaque to clients: a versioned, base64url-wrapped feed position, so that the form can
- * change without breaking a client that only passes `next_cursor` back.
- */
-export function encodeCursor(position: number): string {
-  return Buffer.from(`c1:${position}`).toString('base64url');
+/** A short digest of an event id: enough to tell one event's cursor from another's. */
+function eventTag(eid: string): string {
+  return createHash('sha256').update(eid).digest('base64url').slice(0, 12);
 }
 
-/** The position a cursor stands for, or INVALID_REQUEST naming `after`. */
-export function decodeCursor(cursor: string): number {
-  const match = /^c1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!match || encodeCursor(Number(match[1])) !== cursor) {
-    throw invalidRequest('after is not a cursor this issuer gave; pass next_cursor back as it was', [
-      { field: 'after', problem: 'not a cursor of this feed' },
+/**
+ * Cursors are opaque to clients: a versioned, base64url-wrapped feed position and the event it
+ * belongs to (`c2:<position>:<digest of eid>`), so that the form can change without breaking a
+ * client that only passes `next_cursor` back, and a cursor of one event's feed is refused by another's.
+ */
+export function encodeCursor(eid: string, position: number): string {
+  return Buffer.from(`c2:${position}:${eventTag(eid)}`).toString('base64url');
+}
+
+const notACursor = () =>
+  invalidRequest('after is not a cursor this issuer gave; pass next_cursor back as it was', [
+    { field: 'after', problem: 'not a cursor of this feed' },
+  ]);
+
+/**
+ * The position a cursor of this event's feed stands for, or INVALID_REQUEST naming `after`. A cursor
+ * of the first form (`c1:<position>`, given before cursors named their event) is still taken as its
+ * position: see docs/decisions.md, "Cursors".
+ */
+export function decodeCursor(eid: string, cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('latin1');
+  const match = /^c1:(\d{1,15})$/.exec(text) ?? /^c2:(\d{1,15}):([A-Za-z0-9_-]{12})$/.exec(text);
+  // One spelling per cursor: base64url without padding, a position without leading zeros.
+  if (!match || Buffer.from(text).toString('base64url') !== cursor || String(Number(match[1])) !== match[1]) {
+    throw notACursor();
+  }
+  if (match[2] !== undefined && match[2] !== eventTag(eid)) {
+    throw invalidRequest("after is a cursor of another event's feed; start this event's feed without after", [
+      { field: 'after', problem: 'a cursor of another event' },
     ]);
   }
   return Number(match[1]);
@@ -51,9 +72,9 @@ function changeView(change: ChangeRecord) {
 
 /** One page of an event's changes after the cursor; `next_cursor` is always given, even at the end. */
 export async function readChanges(store: Store, eid: string, query: { after?: string; limit?: string }) {
-  const after = query.after === undefined ? 0 : decodeCursor(query.after);
+  const after = query.after === undefined ? 0 : decodeCursor(eid, query.after);
   const limit = changesLimit(query.limit);
   const { items, has_more } = await store.listChanges(eid, after, limit);
   const last = items[items.length - 1]?.position ?? after;
-  return { changes: items.map(changeView), next_cursor: encodeCursor(last), has_more };
+  return { changes: items.map(changeView), next_cursor: encodeCursor(eid, last), has_more };
 }
