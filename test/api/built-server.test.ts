@@ -1,12 +1,31 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, enrollScanner, type RunningServer, startServer } from '../helpers/server.ts';
 
 const ADMIN = 'built-server-admin-token-0123456789';
+
+/** Every TypeScript file under `dir`, relative to the project. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(dir, file));
+}
+
+describe('paths in the build', () => {
+  it('no source finds a project file from its own import.meta.url: once bundled, that URL is dist/<entry>.js', () => {
+    const offenders = [...sources('src'), ...sources('packages/protocol/src')].filter((file) => {
+      if (file === join('src', 'paths.ts')) return false;
+      // createRequire(import.meta.url) resolves packages from node_modules: the same from src/ and dist/.
+      const text = readFileSync(file, 'utf8').replace(/createRequire\(import\.meta\.url\)/g, '');
+      return /import\.meta\.(url|dirname|filename)|__dirname|__filename/.test(text);
+    });
+    assert.deepEqual(offenders, [], 'use projectPath() from src/paths.ts');
+  });
+});
 
 describe('the built server, run as `npm start` runs it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'issuer-built-'));
