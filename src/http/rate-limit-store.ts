@@ -41,13 +41,25 @@ export interface SharedLimitsOptions {
 export class SharedRateLimits {
   private readonly shared: LimitStore;
   private readonly local: LimitStore;
-  private usingRedis = true;
+  private usingRedis = false;
+  /** Whether the present outage was already told (one warning an outage). */
+  private warned = false;
   private probe: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: SharedLimitsOptions) {
     this.shared = new RedisStore(false, false, options.redis, options.nameSpace);
     this.local = new LocalStore(false, false, options.cache);
-    options.onShared(true);
+    // Counters are shared while Redis is connected: from the start when it is, else from its first
+    // answer; meanwhile the gauge says 0 and the first failed probe warns.
+    options.redis.on('ready', () => void this.tryRedis());
+    if (options.redis.status === 'ready') {
+      this.usingRedis = true;
+      options.onShared(true);
+    } else {
+      options.onShared(false);
+      this.startProbing();
+      void this.tryRedis();
+    }
   }
 
   /** Whether counters live in Redis right now. */
@@ -94,28 +106,48 @@ export class SharedRateLimits {
     if (!this.usingRedis) return;
     this.usingRedis = false;
     this.options.onShared(false);
+    this.warn(error);
+    this.startProbing();
+  }
+
+  private warn(error: Error): void {
+    if (this.warned) return;
+    this.warned = true;
     this.options.warn("Redis does not answer: rate limits use this instance's own counters until it does", error);
+  }
+
+  private startProbing(): void {
+    if (this.probe) return;
     this.probe = setInterval(() => void this.tryRedis(), PROBE_INTERVAL_MS);
     this.probe.unref();
   }
 
   private async tryRedis(): Promise<void> {
-    if (this.options.redis.status !== 'ready') return;
+    if (this.usingRedis || this.closed) return;
     try {
+      if (this.options.redis.status !== 'ready') throw new Error(`Redis connection is ${this.options.redis.status}`);
       await this.options.redis.ping();
-    } catch {
+    } catch (error) {
+      // Told once an outage; the probe started at the app's start waits one round before it tells.
+      if (this.probeRounds++ > 0) this.warn(error as Error);
       return;
     }
-    if (this.usingRedis) return;
+    if (this.usingRedis || this.closed) return;
     this.usingRedis = true;
+    this.probeRounds = 0;
     if (this.probe) clearInterval(this.probe);
     this.probe = null;
     this.options.onShared(true);
-    this.options.info('Redis answers again: rate limits are shared by every instance');
+    if (this.warned) this.options.info('Redis answers again: rate limits are shared by every instance');
+    this.warned = false;
   }
+
+  private probeRounds = 0;
+  private closed = false;
 
   /** Stops the probe (the app is closing). */
   close(): void {
+    this.closed = true;
     if (this.probe) clearInterval(this.probe);
     this.probe = null;
   }

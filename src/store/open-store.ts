@@ -12,11 +12,12 @@ export function sqlitePath(databaseUrl: string): string | null {
 
 /**
  * Opens the store DATABASE_URL names, applying pending migrations. `requestTimeoutSeconds` bounds how
- * long a request may wait on PostgreSQL: a third of it per connection or statement, so that a request
- * meets a lost or silent database with a 503 before the client's own timeout.
+ * long a request may wait on PostgreSQL: a quarter of it per connection or statement (a request meets
+ * at most three: its key, a wait behind a batch in flight, its own batch), so that a lost or silent
+ * database is a 503 before the client's own timeout.
  */
 export async function openStore(databaseUrl: string, requestTimeoutSeconds = 15): Promise<Store> {
   const path = sqlitePath(databaseUrl);
-  const timeoutMs = Math.max(500, Math.floor((requestTimeoutSeconds * 1000) / 3));
+  const timeoutMs = Math.max(500, Math.floor((requestTimeoutSeconds * 1000) / 4));
   return path === null ? PostgresStore.open(databaseUrl, { timeoutMs }) : new SqliteStore(path);
 }

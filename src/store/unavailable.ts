@@ -24,6 +24,7 @@ const POSTGRES_STATES = new Set([
   '58000', // system_error
   '58030', // io_error
   '25006', // read_only_sql_transaction: a standby after a failover
+  '57014', // query_canceled: by the pool's statement_timeout, a database too slow to answer in time
 ]);
 
 /** Node's codes for a network path or a disk that failed. */

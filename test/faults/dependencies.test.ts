@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FaultProxy } from '../helpers/fault-proxy.ts';
@@ -140,5 +143,44 @@ describe('the issuer under faults of PostgreSQL and Redis, made by a proxy betwe
       .filter((line) => line.includes('rate limits use this instance'));
     assert.equal(warnings.length, 1, 'one warning for the Redis cut');
     assert.equal(server.process.exitCode, null, 'the issuer still runs');
+  });
+
+  it('Redis down from the start: limits counted in process, gauge 0, one warning, no 5xx, shared once Redis answers', async () => {
+    const proxy = await FaultProxy.start({ host: '127.0.0.1', port: 6379 });
+    proxy.set('reset');
+    const dir = mkdtempSync(join(tmpdir(), 'issuer-redis-'));
+    const issuer = await startServer({
+      DATABASE_URL: `sqlite:${join(dir, 'issuer.db')}`,
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      REDIS_KEY_PREFIX: `faults-start-${process.pid}:`,
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      const gauge = async () => {
+        const res = await fetch(`${issuer.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+        return /^issuer_rate_limit_shared (\d)/m.exec(await res.text())?.[1];
+      };
+      assert.equal(await gauge(), '0');
+      const ready = await call(`${issuer.url}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.equal((ready.body.error as { details: { checks: { redis: string } } }).details.checks.redis, 'error');
+      const event = await call(`${issuer.url}/admin/v1/events`, {
+        bearer: ADMIN,
+        body: { name: 'No Redis', event_date: new Date().toISOString() },
+      });
+      assert.equal(event.status, 201, 'the issuer serves without Redis');
+      await sleep(4500);
+      const warnings = () =>
+        (issuer.stdout() + issuer.stderr()).split('\n').filter((l) => l.includes('rate limits use this instance'));
+      assert.equal(warnings().length, 1, 'one warning');
+      proxy.set('pass');
+      await waitFor('limits are shared once Redis answers', 10_000, async () => (await gauge()) === '1');
+      assert.equal(warnings().length, 1, 'still one warning');
+    } finally {
+      await issuer.stop();
+      await proxy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,6 +11,7 @@ describe('isStoreUnavailable: a dependency that cannot serve, told apart from a 
     ['a connection exception (08006)', coded('08006')],
     ['too many connections (53300)', coded('53300')],
     ["PostgreSQL's disk full (53100)", coded('53100')],
+    ['a statement cancelled by statement_timeout (57014)', coded('57014')],
     ['a refused connection', coded('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432')],
     ['a reset connection', coded('ECONNRESET')],
     ['node-postgres: connection terminated', new Error('Connection terminated unexpectedly')],

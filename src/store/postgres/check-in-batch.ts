@@ -96,8 +96,9 @@ export class CheckInBatcher {
     } catch (error) {
       // A database that cannot serve would fail each of them again, and make them wait twice as long:
       // every check-in gets the batch's answer (a 503; a retry under its key learns what was committed).
+      // Those still queued would meet the same outage after waiting for it: they are answered now too.
       if (isStoreUnavailable(error)) {
-        for (const item of batch) item.reject(asError(error));
+        for (const item of batch.concat(this.queue.splice(0))) item.reject(asError(error));
         return;
       }
       // A deadlock, a constraint one item broke: each check-in gets a transaction of its own.
@@ -123,7 +124,8 @@ export class CheckInBatcher {
       this.committedBatches += 1;
       return () => plan.answers.forEach((answer, i) => settleOne(batch[i]!, answer));
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = asError(rollbackError)));
+      if (isStoreUnavailable(error)) broken = asError(error);
+      else await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = asError(rollbackError)));
       throw error;
     } finally {
       client.release(broken);

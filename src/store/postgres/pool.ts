@@ -6,13 +6,14 @@ export interface PoolTimeouts {
   timeoutMs: number;
 }
 
-/** The default when the caller names none: a third of the default REQUEST_TIMEOUT_S. */
-export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { timeoutMs: 5_000 };
+/** The default when the caller names none: a quarter of the default REQUEST_TIMEOUT_S. */
+export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { timeoutMs: 3_750 };
 
 /**
  * A pool that never hangs a request and never crashes the process on a lost server: connecting and
- * every statement are bounded (a cut or silent network answers within the bound, a transaction within
- * two: its statement and its rollback), TCP keep-alive notices a dead peer, and every client carries
+ * every statement are bounded (a cut or silent network answers within the bound; a transaction that
+ * meets it destroys its connection rather than wait for a rollback), TCP keep-alive notices a dead
+ * peer, and every client carries
  * an error listener for its whole life (node-postgres emits `error` on a checked-out client whose
  * connection dies between statements; unheard, that event would end the process). The broken client
  * is then discarded by the pool, and the next statement reports the failure to its caller.
@@ -22,20 +23,30 @@ export function boundedPool(url: string, timeouts: PoolTimeouts): pg.Pool {
     connectionString: url,
     application_name: 'ticket-issuer',
     connectionTimeoutMillis: timeouts.timeoutMs,
-    query_timeout: timeouts.timeoutMs,
+    // The server cancels a statement that runs past the bound (so a statement the client gave up on
+    // does not commit later); the client's own bound, a little longer, covers a silent network.
+    statement_timeout: timeouts.timeoutMs,
+    query_timeout: timeouts.timeoutMs + 500,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
   });
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
-/** A pool without statement bounds, for work that may rightly take long (migrations at start-up). */
-export function unboundedPool(url: string, timeouts: PoolTimeouts): pg.Pool {
+/** How long one migration statement may take at start-up. */
+const MIGRATION_TIMEOUT_MS = 10 * 60_000;
+
+/** A pool with a generous statement bound, for work that may rightly take long (migrations at start-up). */
+export function migrationPool(url: string, timeouts: PoolTimeouts): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     application_name: 'ticket-issuer',
     connectionTimeoutMillis: timeouts.timeoutMs,
+    // Generous, but bounded: a server that accepts connections and then says nothing must not hang
+    // the start for ever.
+    query_timeout: MIGRATION_TIMEOUT_MS,
     max: 1,
   });
   pool.on('error', () => undefined);

@@ -34,7 +34,8 @@ import { keyRefusal } from '../key-standing.ts';
 import { redemption } from '../redeem.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { boundedPool, DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, unboundedPool } from './pool.ts';
+import { isStoreUnavailable } from '../unavailable.ts';
+import { boundedPool, DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, migrationPool } from './pool.ts';
 import { page, type Row, SCAN_LOG_SQL, toScan, toSigningKey } from '../rows.ts';
 import { CheckInBatcher, LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
@@ -98,7 +99,7 @@ export class PostgresStore implements Store {
 
   /** Connects and applies pending migrations; instances starting together migrate once. */
   static async open(url: string, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Promise<PostgresStore> {
-    const migrations = unboundedPool(url, timeouts);
+    const migrations = migrationPool(url, timeouts);
     try {
       await migrate(migrations);
     } finally {
@@ -116,9 +117,14 @@ export class PostgresStore implements Store {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-      });
+      // A connection that is gone or silent would only make the rollback wait too: it is destroyed
+      // instead, and the server rolls the transaction back when it sees it closed.
+      if (isStoreUnavailable(error)) broken = error as Error;
+      else {
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+      }
       throw error;
     } finally {
       // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
