@@ -196,8 +196,16 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   const scannedAt = ctx.now();
   const local = await decide(ctx, token, scannedAt, ctx.queue.admitted);
   if (local.tid === null) return UNREADABLE;
-  const earlierSent = await sendEarlierScans(ctx, local.tid);
   const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+  let earlierSent: boolean;
+  try {
+    earlierSent = await sendEarlierScans(ctx, local.tid);
+  } catch (error) {
+    if (!(error instanceof ScannerError) || !isKeyRejected(error)) throw error;
+    // This scan happened too: it is kept (turned away, no verdict shown) like the queue before it.
+    await ctx.queue.record([scan]);
+    return keyRejected(ctx, scan, error);
+  }
   await ctx.queue.record([scan]);
   if (!earlierSent) {
     return unanswered(ctx, scan, new IssuerNetworkError('ISSUER_UNREACHABLE', 'earlier scans not sent', 'not_sent'));

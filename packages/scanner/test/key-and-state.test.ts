@@ -71,6 +71,18 @@ describe('a revoked key', { concurrency: true }, () => {
     assert.equal(ticket.checked_in_at ?? null, null);
   });
 
+  test('an online scan whose earlier queued scan of the same ticket meets the 401 is kept queued too', async () => {
+    const dir = join(tempDir(), 'state');
+    const first = await enrol(dir, 'Gate L');
+    const [ticket] = await issuer.issue(eid, 1);
+    const offline = await runCli(['scan', '--offline', '--state', dir, '--json', ticket!.token]);
+    assert.equal(offline.code, 0, offline.stderr);
+    await revokeKey(first.api_key_id);
+    const online = await runCli(['scan', '--state', dir, '--json', ticket!.token]);
+    assert.deepEqual([online.code, online.stderr, online.stdout], [1, KEY_LINE, ''], 'no verdict is shown');
+    assert.equal(await queued(dir), 2, 'the scan cut short by the 401 is kept beside the earlier one');
+  });
+
   test('sync with nothing queued: the changes feed answers 401, the same line and exit 1', async () => {
     const dir = join(tempDir(), 'state');
     await revokeKey((await enrol(dir)).api_key_id);
