@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FaultProxy } from '../helpers/fault-proxy.ts';
-import { brokenPromises, runScanners } from '../helpers/scan-load.ts';
+import { brokenPromises, eventWithTickets, runScanners } from '../helpers/scan-load.ts';
 import { call, type RunningServer, startServer } from '../helpers/server.ts';
 import { freshDatabase, itUnless, postgresAvailability, redisForTests } from '../helpers/services.ts';
 
@@ -66,16 +66,8 @@ describe('the issuer under faults of PostgreSQL and Redis, made by a proxy betwe
   };
 
   it('20 scanners syncing while PostgreSQL is cut for 10 s, then Redis for 10 s: nothing answered is lost, no second valid, only 503s with Retry-After', async () => {
-    const event = await call(`${server.url}/admin/v1/events`, {
-      bearer: ADMIN,
-      body: { name: 'Faults', event_date: new Date().toISOString() },
-    });
-    const eid = String(event.body.eid);
-    const issued = await call(`${server.url}/admin/v1/events/${eid}/tickets`, {
-      bearer: ADMIN,
-      body: { tickets: Array.from({ length: 2000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
-    });
-    const tids = (issued.body.tickets as { tid: string }[]).map((t) => t.tid);
+    const { eid, tickets } = await eventWithTickets(server.url, ADMIN, 'Faults', 2000);
+    const tids = tickets.map((t) => t.tid);
     assert.equal(await sharedGauge(), '1', 'limits live in Redis to begin with');
 
     let stop = false;
@@ -85,7 +77,6 @@ describe('the issuer under faults of PostgreSQL and Redis, made by a proxy betwe
       eid,
       tids,
       scanners: 20,
-      scansEach: 100_000,
       pauseMs: 100,
       requestTimeoutMs: (REQUEST_TIMEOUT_S + 2) * 1000,
       until: () => stop,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PrivatePostgres } from '../helpers/private-postgres.ts';
-import { brokenPromises, runScanners } from '../helpers/scan-load.ts';
+import { brokenPromises, eventWithTickets, runScanners } from '../helpers/scan-load.ts';
 import { call, type RunningServer, startServer } from '../helpers/server.ts';
 import { itUnless, REQUIRE_SERVICES } from '../helpers/services.ts';
 
@@ -39,16 +39,8 @@ describe('PostgreSQL restarting under load (pg_ctl restart of a server of the te
 
   for (const mode of ['fast', 'immediate'] as const) {
     it(`${mode === 'fast' ? 'a fast' : 'an immediate'} restart: 503s with Retry-After meanwhile, serving again within 5 s, nothing answered lost, no second valid`, async () => {
-      const event = await call(`${server.url}/admin/v1/events`, {
-        bearer: ADMIN,
-        body: { name: `Restart ${mode}`, event_date: new Date().toISOString() },
-      });
-      const eid = String(event.body.eid);
-      const issued = await call(`${server.url}/admin/v1/events/${eid}/tickets`, {
-        bearer: ADMIN,
-        body: { tickets: Array.from({ length: 1000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
-      });
-      const tids = (issued.body.tickets as { tid: string }[]).map((t) => t.tid);
+      const { eid, tickets } = await eventWithTickets(server.url, ADMIN, `Restart ${mode}`, 1000);
+      const tids = tickets.map((t) => t.tid);
       let stop = false;
       const { report, done } = await runScanners({
         base: server.url,
@@ -56,7 +48,6 @@ describe('PostgreSQL restarting under load (pg_ctl restart of a server of the te
         eid,
         tids,
         scanners: 20,
-        scansEach: 100_000,
         pauseMs: 50,
         requestTimeoutMs: (REQUEST_TIMEOUT_S + 2) * 1000,
         until: () => stop,

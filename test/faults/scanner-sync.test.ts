@@ -8,7 +8,7 @@ import { nodeHttpTransport } from '../../packages/scanner/src/node-http.ts';
 import { FsStorage } from '../../packages/scanner/src/storage/fs.ts';
 import { tempDir } from '../../packages/scanner/test/issuer.ts';
 import { FaultProxy } from '../helpers/fault-proxy.ts';
-import { scanLog } from '../helpers/scan-load.ts';
+import { eventWithTickets, scanLog } from '../helpers/scan-load.ts';
 import { call, freePort, type RunningServer, startServer } from '../helpers/server.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 
@@ -52,17 +52,9 @@ describe('scanners syncing with the scanner SDK while PostgreSQL is cut', () => 
   });
 
   it('20 devices sync their offline queues through a 10 s cut: every scan is answered once, no ticket valid twice, nothing refused', async () => {
-    const event = await call(`${server.url}/admin/v1/events`, {
-      bearer: ADMIN,
-      body: { name: 'Sync through a cut', event_date: new Date().toISOString() },
-    });
-    const eid = String(event.body.eid);
     // Fewer tickets than scans: gates see the same tickets, so double scans and conflicts happen too.
-    const issued = await call(`${server.url}/admin/v1/events/${eid}/tickets`, {
-      bearer: ADMIN,
-      body: { tickets: Array.from({ length: 2000 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
-    });
-    const tokens = (issued.body.tickets as { ticket_token: string }[]).map((t) => t.ticket_token);
+    const { eid, tickets } = await eventWithTickets(server.url, ADMIN, 'Sync through a cut', 2000);
+    const tokens = tickets.map((t) => t.ticket_token);
     const devices: Scanner[] = [];
     const transports = Array.from({ length: SCANNERS }, () => nodeHttpTransport());
     for (let s = 0; s < SCANNERS; s += 1) {

@@ -37,7 +37,8 @@ export async function runScanners(options: {
   eid: string;
   tids: string[];
   scanners: number;
-  scansEach: number;
+  /** Scans each scanner sends at most (default: until `until` says stop). */
+  scansEach?: number;
   pauseMs: number;
   requestTimeoutMs: number;
   maxWaitMs?: number;
@@ -56,7 +57,7 @@ export async function runScanners(options: {
   );
   const done = Promise.all(
     devices.map(async (device, d) => {
-      for (let i = 0; i < options.scansEach; i += 1) {
+      for (let i = 0; i < (options.scansEach ?? Infinity); i += 1) {
         if (options.until?.()) return;
         const tid = options.tids[(d * 7919 + i * 104729) % options.tids.length]!;
         const scan = { tid, idempotency_key: randomUUID(), scanned_at: new Date().toISOString() };
@@ -117,6 +118,25 @@ async function sendUntilAnswered(
     });
     return;
   }
+}
+
+/** A new event with `count` tickets, through the admin API: its eid and the tickets (tid and token). */
+export async function eventWithTickets(
+  base: string,
+  admin: string,
+  name: string,
+  count: number,
+): Promise<{ eid: string; tickets: { tid: string; ticket_token: string }[] }> {
+  const event = await call(`${base}/admin/v1/events`, {
+    bearer: admin,
+    body: { name, event_date: new Date().toISOString() },
+  });
+  const eid = String(event.body.eid);
+  const issued = await call(`${base}/admin/v1/events/${eid}/tickets`, {
+    bearer: admin,
+    body: { tickets: Array.from({ length: count }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
+  });
+  return { eid, tickets: issued.body.tickets as { tid: string; ticket_token: string }[] };
 }
 
 /** Every scan-log row of an event, through the admin API. */
