@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+
 /** Versioned schema changes of the SQLite store, applied in order at start. Never edit a shipped one. */
 export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
   {
@@ -95,3 +97,19 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     sql: `ALTER TABLE scans ADD COLUMN turned_away_offline INTEGER NOT NULL DEFAULT 0;`,
   },
 ];
+
+/** Applies the migrations not applied yet, each in its own transaction. */
+export function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  for (const migration of SQLITE_MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+        migration.version,
+        new Date().toISOString(),
+      );
+    }).immediate();
+  }
+}

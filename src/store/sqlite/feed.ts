@@ -1,0 +1,64 @@
+import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
+import { CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
+import { page, type Row } from '../rows.ts';
+import type { SqliteContext } from './context.ts';
+
+/** Appends a change at the event's next position; runs inside the caller's transaction (SQLite serializes them). */
+export function appendChange(
+  c: SqliteContext,
+  eid: string,
+  type: ChangeType,
+  tid: string,
+  at: string,
+  extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+): void {
+  const position = c.one<{ last_position: number }>(
+    `INSERT INTO change_counters (eid, last_position) VALUES (?, 1)
+       ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1 RETURNING last_position`,
+    eid,
+  )!.last_position;
+  c.run(
+    'INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    eid,
+    position,
+    type,
+    tid,
+    at,
+    extra.scanner_id ?? null,
+    extra.gate_id ?? null,
+    extra.jti ?? null,
+  );
+}
+
+export async function listChanges(
+  c: SqliteContext,
+  eid: string,
+  after: number,
+  limit: number,
+): Promise<{ items: ChangeRecord[]; has_more: boolean }> {
+  const rows = c.all<ChangeRecord>(
+    'SELECT * FROM changes WHERE eid = ? AND position > ? ORDER BY position LIMIT ?',
+    eid,
+    after,
+    limit + 1,
+  );
+  await c.walSync?.settled();
+  return { items: rows.slice(0, limit), has_more: rows.length > limit };
+}
+
+export function listConflicts(
+  c: SqliteContext,
+  eid: string,
+  limit: number,
+  after: number | null,
+): Promise<Page<ConflictRecord>> {
+  return Promise.resolve(
+    c.db.transaction(() => {
+      const firsts = page(c.all<Row>(CONFLICT_FIRSTS_SQL, eid, after ?? 0, limit + 1), limit, (r) => String(r.scan_id));
+      const from = firsts.items[0]?.scan_id;
+      const to = firsts.items[firsts.items.length - 1]?.scan_id;
+      const duplicates = from === undefined ? [] : c.all<Row>(CONFLICT_DUPLICATES_SQL, eid, from, to);
+      return { items: groupConflicts(firsts.items, duplicates), next_cursor: firsts.next_cursor };
+    })(),
+  );
+}

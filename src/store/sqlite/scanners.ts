@@ -1,0 +1,94 @@
+import type { ApiKeyRecord, EnrollmentTokenRecord, NewApiKey, Page, RedeemResult } from '../store.ts';
+import { redemption } from '../redeem.ts';
+import { page } from '../rows.ts';
+import type { SqliteContext } from './context.ts';
+
+export function createEnrollmentToken(c: SqliteContext, t: EnrollmentTokenRecord): Promise<void> {
+  return c.tx(() => {
+    c.run(
+      `INSERT INTO enrollment_tokens (token_id, token_hash, eid, gate_id, expires_at,
+           key_expires_at, created_at, used_at, revoked_at)
+         VALUES (@token_id, @token_hash, @eid, @gate_id, @expires_at, @key_expires_at,
+           @created_at, @used_at, @revoked_at)`,
+      t,
+    );
+  });
+}
+
+export function revokeEnrollmentToken(
+  c: SqliteContext,
+  tokenId: string,
+  at: string,
+): Promise<EnrollmentTokenRecord | null> {
+  return c.tx(() => {
+    c.run(
+      'UPDATE enrollment_tokens SET revoked_at = ? WHERE token_id = ? AND used_at IS NULL AND revoked_at IS NULL',
+      at,
+      tokenId,
+    );
+    return c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_id = ?', tokenId);
+  });
+}
+
+export function redeemEnrollmentToken(
+  c: SqliteContext,
+  tokenHash: string,
+  at: string,
+  key: NewApiKey,
+): Promise<RedeemResult> {
+  return c.tx((): RedeemResult => {
+    const token = c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_hash = ?', tokenHash);
+    const outcome = redemption(token, at, key);
+    if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
+    c.run('UPDATE enrollment_tokens SET used_at = ? WHERE token_id = ?', at, outcome.token.token_id);
+    c.run(
+      `INSERT INTO api_keys (api_key_id, key_hash, eid, gate_id, scanner_id, scanner_name,
+           scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at)
+         VALUES (@api_key_id, @key_hash, @eid, @gate_id, @scanner_id, @scanner_name,
+           @scanner_platform, @token_id, @enrolled_at, @expires_at, @last_seen_at, @revoked_at)`,
+      outcome.record,
+    );
+    return { kind: 'enrolled', key: outcome.record, token: { ...outcome.token, used_at: at } };
+  });
+}
+
+export async function findApiKey(c: SqliteContext, keyHash: string): Promise<ApiKeyRecord | null> {
+  return c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ?', keyHash);
+}
+
+export function touchApiKey(c: SqliteContext, apiKeyId: string, at: string): Promise<void> {
+  return c.tx(() => {
+    c.run(
+      'UPDATE api_keys SET last_seen_at = ? WHERE api_key_id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)',
+      at,
+      apiKeyId,
+      at,
+    );
+  });
+}
+
+export function revokeApiKey(c: SqliteContext, apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
+  return c.tx(() => {
+    c.run('UPDATE api_keys SET revoked_at = ? WHERE api_key_id = ? AND revoked_at IS NULL', at, apiKeyId);
+    return c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE api_key_id = ?', apiKeyId);
+  });
+}
+
+export async function listApiKeys(
+  c: SqliteContext,
+  eid: string,
+  limit: number,
+  after: string | null,
+): Promise<Page<ApiKeyRecord>> {
+  const rows = c.all<ApiKeyRecord>(
+    'SELECT * FROM api_keys WHERE eid = ? AND api_key_id > ? ORDER BY api_key_id LIMIT ?',
+    eid,
+    after ?? '',
+    limit + 1,
+  );
+  return page(rows, limit, (k) => k.api_key_id);
+}
+
+export async function findApiKeyByToken(c: SqliteContext, tokenId: string): Promise<ApiKeyRecord | null> {
+  return c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE token_id = ?', tokenId);
+}

@@ -1,0 +1,89 @@
+import type { Page, ReissueResult, TicketRecord } from '../store.ts';
+import { searchPatterns, searchTicketsSql } from '../console-queries.ts';
+import { reissueRefusal } from '../reissue.ts';
+import { page } from '../rows.ts';
+import type { SqliteContext } from './context.ts';
+import { appendChange } from './feed.ts';
+
+export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promise<void> {
+  return c.tx(() => {
+    const insert = c.statement(
+      `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
+           checked_in_at, revoked_at, revoke_reason, ticket_token)
+         VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
+           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token)`,
+    );
+    for (const ticket of tickets) insert.run(ticket);
+  });
+}
+
+export async function getTicket(c: SqliteContext, tid: string): Promise<TicketRecord | null> {
+  const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+  // What a scanner reads must already be on disk (every commit it could see asked for its fsync).
+  await c.walSync?.settled();
+  return ticket;
+}
+
+export async function listTickets(
+  c: SqliteContext,
+  eid: string,
+  limit: number,
+  after: string | null,
+): Promise<Page<TicketRecord>> {
+  const rows = c.all<TicketRecord>(
+    'SELECT * FROM tickets WHERE eid = ? AND tid > ? ORDER BY tid LIMIT ?',
+    eid,
+    after ?? '',
+    limit + 1,
+  );
+  return page(rows, limit, (t) => t.tid);
+}
+
+export async function searchTickets(
+  c: SqliteContext,
+  eid: string,
+  query: string,
+  limit: number,
+  after: string | null,
+): Promise<Page<TicketRecord>> {
+  const { holder, tid } = searchPatterns(query);
+  const rows = c.all<TicketRecord>(searchTicketsSql('fold_case'), eid, after ?? '', holder, tid, limit + 1);
+  return page(rows, limit, (t) => t.tid);
+}
+
+export function revokeTicket(
+  c: SqliteContext,
+  tid: string,
+  at: string,
+  reason: string | null,
+): Promise<TicketRecord | null> {
+  return c.tx(() => {
+    const changed = c.run(
+      'UPDATE tickets SET revoked_at = ?, revoke_reason = ? WHERE tid = ? AND revoked_at IS NULL',
+      at,
+      reason,
+      tid,
+    );
+    const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+    if (changed > 0 && ticket) appendChange(c, ticket.eid, 'revoked', tid, at);
+    return ticket;
+  });
+}
+
+export function reissueTicket(
+  c: SqliteContext,
+  tid: string,
+  previousToken: string,
+  nextToken: string,
+  supersededJti: string | null,
+  at: string,
+): Promise<ReissueResult> {
+  return c.tx((): ReissueResult => {
+    const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+    const refusal = reissueRefusal(ticket, previousToken);
+    if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
+    c.run('UPDATE tickets SET ticket_token = ? WHERE tid = ?', nextToken, tid);
+    appendChange(c, ticket.eid, 'token_superseded', tid, at, { jti: supersededJti });
+    return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
+  });
+}
