@@ -1,3 +1,6 @@
+import type pg from 'pg';
+import { all } from './queries.ts';
+
 /**
  * Versioned schema changes of the PostgreSQL store, applied in order at start. Never edit a shipped one.
  * The tables mirror the SQLite store's column for column. Ids and instants are `COLLATE "C"` so they
@@ -98,3 +101,48 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
     sql: `ALTER TABLE scans ADD COLUMN turned_away_offline BOOLEAN NOT NULL DEFAULT false;`,
   },
 ];
+
+/**
+ * Advisory lock namespace of migrations (the first key of the two-int form), chosen to be unlikely
+ * to collide with another application sharing the database.
+ */
+const LOCK_MIGRATIONS = 0x54490001;
+
+/** Applies pending migrations under a session advisory lock, so concurrent starts migrate one at a time. */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1, 0)', [LOCK_MIGRATIONS]);
+    try {
+      await applyPending(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1, 0)', [LOCK_MIGRATIONS]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function applyPending(client: pg.PoolClient): Promise<void> {
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+  );
+  const applied = new Set(
+    (await all<{ version: number }>(client, 'SELECT version FROM schema_migrations')).map((r) => r.version),
+  );
+  for (const migration of POSTGRES_MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    await client.query('BEGIN');
+    try {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+        migration.version,
+        new Date().toISOString(),
+      ]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { keyRefusal } from '../key-standing.ts';
+import { type KnownAttempt, replayOrConflict } from '../replay.ts';
+import { page, type Row, SCAN_LOG_SQL, toScan } from '../rows.ts';
+import type {
+  ApiKeyRecord,
+  CheckInAttempt,
+  CheckInResult,
+  CheckInVerdict,
+  Page,
+  ScanRecord,
+  TicketRecord,
+} from '../store.ts';
+import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
+import { appendChange } from './feed.ts';
+import { all, type Db, one, type Tx } from './queries.ts';
+
+/** One check-in in a transaction of its own: what a batch falls back to when it fails as a whole. */
+export function checkInAlone(
+  tx: Tx,
+  attempt: CheckInAttempt,
+  decide: (ticket: TicketRecord | null) => CheckInVerdict,
+): Promise<CheckInResult> {
+  return tx(async (db): Promise<CheckInResult> => {
+    // Lock order is always key then ticket, so two attempts can never wait on each other in a cycle.
+    await db.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_IDEMPOTENCY, lockNumber(attempt)]);
+    const key = await one<ApiKeyRecord>(db, 'SELECT revoked_at, expires_at FROM api_keys WHERE api_key_id = $1', [
+      attempt.api_key_id,
+    ]);
+    const refusal = keyRefusal(key, attempt.received_at);
+    if (refusal) return refusal;
+    const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [attempt.tid]);
+    // Read committed: this statement starts after the key lock was granted, so it sees the answer
+    // of any attempt with the same key that held the lock before.
+    const known = await one<KnownAttempt>(
+      db,
+      'SELECT fingerprint, http_status, body, outcome, reason FROM idempotency_keys WHERE eid = $1 AND idempotency_key = $2',
+      [attempt.eid, attempt.idempotency_key],
+    );
+    if (known) {
+      const result = replayOrConflict(attempt, known);
+      await logScan(db, attempt, result.outcome, result.reason, result.replay);
+      return result.result;
+    }
+    const verdict = decide(ticket);
+    let checkedIn = false;
+    if (verdict.check_in_at !== null) {
+      const changed = await db.query('UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND checked_in_at IS NULL', [
+        verdict.check_in_at,
+        attempt.tid,
+      ]);
+      checkedIn = (changed.rowCount ?? 0) > 0;
+    }
+    await db.query(
+      `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        attempt.eid,
+        attempt.idempotency_key,
+        attempt.fingerprint,
+        verdict.answer.http_status,
+        JSON.stringify(verdict.answer.body),
+        verdict.outcome,
+        verdict.reason,
+        attempt.received_at,
+      ],
+    );
+    await logScan(db, attempt, verdict.outcome, verdict.reason, false);
+    // Last: the feed's per-event lock is then held only until the commit that follows.
+    if (checkedIn) {
+      await appendChange(db, attempt.eid, 'checked_in', attempt.tid, verdict.check_in_at!, {
+        scanner_id: attempt.scanner_id,
+        gate_id: attempt.gate_id,
+      });
+    }
+    return { kind: 'answered', answer: verdict.answer, replay: false };
+  });
+}
+
+/** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */
+export async function logRefusedAttempt(db: Db, attempt: CheckInAttempt, reason: string): Promise<void> {
+  await logScan(db, attempt, 'refused', reason, false);
+}
+
+/** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
+export async function listScans(db: Db, eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
+  const rows = await all<Row>(db, `${SCAN_LOG_SQL} WHERE s.eid = $1 AND s.scan_id > $2 ORDER BY s.scan_id LIMIT $3`, [
+    eid,
+    after ?? 0,
+    limit + 1,
+  ]);
+  return page(rows.map(toScan), limit, (s) => String(s.scan_id));
+}
+
+async function logScan(
+  db: Db,
+  attempt: CheckInAttempt,
+  outcome: string,
+  reason: string | null,
+  replay: boolean,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
+       received_at, outcome, reason, replay, admitted_offline, turned_away_offline)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [
+      attempt.eid,
+      attempt.tid,
+      attempt.api_key_id,
+      attempt.scanner_id,
+      attempt.gate_id,
+      attempt.idempotency_key,
+      attempt.scanned_at,
+      attempt.received_at,
+      outcome,
+      reason,
+      replay,
+      attempt.admitted_offline === true,
+      attempt.admitted_offline === false,
+    ],
+  );
+}

@@ -1,0 +1,63 @@
+import { CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
+import { page, type Row } from '../rows.ts';
+import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
+import { all, type Db, numbered, type Tx } from './queries.ts';
+
+const CONFLICT_FIRSTS = numbered(CONFLICT_FIRSTS_SQL);
+const CONFLICT_DUPLICATES = numbered(CONFLICT_DUPLICATES_SQL);
+
+/** The event's changes after a position, in order; positions commit in order (see appendChange). */
+export async function listChanges(
+  db: Db,
+  eid: string,
+  after: number,
+  limit: number,
+): Promise<{ items: ChangeRecord[]; has_more: boolean }> {
+  const rows = await all<Row>(db, 'SELECT * FROM changes WHERE eid = $1 AND position > $2 ORDER BY position LIMIT $3', [
+    eid,
+    after,
+    limit + 1,
+  ]);
+  // BIGINT arrives as a string; positions stay far below 2^53.
+  const items = rows.slice(0, limit).map((r) => ({ ...(r as unknown as ChangeRecord), position: Number(r.position) }));
+  return { items, has_more: rows.length > limit };
+}
+
+/** The event's offline double entries, a page at a time, read in one snapshot. */
+export function listConflicts(tx: Tx, eid: string, limit: number, after: number | null): Promise<Page<ConflictRecord>> {
+  return tx(async (db) => {
+    await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const firsts = page(await all<Row>(db, CONFLICT_FIRSTS, [eid, after ?? 0, limit + 1]), limit, (r) =>
+      String(r.scan_id),
+    );
+    const from = firsts.items[0]?.scan_id;
+    const to = firsts.items[firsts.items.length - 1]?.scan_id;
+    const duplicates = from === undefined ? [] : await all<Row>(db, CONFLICT_DUPLICATES, [eid, from, to]);
+    return { items: groupConflicts(firsts.items, duplicates), next_cursor: firsts.next_cursor };
+  });
+}
+
+/**
+ * Appends a change at the event's next position, inside the caller's transaction. The counter row's
+ * lock is held until that transaction ends, so positions are handed out in commit order and never
+ * skipped (a rolled-back transaction gives its position back): a reader that saw position p has
+ * seen every position below p. A sequence would not do: a lower value can commit after a higher one.
+ */
+export async function appendChange(
+  db: Db,
+  eid: string,
+  type: ChangeType,
+  tid: string,
+  at: string,
+  extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+): Promise<void> {
+  await db.query(
+    `WITH next AS (
+       INSERT INTO change_counters (eid, last_position) VALUES ($1, 1)
+       ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1
+       RETURNING last_position)
+     INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti)
+     SELECT $1, last_position, $2, $3, $4, $5, $6, $7 FROM next`,
+    [eid, type, tid, at, extra.scanner_id ?? null, extra.gate_id ?? null, extra.jti ?? null],
+  );
+}

@@ -1,0 +1,98 @@
+import { searchPatterns, searchTicketsSql } from '../console-queries.ts';
+import { reissueRefusal } from '../reissue.ts';
+import { page } from '../rows.ts';
+import type { Page, ReissueResult, TicketRecord } from '../store.ts';
+import { appendChange } from './feed.ts';
+import { all, type Db, numbered, one, type Tx } from './queries.ts';
+
+const SEARCH_TICKETS = numbered(searchTicketsSql('lower'));
+
+const TICKET_COLUMNS = [
+  'tid',
+  'eid',
+  'holder_name',
+  'ticket_type',
+  'issued_at',
+  'expires_at',
+  'checked_in_at',
+  'revoked_at',
+  'revoke_reason',
+  'ticket_token',
+] as const;
+
+/** Inserts all tickets or none. */
+export async function createTickets(db: Db, tickets: TicketRecord[]): Promise<void> {
+  // One statement whatever the batch size: one array parameter per column stays clear of the
+  // 65,535 bind-parameter limit, and a single statement is all-or-none by itself.
+  const columns = TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column]));
+  await db.query(
+    `INSERT INTO tickets (${TICKET_COLUMNS.join(', ')})
+       SELECT * FROM unnest(${TICKET_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')})`,
+    columns,
+  );
+}
+
+/** The ticket, or null. */
+export function getTicket(db: Db, tid: string): Promise<TicketRecord | null> {
+  return one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+}
+
+/** The event's tickets in issue order, a page at a time (cursor: the last tid seen). */
+export async function listTickets(
+  db: Db,
+  eid: string,
+  limit: number,
+  after: string | null,
+): Promise<Page<TicketRecord>> {
+  const rows = await all<TicketRecord>(db, 'SELECT * FROM tickets WHERE eid = $1 AND tid > $2 ORDER BY tid LIMIT $3', [
+    eid,
+    after ?? '',
+    limit + 1,
+  ]);
+  return page(rows, limit, (t) => t.tid);
+}
+
+/** Tickets whose holder name contains the query (case-insensitive) or whose tid starts with it, paged. */
+export async function searchTickets(
+  db: Db,
+  eid: string,
+  query: string,
+  limit: number,
+  after: string | null,
+): Promise<Page<TicketRecord>> {
+  const { holder, tid } = searchPatterns(query);
+  const rows = await all<TicketRecord>(db, SEARCH_TICKETS, [eid, after ?? '', holder, tid, limit + 1]);
+  return page(rows, limit, (t) => t.tid);
+}
+
+/** Revokes the ticket once (a second call keeps the first time and reason); null if unknown. */
+export function revokeTicket(tx: Tx, tid: string, at: string, reason: string | null): Promise<TicketRecord | null> {
+  return tx(async (db) => {
+    const changed = await db.query(
+      'UPDATE tickets SET revoked_at = $1, revoke_reason = $2 WHERE tid = $3 AND revoked_at IS NULL RETURNING eid',
+      [at, reason, tid],
+    );
+    const eid = changed.rows[0]?.eid as string | undefined;
+    if (eid !== undefined) await appendChange(db, eid, 'revoked', tid, at);
+    return one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+  });
+}
+
+/** Replaces a fresh ticket's token if it is still `previousToken`, appending `token_superseded`; or refuses. */
+export function reissueTicket(
+  tx: Tx,
+  tid: string,
+  previousToken: string,
+  nextToken: string,
+  supersededJti: string | null,
+  at: string,
+): Promise<ReissueResult> {
+  return tx(async (db): Promise<ReissueResult> => {
+    const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [tid]);
+    const refusal = reissueRefusal(ticket, previousToken);
+    if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
+    await db.query('UPDATE tickets SET ticket_token = $1 WHERE tid = $2', [nextToken, tid]);
+    await appendChange(db, ticket.eid, 'token_superseded', tid, at, { jti: supersededJti });
+    return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
+  });
+}
