@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { Issuer } from '../packages/scanner/test/issuer.ts';
 import { load, type LoadResult } from './load.ts';
-import { cpuSeconds, freshPostgres, peakRss, startBare, startIssuer } from './processes.ts';
+import { cpuSeconds, freshPostgres, peakRss, scannerOf, startBare, startIssuer } from './processes.ts';
 import { syncStorm, type StormResult } from './storm.ts';
 
 const CONNECTIONS = 50;
@@ -35,18 +35,6 @@ async function seed(issuer: Issuer, eid: string, count: number, keepEvery: numbe
     });
   }
   return kept;
-}
-
-async function scannerOf(issuer: Issuer, eid: string): Promise<{ headers: Record<string, string>; id: string }> {
-  const token = new URL(await issuer.setupUri(eid)).searchParams.get('token')!;
-  const id = randomUUID();
-  const res = await fetch(`${issuer.url}/api/v1/scanners/enroll`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token, scanner_id: id }),
-  });
-  const { api_key } = (await res.json()) as { api_key: string };
-  return { headers: { authorization: `Bearer ${api_key}` }, id };
 }
 
 /** First scans of distinct tickets, CONNECTIONS at a time; with their tokens when `signed`. */

@@ -1,5 +1,6 @@
 /** The processes a benchmark measures: the bare floor, issuers on SQLite or PostgreSQL, and their memory. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -81,4 +82,17 @@ const UNLIMITED: Record<string, string> = Object.fromEntries(
 export function startIssuer(databaseUrl: string | null): Promise<Issuer> {
   const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
   return Issuer.start(env, undefined, { built: true });
+}
+
+/** A scanner enrolled in `eid` through the API, as an app would be: its bearer header and its scanner_id. */
+export async function scannerOf(issuer: Issuer, eid: string): Promise<{ headers: Record<string, string>; id: string }> {
+  const token = new URL(await issuer.setupUri(eid)).searchParams.get('token')!;
+  const id = randomUUID();
+  const res = await fetch(`${issuer.url}/api/v1/scanners/enroll`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, scanner_id: id }),
+  });
+  const { api_key } = (await res.json()) as { api_key: string };
+  return { headers: { authorization: `Bearer ${api_key}` }, id };
 }

@@ -10,8 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import type { Issuer } from '../packages/scanner/test/issuer.ts';
-import { freshPostgres, startBare, startIssuer } from './processes.ts';
+import { freshPostgres, scannerOf, startBare, startIssuer } from './processes.ts';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const RATE = Number(process.env.SOAK_RATE ?? 500);
@@ -72,18 +71,6 @@ async function minuteOfLoad(
   };
 }
 
-async function enrol(issuer: Issuer, eid: string): Promise<{ headers: Record<string, string>; id: string }> {
-  const token = new URL(await issuer.setupUri(eid)).searchParams.get('token')!;
-  const id = randomUUID();
-  const res = await fetch(`${issuer.url}/api/v1/scanners/enroll`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token, scanner_id: id }),
-  });
-  const { api_key } = (await res.json()) as { api_key: string };
-  return { headers: { authorization: `Bearer ${api_key}` }, id };
-}
-
 async function soak(backend: 'sqlite' | 'postgres'): Promise<Minute[] | null> {
   const database = backend === 'postgres' ? await freshPostgres() : null;
   if (backend === 'postgres' && !database) {
@@ -104,7 +91,7 @@ async function soak(backend: 'sqlite' | 'postgres'): Promise<Minute[] | null> {
     await issuer.stop('SIGTERM');
     execFileSync('sync');
     await issuer.restart();
-    const scanner = await enrol(issuer, eid);
+    const scanner = await scannerOf(issuer, eid);
     let next = 0;
     const body = () => ({
       tid: tids[next++ % tids.length],
