@@ -1,4 +1,4 @@
-import type { Page, ScanOutcome, ScanRecord, SigningKeyRecord } from './store.ts';
+import type { CheckInAttempt, Page, ScanOutcome, ScanRecord, SigningKeyRecord } from './store.ts';
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;
@@ -38,3 +38,34 @@ export const toScan = (row: Row): ScanRecord => ({
   replay: row.replay === true || row.replay === 1,
   admitted_offline: row.admitted_offline === true || row.admitted_offline === 1,
 });
+
+/** The columns a scan-log row is written with, in the order of `scanValues`. */
+export const SCAN_INSERT_COLUMNS = `eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
+  received_at, outcome, reason, replay, admitted_offline, turned_away_offline`;
+
+/**
+ * A scan-log row's values, in the order of `SCAN_INSERT_COLUMNS`, the same on every backend: the
+ * scanner's offline verdict is kept as two flags (admitted; turned away), both false when it sent none.
+ */
+export function scanValues(
+  attempt: CheckInAttempt,
+  outcome: string,
+  reason: string | null,
+  replay: boolean,
+): (string | boolean | null)[] {
+  return [
+    attempt.eid,
+    attempt.tid,
+    attempt.api_key_id,
+    attempt.scanner_id,
+    attempt.gate_id,
+    attempt.idempotency_key,
+    attempt.scanned_at,
+    attempt.received_at,
+    outcome,
+    reason,
+    replay,
+    attempt.admitted_offline === true,
+    attempt.admitted_offline === false,
+  ];
+}

@@ -1,6 +1,6 @@
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { page, type Row, SCAN_LOG_SQL, toScan } from '../rows.ts';
+import { page, type Row, SCAN_INSERT_COLUMNS, SCAN_LOG_SQL, scanValues, toScan } from '../rows.ts';
 import type {
   ApiKeyRecord,
   CheckInAttempt,
@@ -99,23 +99,7 @@ async function logScan(
   replay: boolean,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
-       received_at, outcome, reason, replay, admitted_offline, turned_away_offline)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [
-      attempt.eid,
-      attempt.tid,
-      attempt.api_key_id,
-      attempt.scanner_id,
-      attempt.gate_id,
-      attempt.idempotency_key,
-      attempt.scanned_at,
-      attempt.received_at,
-      outcome,
-      reason,
-      replay,
-      attempt.admitted_offline === true,
-      attempt.admitted_offline === false,
-    ],
+    `INSERT INTO scans (${SCAN_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    scanValues(attempt, outcome, reason, replay),
   );
 }

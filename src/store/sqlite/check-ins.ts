@@ -9,7 +9,7 @@ import type {
 } from '../store.ts';
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { page, type Row, SCAN_LOG_SQL, toScan } from '../rows.ts';
+import { page, type Row, SCAN_INSERT_COLUMNS, SCAN_LOG_SQL, scanValues, toScan } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { appendChange } from './feed.ts';
 
@@ -76,24 +76,9 @@ function logScan(
   reason: string | null,
   replay: boolean,
 ): void {
-  c.run(
-    `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
-         received_at, outcome, reason, replay, admitted_offline, turned_away_offline)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    attempt.eid,
-    attempt.tid,
-    attempt.api_key_id,
-    attempt.scanner_id,
-    attempt.gate_id,
-    attempt.idempotency_key,
-    attempt.scanned_at,
-    attempt.received_at,
-    outcome,
-    reason,
-    replay ? 1 : 0,
-    attempt.admitted_offline === true ? 1 : 0,
-    attempt.admitted_offline === false ? 1 : 0,
-  );
+  // SQLite has no booleans: they are kept as 0 and 1.
+  const values = scanValues(attempt, outcome, reason, replay).map((v) => (typeof v === 'boolean' ? Number(v) : v));
+  c.run(`INSERT INTO scans (${SCAN_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ...values);
 }
 
 export async function listScans(
