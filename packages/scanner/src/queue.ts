@@ -116,8 +116,28 @@ export class ScanQueue {
   private readonly scans = new Map<string, QueuedScan>();
   private readonly admittedTids = new Set<string>();
   private journalLines = 0;
+  /** Appends under way; they may overlap one another (each is durable on its own). */
+  private readonly appending = new Set<Promise<unknown>>();
+  /**
+   * The last rewrite of the whole journal (compaction, reset). A rewrite waits for the appends begun
+   * before it and appends begun meanwhile wait for it, so a scan recorded while a sync compacts is
+   * never left out of the rewritten journal.
+   */
+  private rewriting: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly storage: Storage) {}
+
+  /** Runs `work` alone: after every append and rewrite begun before it, before any begun after it. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const before = this.rewriting;
+    const run = (async () => {
+      await before.catch(() => undefined);
+      await Promise.allSettled([...this.appending]);
+      return work();
+    })();
+    this.rewriting = run;
+    return run;
+  }
 
   /** Reads the journal: a torn last line is ignored by the storage, a corrupt complete line is STATE_CORRUPT. */
   static async open(storage: Storage): Promise<ScanQueue> {
@@ -177,7 +197,11 @@ export class ScanQueue {
   }
 
   /** Rewrites the journal atomically with only the pending scans and the admitted tickets. */
-  async compact(): Promise<void> {
+  compact(): Promise<void> {
+    return this.exclusive(() => this.rewrite());
+  }
+
+  private async rewrite(): Promise<void> {
     const tids = [...this.admittedTids];
     const lines: string[] = [];
     for (let i = 0; i < tids.length; i += ADMITTED_PER_LINE) {
@@ -189,18 +213,34 @@ export class ScanQueue {
   }
 
   /** Empties the queue and forgets admitted tickets (a device enrolled afresh). */
-  async reset(): Promise<void> {
-    await this.storage.replaceJournal([]);
-    this.scans.clear();
-    this.admittedTids.clear();
-    this.journalLines = 0;
+  reset(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.storage.replaceJournal([]);
+      this.scans.clear();
+      this.admittedTids.clear();
+      this.journalLines = 0;
+    });
   }
 
   private async write(entries: JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.storage.appendJournal(entries.map((entry) => JSON.stringify(entry)));
-    for (const entry of entries) this.fold(entry);
-    this.journalLines += entries.length;
+    let rewrite = this.rewriting;
+    for (;;) {
+      await rewrite.catch(() => undefined);
+      if (rewrite === this.rewriting) break;
+      rewrite = this.rewriting;
+    }
+    // Folded as part of the append: a rewrite that waited for it sees its entries.
+    const append = this.storage.appendJournal(entries.map((entry) => JSON.stringify(entry))).then(() => {
+      for (const entry of entries) this.fold(entry);
+      this.journalLines += entries.length;
+    });
+    this.appending.add(append);
+    try {
+      await append;
+    } finally {
+      this.appending.delete(append);
+    }
   }
 
   private fold(entry: JournalEntry): void {
