@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { human, syncJson } from './cli/format.ts';
+import { human, scanJson, syncJson } from './cli/format.ts';
 import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
 import { isKeyRejected, KEY_REJECTED_LINE, ScannerError, StateCorruptError } from './errors.ts';
@@ -118,7 +118,7 @@ async function runEnroll({ values, positionals }: Parsed, transport: Transport):
 function printVerdicts(results: ScanResult[], firstPosition: number, json: boolean | undefined): number {
   let unreadable = 0;
   results.forEach((result, index) => {
-    emit(json, result, human.scan);
+    emit(json, result, human.scan, scanJson);
     if (result.idempotency_key === null) {
       unreadable += 1;
       complain(`input ${firstPosition + index} is not a ticket token (no compact JWS with a tid); nothing was queued`);

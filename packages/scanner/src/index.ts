@@ -17,10 +17,10 @@ export {
   type Delivery,
   type ScannerErrorCode,
 } from './errors.ts';
-export { FeedKnowledge } from './knowledge.ts';
+export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
 export { checkInBody, deviceReport, ScanQueue, type DeviceReport, type QueuedScan } from './queue.ts';
 export { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy, type Timer } from './retry.ts';
-export type { ScanResult } from './scan.ts';
+export type { ScanResult, ScanTicket } from './scan.ts';
 export { Scanner, type ScannerOptions, type ScanOptions, type StatusReport, type SyncResult } from './scanner.ts';
 export type { ScannerIdentity } from './state.ts';
 export { MemoryStorage } from './storage/memory.ts';

@@ -9,6 +9,14 @@ interface StoredKnowledge {
   /** `[tid, jti]` pairs; a null jti supersedes every token of that tid without a jti. */
   superseded: [string, string | null][];
   checked_in: string[];
+  /** `[tid, checked_in_at, gate_id]` of the feed's check-ins (absent in files written before it existed). */
+  check_ins?: [string, string, string | null][];
+}
+
+/** When and at which gate a ticket was checked in, as the changes feed told. */
+export interface CheckInPlace {
+  at: string;
+  gate_id: string | null;
 }
 
 /** What the changes feed taught this device, and where to resume it. */
@@ -18,13 +26,18 @@ export class FeedKnowledge {
   readonly revoked = new Set<string>();
   readonly superseded = new Map<string, Set<string | null>>();
   readonly checkedIn = new Set<string>();
+  /** When and where the feed's check-ins happened, for the verdict screen. */
+  readonly checkIns = new Map<string, CheckInPlace>();
 
   /** Applies feed entries in feed order; an entry of an unknown type is skipped (a newer issuer). */
   apply(changes: readonly Change[]): void {
     for (const change of changes) {
       if (change.type === 'revoked') this.revoked.add(change.tid);
-      else if (change.type === 'checked_in') this.checkedIn.add(change.tid);
-      else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
+      else if (change.type === 'checked_in') {
+        this.checkedIn.add(change.tid);
+        if (typeof change.at === 'string')
+          this.checkIns.set(change.tid, { at: change.at, gate_id: change.gate_id ?? null });
+      } else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
     }
   }
 
@@ -38,6 +51,7 @@ export class FeedKnowledge {
       revoked: [...this.revoked],
       superseded,
       checked_in: [...this.checkedIn],
+      check_ins: [...this.checkIns].map(([tid, place]) => [tid, place.at, place.gate_id]),
     };
   }
 
@@ -63,11 +77,21 @@ export class FeedKnowledge {
     const isPair = (p: unknown) =>
       Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && (p[1] === null || typeof p[1] === 'string');
     if (!Array.isArray(pairs) || !pairs.every(isPair)) throw corrupt('field superseded is malformed');
+    const isPlace = (p: unknown) =>
+      Array.isArray(p) &&
+      p.length === 3 &&
+      typeof p[0] === 'string' &&
+      typeof p[1] === 'string' &&
+      (p[2] === null || typeof p[2] === 'string');
+    if (data.check_ins !== undefined && !(Array.isArray(data.check_ins) && data.check_ins.every(isPlace))) {
+      throw corrupt('field check_ins is malformed');
+    }
     knowledge.cursor = data.cursor;
     knowledge.lastSyncAt = data.last_sync_at;
     for (const tid of data.revoked!) knowledge.revoked.add(tid);
     for (const tid of data.checked_in!) knowledge.checkedIn.add(tid);
     for (const [tid, jti] of pairs) knowledge.supersede(tid, jti);
+    for (const [tid, at, gate_id] of data.check_ins ?? []) knowledge.checkIns.set(tid, { at, gate_id });
     return knowledge;
   }
 

@@ -9,12 +9,23 @@ import {
   isTransient,
   ScannerError,
 } from './errors.ts';
+import type { CheckInPlace } from './knowledge.ts';
 import { checkInBody, type QueuedScan, type ScanQueue } from './queue.ts';
 import { refusedLine, settleScan, type UploadContext } from './sync.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 import { decideOffline, type KeyRing, type LocalKnowledge, type OfflineVerdict, type TidSet } from './verdict.ts';
 
-/** One verdict, as the CLI prints it. */
+/** What a verdict screen shows beside the verdict, where the device knows it. */
+export interface ScanTicket {
+  /** Known from the issuer's answer only: a signed ticket does not carry it. */
+  holder_name: string | null;
+  ticket_type: string | null;
+  /** For `already_used`: when the ticket was checked in, and at which gate. */
+  checked_in_at: string | null;
+  checked_in_gate: string | null;
+}
+
+/** One verdict, as the CLI prints it (`ticket` aside: the verdict screen's details). */
 export interface ScanResult {
   verdict: 'admit' | 'reject';
   /** An outcome of the spec, or the issuer's error code (e.g. `NOT_FOUND`) for a refused scan. */
@@ -23,6 +34,7 @@ export interface ScanResult {
   source: 'issuer' | 'offline';
   /** Null for input that is not a ticket token (nothing was queued). */
   idempotency_key: string | null;
+  ticket?: ScanTicket;
 }
 
 /** What scanning needs from the scanner. */
@@ -32,7 +44,7 @@ export interface ScanContext {
   scannerId: string;
   keys: KeyRing;
   /** What the changes feed taught (admitted tickets come from the queue). */
-  knowledge: Omit<LocalKnowledge, 'admitted'>;
+  knowledge: Omit<LocalKnowledge, 'admitted'> & { checkIns?: Pick<ReadonlyMap<string, CheckInPlace>, 'get'> };
   queue: ScanQueue;
   storage: Storage;
   client: IssuerClient;
@@ -74,12 +86,25 @@ function newScan(token: string, local: OfflineVerdict & { tid: string }, scanned
   return scan;
 }
 
-const offlineResult = (scan: QueuedScan): ScanResult => ({
+/** The details of an offline verdict: the ticket type signed in the token, and where it was used. */
+function offlineTicket(ctx: ScanContext, scan: QueuedScan, ticketType: string | null): ScanTicket {
+  let place: { at: string | null; gate: string | null } = { at: null, gate: null };
+  if (scan.reason === 'already_used') {
+    const own = ctx.queue.pending().find((other) => other.tid === scan.tid && other.admitted_offline);
+    const fed = ctx.knowledge.checkIns?.get(scan.tid);
+    if (own) place = { at: own.scanned_at, gate: own.gate_id };
+    else if (fed) place = { at: fed.at, gate: fed.gate_id };
+  }
+  return { holder_name: null, ticket_type: ticketType, checked_in_at: place.at, checked_in_gate: place.gate };
+}
+
+const offlineResult = (scan: QueuedScan, ticket: ScanTicket): ScanResult => ({
   verdict: scan.verdict,
   reason: scan.reason,
   tid: scan.tid,
   source: 'offline',
   idempotency_key: scan.idempotency_key,
+  ticket,
 });
 
 /**
@@ -103,7 +128,7 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
     scan.turned_away = !scan.admitted_offline;
     if (scan.admitted_offline) admittedNow.add(scan.tid);
     scans.push(scan);
-    results.push(offlineResult(scan));
+    results.push(offlineResult(scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null)));
   }
   await ctx.queue.record(scans, [...admittedNow]);
   return results;
@@ -143,20 +168,37 @@ async function refuse(ctx: ScanContext, scan: QueuedScan, error: IssuerHttpError
 }
 
 /** The verdict the issuer gave: acknowledged, and remembered as admitted when valid. */
-async function answered(ctx: ScanContext, scan: QueuedScan, answer: CheckInAnswer): Promise<ScanResult> {
+async function answered(
+  ctx: ScanContext,
+  scan: QueuedScan,
+  answer: CheckInAnswer,
+  ticketType: string | null,
+): Promise<ScanResult> {
   const admit = answer.status === 'valid';
   await ctx.queue.ack([scan.idempotency_key], admit ? [scan.tid] : []);
+  const ticket = answer.ticket;
   return {
     verdict: admit ? 'admit' : 'reject',
     reason: answer.status,
     tid: scan.tid,
     source: 'issuer',
     idempotency_key: scan.idempotency_key,
+    ticket: {
+      holder_name: ticket?.holder_name ?? null,
+      ticket_type: ticket?.ticket_type ?? ticketType,
+      checked_in_at: answer.status === 'already_used' ? (ticket?.checked_in_at ?? null) : null,
+      checked_in_gate: null,
+    },
   };
 }
 
 /** No usable answer: a refusal for good is final; otherwise the offline verdict stands and the scan stays queued. */
-async function unanswered(ctx: ScanContext, scan: QueuedScan, failure: ScannerError): Promise<ScanResult> {
+async function unanswered(
+  ctx: ScanContext,
+  scan: QueuedScan,
+  failure: ScannerError,
+  ticketType: string | null,
+): Promise<ScanResult> {
   if (isRefusal(failure)) {
     await refuse(ctx, scan, failure);
     const { tid, idempotency_key } = scan;
@@ -170,7 +212,7 @@ async function unanswered(ctx: ScanContext, scan: QueuedScan, failure: ScannerEr
     maybe_sent_plain: mayHaveArrived,
     turned_away: scan.verdict === 'reject',
   });
-  return offlineResult(scan);
+  return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
 }
 
 /**
@@ -196,6 +238,7 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   const scannedAt = ctx.now();
   const local = await decide(ctx, token, scannedAt, ctx.queue.admitted);
   if (local.tid === null) return UNREADABLE;
+  const ticketType = local.claims?.ticket_type ?? null;
   const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
   let earlierSent: boolean;
   try {
@@ -208,7 +251,8 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   }
   await ctx.queue.record([scan]);
   if (!earlierSent) {
-    return unanswered(ctx, scan, new IssuerNetworkError('ISSUER_UNREACHABLE', 'earlier scans not sent', 'not_sent'));
+    const notSent = new IssuerNetworkError('ISSUER_UNREACHABLE', 'earlier scans not sent', 'not_sent');
+    return unanswered(ctx, scan, notSent, ticketType);
   }
   let answer: CheckInAnswer;
   try {
@@ -217,7 +261,7 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   } catch (error) {
     if (!(error instanceof ScannerError)) throw error;
     if (isKeyRejected(error)) return keyRejected(ctx, scan, error);
-    return unanswered(ctx, scan, error);
+    return unanswered(ctx, scan, error, ticketType);
   }
-  return answered(ctx, scan, answer);
+  return answered(ctx, scan, answer, ticketType);
 }

@@ -8,6 +8,12 @@ export function syncJson(result: SyncResult): Record<string, unknown> {
   return { uploaded, remaining, refused, outcomes, changes };
 }
 
+/** A verdict line of `--json`: exactly the contract's fields (the screen's details stay out). */
+export function scanJson(result: ScanResult): Record<string, unknown> {
+  const { verdict, reason, tid, source, idempotency_key } = result;
+  return { verdict, reason, tid, source, idempotency_key };
+}
+
 /** One human-readable line per result, for a person at the gate or the terminal. */
 export const human = {
   enroll: (r: EnrollResult) =>
