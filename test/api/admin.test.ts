@@ -219,6 +219,10 @@ describe('organizer admin API', () => {
       assert.equal(uri.searchParams.get('token'), res.token);
       assert.match(res.setup_qr_svg!, /^<svg[\s\S]*<\/svg>\s*$/);
       assert.match(res.setup_qr_png!, /^data:image\/png;base64,/);
+      // The web scanner's link carries the setup URI in its fragment, which no server ever receives.
+      assert.equal(res.web_scanner_url, `${BASE_URL}/scan/#setup=${encodeURIComponent(res.setup_uri!)}`);
+      assert.match(res.web_scanner_qr_png!, /^data:image\/png;base64,/);
+      assert.notEqual(res.web_scanner_qr_png, res.setup_qr_png);
     });
 
     it('refuses a token or an API key that would be expired on arrival', async () => {

@@ -46,6 +46,9 @@ describe('console in Chromium: scanners', () => {
         assert.equal(setup.searchParams.get('iss'), 'http://127.0.0.1');
         const token = setup.searchParams.get('token')!;
         assert.match(token, /^st_/);
+        const webQr = page.getByRole('img', { name: 'Web scanner QR code' });
+        assert.match((await webQr.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
+        assert.ok((await webQr.evaluate((img: HTMLImageElement) => img.naturalWidth)) > 0, 'the QR image decodes');
 
         const scanner = await enrollWith(issuer, token, 'north');
         const scanners = page.getByRole('region', { name: 'Scanners' });

@@ -23,6 +23,14 @@ export function enrolment(eid, onCreated) {
         h('img', { src: token.setup_qr_png, alt: 'Setup QR code', class: 'qr', width: '240', height: '240' }),
         h('p', {}, 'Scan it with the scanner app, or enter this setup URI:'),
         h('p', {}, h('code', { class: 'uri', text: token.setup_uri })),
+        h('img', {
+          src: token.web_scanner_qr_png,
+          alt: 'Web scanner QR code',
+          class: 'qr',
+          width: '240',
+          height: '240',
+        }),
+        h('p', {}, 'Or scan this one with a phone’s camera: it opens the web scanner, enrolled for this event.'),
         h('p', {
           class: 'muted',
           text: `Single use${token.gate_id ? `, gate ${token.gate_id}` : ''}; valid until ${when(token.expires_at)}. It is not shown again.`,

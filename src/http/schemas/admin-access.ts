@@ -47,6 +47,11 @@ const CreatedEnrollmentToken = named(
       setup_uri: Type.String({ description: 'ticket-issuer://enroll?iss=<BASE_URL>&token=<token>' }),
       setup_qr_svg: Type.String({ description: 'the setup QR code, an SVG document' }),
       setup_qr_png: Type.String({ description: 'the setup QR code, a PNG data: URL' }),
+      web_scanner_url: Type.String({
+        description:
+          '<BASE_URL>/scan/#setup=<URL-encoded setup_uri>: opened on a phone, enrols the web scanner at once',
+      }),
+      web_scanner_qr_png: Type.String({ description: 'the web scanner link as a QR code, a PNG data: URL' }),
     },
     { description: 'A new enrolment token and its setup QR code' },
   ),

@@ -50,14 +50,24 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
       const event = await requireEvent(ctx.store, request.params.eid);
       const { record, token } = await createEnrollmentToken(ctx, event, request.body);
       const uri = setupUri(ctx.config.baseUrl, token);
-      const [svg, png] = await Promise.all([
+      // The link a phone's own camera opens: the web scanner, enrolling itself from the fragment
+      // (a fragment never reaches a server, so the token stays out of access logs).
+      const webScannerUrl = `${ctx.config.baseUrl}/scan/#setup=${encodeURIComponent(uri)}`;
+      const [svg, png, webScannerPng] = await Promise.all([
         QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
         QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, scale: 6 }),
+        QRCode.toDataURL(webScannerUrl, { errorCorrectionLevel: 'M', margin: 2, scale: 6 }),
       ]);
       request.log.info({ token_id: record.token_id, eid: event.eid }, 'enrolment token created');
-      return reply
-        .status(201)
-        .send({ ...enrollmentTokenView(record), token, setup_uri: uri, setup_qr_svg: svg, setup_qr_png: png });
+      return reply.status(201).send({
+        ...enrollmentTokenView(record),
+        token,
+        setup_uri: uri,
+        setup_qr_svg: svg,
+        setup_qr_png: png,
+        web_scanner_url: webScannerUrl,
+        web_scanner_qr_png: webScannerPng,
+      });
     },
   );
 
