@@ -1,0 +1,240 @@
+/**
+ * A Storage in IndexedDB, for the scanner in a browser: the same journal, files and logs as the file
+ * system's, in one database per device. A write's promise resolves when its transaction has
+ * committed with `durability: 'strict'` (flushed to disk where the browser supports it), so a scan
+ * is stored before its verdict shows. The API key (`credentials.json`) is never stored in plain
+ * text: it is encrypted with AES-GCM by a non-extractable WebCrypto key kept in the same database
+ * (a CryptoKey is stored as an opaque object: script can use it but never read its bytes).
+ * Browser APIs only: no node: module.
+ */
+import { ScannerError } from '../errors.ts';
+import { STATE_FILES, type Storage } from './storage.ts';
+
+const VERSION = 1;
+const JOURNAL = 'journal';
+const FILES = 'files';
+const KEYS = 'keys';
+/** The id of the key that encrypts the credentials in the `keys` store. */
+const CREDENTIALS_KEY = 'credentials';
+/** Files stored encrypted. */
+const ENCRYPTED = new Set<string>([STATE_FILES.credentials]);
+
+/** How a storage is opened: the IndexedDB and WebCrypto to use (the browser's by default). */
+export interface IndexedDbOptions {
+  indexedDB?: IDBFactory;
+  crypto?: Crypto;
+}
+
+interface EncryptedFile {
+  iv: Uint8Array<ArrayBuffer>;
+  data: ArrayBuffer;
+}
+
+const ioError = (what: string, error: unknown) =>
+  new ScannerError('STATE_IO', `cannot ${what} in this browser's storage: ${(error as Error)?.message ?? error}`, {
+    cause: error,
+  });
+
+/** A request's result. */
+function done<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** A transaction's end: resolves once it has committed, rejects when it aborted. */
+function committed(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error('the transaction was aborted'));
+  });
+}
+
+export class IndexedDbStorage implements Storage {
+  private locked = false;
+
+  private constructor(
+    private readonly db: IDBDatabase,
+    readonly name: string,
+    private readonly factory: IDBFactory,
+    private readonly subtle: SubtleCrypto,
+    private readonly cryptoImpl: Crypto,
+  ) {}
+
+  /** Opens (creating on first use) the database `name`. */
+  static async open(name = 'ticket-scanner', options: IndexedDbOptions = {}): Promise<IndexedDbStorage> {
+    const factory = options.indexedDB ?? globalThis.indexedDB;
+    const cryptoImpl = options.crypto ?? globalThis.crypto;
+    if (!factory) throw new ScannerError('STATE_IO', 'this browser has no IndexedDB (a private window may lack it)');
+    if (!cryptoImpl?.subtle) throw new ScannerError('STATE_IO', 'this page is not a secure context: no WebCrypto');
+    const request = factory.open(name, VERSION);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(JOURNAL)) db.createObjectStore(JOURNAL, { autoIncrement: true });
+      if (!db.objectStoreNames.contains(FILES)) db.createObjectStore(FILES);
+      if (!db.objectStoreNames.contains(KEYS)) db.createObjectStore(KEYS);
+    };
+    let db: IDBDatabase;
+    try {
+      db = await done(request);
+    } catch (error) {
+      throw ioError('open the scanner state', error);
+    }
+    return new IndexedDbStorage(db, name, factory, cryptoImpl.subtle, cryptoImpl);
+  }
+
+  async appendJournal(lines: readonly string[]): Promise<void> {
+    if (lines.length === 0) return;
+    await this.write('write the scan journal', [JOURNAL], (tx) => {
+      const store = tx.objectStore(JOURNAL);
+      for (const line of lines) store.add(line);
+    });
+  }
+
+  async readJournal(): Promise<string[]> {
+    try {
+      const tx = this.db.transaction(JOURNAL, 'readonly');
+      // Keys increase with each add: getAll answers them in order.
+      return (await done(tx.objectStore(JOURNAL).getAll())) as string[];
+    } catch (error) {
+      throw ioError('read the scan journal', error);
+    }
+  }
+
+  async replaceJournal(lines: readonly string[]): Promise<void> {
+    await this.write('rewrite the scan journal', [JOURNAL], (tx) => {
+      const store = tx.objectStore(JOURNAL);
+      store.clear();
+      for (const line of lines) store.add(line);
+    });
+  }
+
+  async appendLog(name: string, lines: readonly string[]): Promise<void> {
+    if (lines.length === 0) return;
+    await this.write(`write ${name}`, [FILES], (tx) => {
+      const store = tx.objectStore(FILES);
+      const read = store.get(name);
+      read.onsuccess = () => {
+        const before = typeof read.result === 'string' ? read.result : '';
+        store.put(before + lines.map((line) => `${line}\n`).join(''), name);
+      };
+    });
+  }
+
+  async writeFileAtomic(name: string, data: string): Promise<void> {
+    const value = ENCRYPTED.has(name) ? await this.encrypt(data) : data;
+    await this.write(`write ${name}`, [FILES], (tx) => {
+      tx.objectStore(FILES).put(value, name);
+    });
+  }
+
+  async readFile(name: string): Promise<string | null> {
+    let value: unknown;
+    try {
+      value = await done(this.db.transaction(FILES, 'readonly').objectStore(FILES).get(name));
+    } catch (error) {
+      throw ioError(`read ${name}`, error);
+    }
+    if (value === undefined) return null;
+    if (ENCRYPTED.has(name)) return this.decrypt(value as EncryptedFile, name);
+    return value as string;
+  }
+
+  /**
+   * One writer per device: the Web Locks API across tabs where the browser has it (another tab
+   * holding the state gives STATE_IN_USE), else within this page.
+   */
+  async lock(): Promise<() => Promise<void>> {
+    const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+    if (!locks) {
+      if (this.locked) throw new ScannerError('STATE_IN_USE', 'the scanner state is in use');
+      this.locked = true;
+      return async () => {
+        this.locked = false;
+      };
+    }
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const granted = await new Promise<boolean>((resolve, reject) => {
+      locks
+        .request(`${this.name}-state`, { ifAvailable: true }, (lock) => {
+          resolve(lock !== null);
+          return lock === null ? undefined : held;
+        })
+        .catch(reject);
+    });
+    if (!granted) throw new ScannerError('STATE_IN_USE', 'the scanner is open in another tab or window');
+    return async () => release();
+  }
+
+  /** Closes the database. */
+  close(): void {
+    this.db.close();
+  }
+
+  /** Erases everything this device keeps: enrolment, key, queue, what the feed taught. */
+  async forget(): Promise<void> {
+    this.db.close();
+    const request = this.factory.deleteDatabase(this.name);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        request.onsuccess = () => resolve();
+        request.onerror = () => reject(request.error);
+        // Another connection (another tab) still open: the deletion completes once it closes.
+        request.onblocked = () => undefined;
+      });
+    } catch (error) {
+      throw ioError('erase the scanner state', error);
+    }
+  }
+
+  private async write(what: string, stores: string[], fill: (tx: IDBTransaction) => void): Promise<void> {
+    try {
+      const tx = this.db.transaction(stores, 'readwrite', { durability: 'strict' });
+      const end = committed(tx);
+      fill(tx);
+      await end;
+    } catch (error) {
+      throw ioError(what, error);
+    }
+  }
+
+  /** The key that encrypts the credentials: made once, non-extractable, kept in the `keys` store. */
+  private async credentialsKey(): Promise<CryptoKey> {
+    const stored = (await done(this.db.transaction(KEYS, 'readonly').objectStore(KEYS).get(CREDENTIALS_KEY))) as
+      CryptoKey | undefined;
+    if (stored) return stored;
+    const key = await this.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+    // Added, not put: of two first writers, one key wins and the other reads it.
+    try {
+      await this.write('keep the encryption key', [KEYS], (tx) => {
+        tx.objectStore(KEYS).add(key, CREDENTIALS_KEY);
+      });
+      return key;
+    } catch {
+      const winner = (await done(this.db.transaction(KEYS, 'readonly').objectStore(KEYS).get(CREDENTIALS_KEY))) as
+        CryptoKey | undefined;
+      if (!winner) throw new ScannerError('STATE_IO', 'cannot keep the encryption key in this browser');
+      return winner;
+    }
+  }
+
+  private async encrypt(text: string): Promise<EncryptedFile> {
+    const key = await this.credentialsKey();
+    const iv = this.cryptoImpl.getRandomValues(new Uint8Array(12));
+    const data = await this.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(text));
+    return { iv, data };
+  }
+
+  private async decrypt(file: EncryptedFile, name: string): Promise<string> {
+    try {
+      const key = await this.credentialsKey();
+      const plain = await this.subtle.decrypt({ name: 'AES-GCM', iv: file.iv }, key, file.data);
+      return new TextDecoder().decode(plain);
+    } catch {
+      throw new ScannerError('STATE_CORRUPT', `${name} cannot be decrypted: forget this device and enrol it again`);
+    }
+  }
+}
