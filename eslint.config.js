@@ -18,4 +18,9 @@ export default tseslint.config(
     files: ['console/**/*.js'],
     languageOptions: { globals: globals.browser },
   },
+  {
+    // The gate scanner's service worker: plain JavaScript, completed by the build.
+    files: ['web/scan/sw.js'],
+    languageOptions: { globals: globals.serviceworker },
+  },
 );

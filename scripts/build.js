@@ -4,8 +4,9 @@
 // Plain JavaScript: it runs before anything can compile TypeScript (`npm ci` through `prepare`,
 // `npm run build`, and `npm start` when a source changed since the last build).
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
 
@@ -44,6 +45,11 @@ function hashFile(path) {
  */
 export function staleness(name, options = {}) {
   const root = options.root ?? ROOT;
+  return bundleStaleness(name, root) ?? scannerStaleness(root);
+}
+
+/** Why dist/<name>.js is not current, or null when it is. */
+function bundleStaleness(name, root) {
   let head;
   try {
     head = readFileSync(join(root, 'dist', `${name}.js`), 'utf8').split('\n', 1)[0];
@@ -57,10 +63,24 @@ export function staleness(name, options = {}) {
   } catch {
     return 'missing';
   }
+  return changedSource(sources, root);
+}
+
+/** The first of `sources` ({path: hash}) whose file is not what was built, or null. */
+function changedSource(sources, root) {
   for (const [path, was] of Object.entries(sources)) {
     if (hashFile(resolve(root, path)) !== was) return path;
   }
   return null;
+}
+
+/** Why dist/scan/ is not the build of the web scanner's sources as they are now, or null when it is. */
+function scannerStaleness(root) {
+  try {
+    return changedSource(JSON.parse(readFileSync(join(root, SCANNER_OUT, SCANNER_SOURCES), 'utf8')), root);
+  } catch {
+    return 'missing';
+  }
 }
 
 /**
@@ -154,7 +174,118 @@ export async function build(options = {}) {
     replaceFile(join(root, output), `${MARK}${JSON.stringify({ sources })}${text.slice(MARK.trimEnd().length)}`);
     written.push(output);
   }
+  try {
+    written.push(...(await buildScanner(esbuild, root)));
+  } catch (error) {
+    const first = error.errors?.[0];
+    const where = first?.location ? `${first.location.file}:${first.location.line}: ` : '';
+    throw new Error(first ? `${where}${first.text}` : String(error?.message ?? error));
+  }
   return written;
+}
+
+/** The web scanner (`/scan/`): its sources in web/scan/, built into dist/scan/ for the browser. */
+export const SCANNER_SRC = 'web/scan';
+export const SCANNER_OUT = 'dist/scan';
+/** The hashes of every source of dist/scan/, written last: a build cut short is stale. */
+const SCANNER_SOURCES = 'sources.json';
+/** Files of web/scan/ served as they are. */
+const SCANNER_STATIC = ['index.html', 'scan.css', 'manifest.webmanifest', 'icon.svg'];
+/** The QR decoder for browsers without BarcodeDetector: served by the issuer from its npm package. */
+export const DECODER_WASM = 'zxing_reader.wasm';
+
+/** The directory of the decoder's WASM file in node_modules. */
+export function decoderWasmDir(root = ROOT) {
+  const require = createRequire(join(root, 'package.json'));
+  // The package exports no package.json: from its reader module (dist/cjs/reader/) to dist/reader/.
+  return join(dirname(require.resolve('zxing-wasm/reader')), '..', '..', 'reader');
+}
+
+/**
+ * Builds the web scanner into dist/scan/: app.js (the page's module, with the scanner package
+ * inside) and its lazily loaded chunks, the static files, and sw.js, the service worker, which
+ * names every file the page needs offline and a version that changes with any of them.
+ */
+async function buildScanner(esbuild, root) {
+  const final = join(root, SCANNER_OUT);
+  // Written aside, then swapped in: an issuer serving dist/scan/ meanwhile never sees half a build.
+  const out = `${final}.${process.pid}.tmp`;
+  const hashes = new Map();
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { app: `./${SCANNER_SRC}/app.ts` },
+    outdir: relative(root, out),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome109', 'safari16', 'firefox115'],
+    minify: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    legalComments: 'linked',
+    plugins: [hashingLoader(hashes)],
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(join(out, 'chunks'), { recursive: true });
+  try {
+    writeScanner(root, out, result, hashes);
+  } catch (error) {
+    rmSync(out, { recursive: true, force: true });
+    throw error;
+  }
+  const old = `${final}.${process.pid}.old`;
+  rmSync(old, { recursive: true, force: true });
+  try {
+    renameSync(final, old);
+  } catch {
+    // No earlier build.
+  }
+  renameSync(out, final);
+  rmSync(old, { recursive: true, force: true });
+  return readdirSync(final)
+    .filter((name) => name !== SCANNER_SOURCES)
+    .map((name) => `${SCANNER_OUT}/${name}`);
+}
+
+/** Writes the web scanner's files into `out`: the bundles, the static files, sw.js, then sources.json. */
+function writeScanner(root, out, result, hashes) {
+  const sources = Object.fromEntries(ALWAYS.map((path) => [path, hashFile(join(root, path))]));
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const path = resolve(root, input);
+    sources[relative(root, path)] = hashes.get(path) ?? hashFile(path);
+  }
+  const served = [];
+  const version = createHash('sha256');
+  for (const file of result.outputFiles) {
+    writeFileSync(file.path, file.contents);
+    const name = relative(out, file.path);
+    if (name.endsWith('.js') || name.endsWith('.css')) served.push(name);
+    version.update(name).update(file.contents);
+  }
+  for (const name of SCANNER_STATIC) {
+    const from = join(root, SCANNER_SRC, name);
+    copyFileSync(from, join(out, name));
+    sources[`${SCANNER_SRC}/${name}`] = hashFile(from);
+    served.push(name);
+    version.update(name).update(readFileSync(from));
+  }
+  const wasm = readFileSync(join(decoderWasmDir(root), DECODER_WASM));
+  version.update(DECODER_WASM).update(wasm);
+  served.push(DECODER_WASM);
+  const worker = `${SCANNER_SRC}/sw.js`;
+  const template = readFileSync(join(root, worker), 'utf8');
+  sources[worker] = hashOf(template);
+  const precache = ['./', ...served.filter((name) => name !== 'index.html')].sort();
+  writeFileSync(
+    join(out, 'sw.js'),
+    template
+      .replace("'__VERSION__'", JSON.stringify(version.update(template).digest('base64url').slice(0, 16)))
+      .replace("['__FILES__']", JSON.stringify(precache)),
+  );
+  writeFileSync(join(out, SCANNER_SOURCES), `${JSON.stringify(sources)}\n`);
 }
 
 // `node scripts/build.js`: build now (npm ci's `prepare`, and `npm run build`).

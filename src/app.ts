@@ -12,6 +12,7 @@ import { TicketSigner } from './domain/signing.ts';
 import { RecentKeys } from './domain/credentials.ts';
 import { authHooks, scannerLogFields } from './http/auth.ts';
 import { registerConsole } from './http/console.ts';
+import { registerScanner } from './http/scan.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
 import { secretMasker } from './http/log-masking.ts';
@@ -190,6 +191,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.decorateRequest('scannerKey', null);
 
   await registerConsole(app, ctx);
+  await registerScanner(app);
   discoveryRoutes(app, ctx);
   operationsRoutes(app, ctx, metrics, deps.redis ? () => deps.redis!.ping() : null);
   await openApiRoutes(app, config.baseUrl);

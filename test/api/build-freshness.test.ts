@@ -12,7 +12,7 @@ import { call, startServer } from '../helpers/server.ts';
  */
 function projectCopy(): string {
   const root = mkdtempSync(join(tmpdir(), 'issuer-copy-'));
-  for (const part of ['src', 'scripts', 'package.json', 'tsconfig.json']) {
+  for (const part of ['src', 'scripts', 'web', 'package.json', 'tsconfig.json']) {
     cpSync(part, join(root, part), { recursive: true });
   }
   symlinkSync(join(process.cwd(), 'console'), join(root, 'console'));
@@ -46,6 +46,15 @@ describe('npm start runs the build of the sources as they are', () => {
     assert.match(edited.stderr(), /Edited issuer listening on/, 'the process runs the edited source');
     assert.equal((await call(`${edited.url}/healthz`)).status, 200);
     await edited.stop();
+
+    // The web scanner is part of the build: an edit of its files is served after the next start.
+    const css = join(root, 'web/scan/scan.css');
+    writeFileSync(css, `${readFileSync(css, 'utf8')}\n.edited-mark {\n  color: red;\n}\n`);
+    const restyled = await startServer(env(root), { built: true, root });
+    assert.match(restyled.stderr(), /built dist\/ again \(web\/scan\/scan\.css changed since the last build\)/);
+    const served = await fetch(`${restyled.url}/scan/scan.css`);
+    assert.match(await served.text(), /\.edited-mark/);
+    await restyled.stop();
   });
 
   it('a source that does not compile stops the start with one line naming it, and keeps the last build', () => {

@@ -1,0 +1,258 @@
+/**
+ * This phone as a scanner: its IndexedDB state, the scanner package's Scanner over it (the same
+ * offline rules, queue and sync as the CLI), whether the issuer answers, and the automatic sync.
+ */
+import {
+  enroll,
+  fetchTransport,
+  isKeyRejected,
+  isTransient,
+  parseSetupUri,
+  Scanner,
+  ScannerError,
+  type EnrollResult,
+  type RetryPolicy,
+  type ScanResult,
+  type SyncResult,
+} from '@ticket-issuer/scanner';
+import { IndexedDbStorage } from '@ticket-issuer/scanner/indexeddb';
+
+/** Sync tries give up quickly: the loop below tries again soon enough. */
+const SYNC_POLICY: RetryPolicy = {
+  initialBackoffMs: 250,
+  maxAttempts: 2,
+  budgetMs: 1500,
+  maxRetryAfterMs: 10_000,
+  rateLimitBudgetMs: 20_000,
+};
+/** An online scan waits this long for the issuer, then the device decides (a verdict within 3 s). */
+const ONLINE_WAIT_MS = 2500;
+/** Between syncs while the issuer answers: the changes feed is pulled this often. */
+const PULL_EVERY_MS = 15_000;
+/** Retries while it does not: at most this far apart, so the queue syncs within 10 s of its return. */
+const RETRY_MAX_MS = 4000;
+
+/** What the page shows about the device. */
+export interface DeviceState {
+  enrolled: boolean;
+  /** The last exchange with the issuer got an answer (and the browser says it is online). */
+  online: boolean;
+  queued: number;
+  lastSyncAt: string | null;
+  syncing: boolean;
+  eventName: string | null;
+  gate: string | null;
+  scannerName: string | null;
+  /** Why the last sync did not complete, in words for gate staff, or null. */
+  problem: string | null;
+  /** The issuer refused this device's key (401): it must be enrolled again. */
+  keyRejected: boolean;
+}
+
+const transport = fetchTransport();
+
+export class Device {
+  private scanner: Scanner | null = null;
+  private reachable = navigator.onLine;
+  private syncing: Promise<SyncResult | null> | null = null;
+  private timer: number | undefined;
+  private backoffMs = 0;
+  private problem: string | null = null;
+  private keyRejected = false;
+
+  private constructor(
+    private storage: IndexedDbStorage,
+    private readonly changed: (state: DeviceState) => void,
+  ) {}
+
+  /** Opens this device's state (enrolled or not) and starts syncing when enrolled. */
+  static async open(changed: (state: DeviceState) => void): Promise<Device> {
+    const device = new Device(await IndexedDbStorage.open(), changed);
+    await device.openScanner();
+    addEventListener('online', () => device.syncSoon(0));
+    addEventListener('offline', () => {
+      device.reachable = false;
+      device.notify();
+    });
+    if (device.scanner) device.syncSoon(0);
+    device.notify();
+    return device;
+  }
+
+  get enrolled(): boolean {
+    return this.scanner !== null;
+  }
+
+  get queued(): number {
+    return this.scanner?.queue.size ?? 0;
+  }
+
+  /** The event this device is enrolled for, for the question before a replacement. */
+  get eventName(): string | null {
+    return this.scanner?.identity.event_name ?? null;
+  }
+
+  state(): DeviceState {
+    const identity = this.scanner?.identity;
+    return {
+      enrolled: this.scanner !== null,
+      online: this.reachable && navigator.onLine,
+      queued: this.queued,
+      lastSyncAt: this.scanner?.knowledge.lastSyncAt ?? null,
+      syncing: this.syncing !== null,
+      eventName: identity?.event_name ?? null,
+      gate: identity?.gate_id ?? null,
+      scannerName: identity?.scanner_name ?? null,
+      problem: this.problem,
+      keyRejected: this.keyRejected,
+    };
+  }
+
+  /**
+   * Enrols with a setup URI whose issuer is this page's own origin (the page talks to nobody else),
+   * keeping the scanner id, name and queue as the scanner package does on re-enrolment.
+   */
+  async enrol(setupUri: string): Promise<EnrollResult> {
+    const setup = parseSetupUri(setupUri);
+    if (new URL(setup.iss).origin !== location.origin) {
+      throw new ScannerError(
+        'INVALID_SETUP_URI',
+        `this setup code is for the issuer at ${setup.iss}: open the scanner from ${setup.iss}/scan/`,
+      );
+    }
+    await this.closeScanner();
+    try {
+      const result = await enroll(this.storage, setupUri, {
+        transport,
+        defaultName: 'Web scanner',
+        platform: `web-scanner/0.1 (${navigator.userAgent.slice(0, 80)})`,
+      });
+      this.keyRejected = false;
+      this.problem = null;
+      this.reachable = true;
+      return result;
+    } finally {
+      await this.openScanner();
+      this.notify();
+      if (this.scanner) this.syncSoon(0);
+    }
+  }
+
+  /**
+   * Scans one code: asked of the issuer while it answers (2.5 s at most), else decided here at once.
+   * The scan is durably stored in IndexedDB before this resolves, whichever way it was decided.
+   */
+  async scan(token: string): Promise<ScanResult> {
+    const scanner = this.requireScanner();
+    const offline = !this.reachable || !navigator.onLine;
+    let result: ScanResult;
+    try {
+      [result] = (await scanner.scan([token], { offline })) as [ScanResult];
+    } catch (error) {
+      if (isKeyRejected(error)) this.rejectKey();
+      throw error;
+    }
+    if (!offline && result.source === 'offline') this.reachable = false;
+    this.notify();
+    if (scanner.queue.size > 0) this.syncSoon(this.reachable ? 500 : RETRY_MAX_MS);
+    return result;
+  }
+
+  /** Syncs now (button **Sync now**, and the loop): uploads the queue, then pulls the changes feed. */
+  sync(): Promise<SyncResult | null> {
+    if (this.syncing) return this.syncing;
+    window.clearTimeout(this.timer);
+    this.syncing = this.runSync().finally(() => {
+      this.syncing = null;
+      this.notify();
+    });
+    this.notify();
+    return this.syncing;
+  }
+
+  /** Forgets the enrolment, the key and everything else, unless scans still wait for the issuer. */
+  async forget(): Promise<void> {
+    if (this.queued > 0) throw new Error(`${this.queued} scans have not reached the issuer yet: sync first.`);
+    window.clearTimeout(this.timer);
+    await this.syncing;
+    await this.closeScanner();
+    await this.storage.forget();
+    this.storage = await IndexedDbStorage.open();
+    this.problem = null;
+    this.keyRejected = false;
+    this.notify();
+  }
+
+  private async runSync(): Promise<SyncResult | null> {
+    const scanner = this.scanner;
+    if (!scanner) return null;
+    let result: SyncResult | null = null;
+    try {
+      result = await scanner.sync();
+      const problem = result.problem;
+      this.reachable = problem === null || !isTransient(problem);
+      this.problem = problem === null ? null : this.describe(problem);
+    } catch (error) {
+      if (isKeyRejected(error)) this.rejectKey();
+      else {
+        this.reachable = false;
+        this.problem = this.describe(error);
+      }
+    }
+    if (this.keyRejected) return result;
+    if (this.reachable && (result?.remaining ?? 0) === 0) {
+      this.backoffMs = 0;
+      this.syncSoon(PULL_EVERY_MS);
+    } else {
+      this.backoffMs = Math.min(RETRY_MAX_MS, this.backoffMs === 0 ? 1000 : this.backoffMs * 2);
+      this.syncSoon(this.backoffMs);
+    }
+    return result;
+  }
+
+  private describe(error: unknown): string {
+    if (error instanceof ScannerError && isTransient(error)) return 'The issuer does not answer: scans wait here.';
+    return error instanceof Error ? error.message : String(error);
+  }
+
+  private rejectKey(): void {
+    this.keyRejected = true;
+    this.problem = 'This device’s key is revoked or expired: enrol it again with a new setup code.';
+    window.clearTimeout(this.timer);
+  }
+
+  private syncSoon(delayMs: number): void {
+    if (!this.scanner || this.keyRejected) return;
+    window.clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => void this.sync(), delayMs);
+  }
+
+  private requireScanner(): Scanner {
+    if (!this.scanner) throw new ScannerError('NOT_ENROLLED', 'this device is not enrolled');
+    return this.scanner;
+  }
+
+  private async openScanner(): Promise<void> {
+    try {
+      this.scanner = await Scanner.open(this.storage, {
+        transport,
+        onlineTimeoutMs: ONLINE_WAIT_MS,
+        requestTimeoutMs: 5000,
+        retryPolicy: SYNC_POLICY,
+      });
+    } catch (error) {
+      if (error instanceof ScannerError && error.code === 'NOT_ENROLLED') this.scanner = null;
+      else throw error;
+    }
+  }
+
+  private async closeScanner(): Promise<void> {
+    const scanner = this.scanner;
+    this.scanner = null;
+    await scanner?.close();
+  }
+
+  private notify(): void {
+    this.changed(this.state());
+  }
+}
