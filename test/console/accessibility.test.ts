@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
+import { fitsWidth, seriousViolations } from '../helpers/axe.ts';
 import {
   admin,
   browserSkipReason,
@@ -16,35 +15,6 @@ import {
 } from './harness.ts';
 
 browserSkipReason();
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** The serious and critical axe-core violations of the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the console's CSP rightly refuses an injected <script>.
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(
-    async () =>
-      (
-        await (
-          window as unknown as { axe: { run: (context: Document) => Promise<{ violations: AxeViolation[] }> } }
-        ).axe.run(document)
-      ).violations,
-  );
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-}
-
-/** True when nothing overflows a 375 px wide viewport sideways. */
-const fitsWidth = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth <= 375);
-
 describe('console in Chromium: layout, accessibility, CSP', () => {
   const f = consoleFixture();
   let eid = '';

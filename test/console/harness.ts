@@ -52,8 +52,8 @@ function findSkipReason(): string | undefined {
   return reason;
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /** A real issuer listening on a loopback port, on a SQLite store of its own. */
@@ -64,9 +64,14 @@ export interface RunningIssuer {
   close(): Promise<void>;
 }
 
-export async function startIssuer(options: { store?: Store } = {}): Promise<RunningIssuer> {
+/**
+ * `port`: listen there, with BASE_URL naming it (what a scanner enrolled from a setup code talks to);
+ * otherwise any free port, with BASE_URL http://127.0.0.1.
+ */
+export async function startIssuer(options: { store?: Store; port?: number } = {}): Promise<RunningIssuer> {
   // Plain http on loopback, as an organizer's laptop at a venue would run it.
-  const config = loadConfig({ ADMIN_TOKEN, BASE_URL: 'http://127.0.0.1', LOG_LEVEL: 'warn', ...NO_LIMITS });
+  const baseUrl = options.port === undefined ? 'http://127.0.0.1' : `http://127.0.0.1:${options.port}`;
+  const config = loadConfig({ ADMIN_TOKEN, BASE_URL: baseUrl, LOG_LEVEL: 'warn', ...NO_LIMITS });
   const store = options.store ?? new SqliteStore(':memory:');
   const app = await buildApp(config, {
     store,
@@ -74,7 +79,7 @@ export async function startIssuer(options: { store?: Store } = {}): Promise<Runn
     adminTokenHash: hashSecret(ADMIN_TOKEN),
     logStream: new LogSink(),
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return {
     app,

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  admin,
+  browserSkipReason,
+  createEvent,
+  launchBrowser,
+  startIssuer,
+  type RunningIssuer,
+} from '../console/harness.ts';
+import { freePort } from '../helpers/server.ts';
+
+export { admin, browserSkipReason, createEvent, type RunningIssuer };
+
+/**
+ * Builds dist/scan/ when it is not the build of the sources as they are (`npm ci` built it; an edit
+ * since makes it stale). Run as its own process, as `npm run build` would be.
+ */
+export function ensureScannerBuilt(): void {
+  const check = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const { staleness, build } = await import('./scripts/build.js'); if (staleness('server') !== null) await build();",
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(check.status, 0, `the build failed: ${check.stderr}`);
+}
+
+/** An issuer whose BASE_URL is the address it listens on, as phones at a venue reach it. */
+export async function startScanIssuer(): Promise<RunningIssuer> {
+  ensureScannerBuilt();
+  return startIssuer({ port: await freePort() });
+}
+
+export interface IssuedTicket {
+  tid: string;
+  ticket_token: string;
+  holder_name: string;
+}
+
+/** Tickets issued through the admin API, with their QR strings. */
+export async function issueTickets(issuer: RunningIssuer, eid: string, holders: string[]): Promise<IssuedTicket[]> {
+  const body = { tickets: holders.map((holder_name) => ({ holder_name, ticket_type: 'General admission' })) };
+  const answer = await admin<{ tickets: IssuedTicket[] }>(issuer, 'POST', `/events/${eid}/tickets`, body);
+  return answer.tickets;
+}
+
+/** A fresh enrolment token's web scanner link (`/scan/#setup=…`), as the console's second QR code holds it. */
+export async function webScannerLink(issuer: RunningIssuer, eid: string, gate?: string): Promise<string> {
+  const answer = await admin<{ web_scanner_url: string }>(
+    issuer,
+    'POST',
+    `/events/${eid}/enrollment-tokens`,
+    gate ? { gate_id: gate } : {},
+  );
+  return answer.web_scanner_url;
+}
+
+/** A phone: a browser context of its own (its own IndexedDB), 375 px wide unless told. */
+export async function openPhone(
+  browser: Browser,
+  url: string,
+  options: { width?: number } = {},
+): Promise<{ context: BrowserContext; page: Page; foreign: string[] }> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 375, height: 800 } });
+  await context.grantPermissions(['camera'], { origin: new URL(url).origin });
+  const page = await context.newPage();
+  // Every request to another origin than the issuer's: there must be none.
+  const foreign: string[] = [];
+  const origin = new URL(url).origin;
+  context.on('request', (request) => {
+    const target = request.url();
+    if (!target.startsWith(origin) && !target.startsWith('data:') && !target.startsWith('blob:')) foreign.push(target);
+  });
+  await page.goto(url);
+  return { context, page, foreign };
+}
+
+/** The verdict's text once it starts with `word` (Admit or Reject). */
+export async function verdictOf(page: Page, word: 'Admit' | 'Reject', timeout = 10_000): Promise<string> {
+  const verdict = page.getByTestId('verdict');
+  await page.waitForFunction(
+    (expected) => document.querySelector('[data-testid="verdict"]')?.textContent?.trim().startsWith(expected),
+    word,
+    { timeout },
+  );
+  return ((await verdict.textContent()) ?? '').trim();
+}
+
+/** Types a ticket code and presses **Check**. */
+export async function checkCode(page: Page, code: string): Promise<void> {
+  await page.getByLabel('Ticket code').fill(code);
+  await page.getByRole('button', { name: 'Check' }).click();
+}
+
+/** Waits until the page shows it is enrolled (the **Ticket code** field). */
+export async function enrolled(page: Page): Promise<void> {
+  await page.getByLabel('Ticket code').waitFor({ timeout: 15_000 });
+}
+
+export { launchBrowser };

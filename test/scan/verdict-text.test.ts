@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ScanResult } from '@ticket-issuer/scanner';
+import { formatWhen, setupUriFrom, verdictText } from '../../web/scan/verdict-text.ts';
+
+const result = (verdict: 'admit' | 'reject', reason: string, ticket?: ScanResult['ticket']): ScanResult => ({
+  verdict,
+  reason,
+  tid: 'tkt_1',
+  source: 'issuer',
+  idempotency_key: 'k',
+  ...(ticket ? { ticket } : {}),
+});
+
+const ticket = (extra: Partial<NonNullable<ScanResult['ticket']>> = {}) => ({
+  holder_name: 'Ada Lovelace',
+  ticket_type: 'VIP',
+  checked_in_at: null,
+  checked_in_gate: null,
+  ...extra,
+});
+
+describe('the verdict screen’s words', () => {
+  it('says Admit with the holder and the type', () => {
+    const text = verdictText(result('admit', 'valid', ticket()));
+    assert.deepEqual([text.word, text.reason, text.who], ['Admit', null, 'Ada Lovelace · VIP']);
+  });
+
+  it('names each rejection in the contract’s words', () => {
+    const words: Record<string, string> = {
+      revoked: 'revoked',
+      wrong_event: 'wrong event',
+      expired: 'expired',
+      invalid_signature: 'not valid',
+      NOT_FOUND: 'not valid',
+      FORBIDDEN: 'not admitted at this gate',
+      SOMETHING_NEW: 'not valid',
+    };
+    for (const [reason, said] of Object.entries(words)) {
+      const text = verdictText(result('reject', reason));
+      assert.equal(text.word, 'Reject');
+      assert.equal(text.reason, said, reason);
+    }
+  });
+
+  it('says when and at which gate a used ticket went in', () => {
+    const now = new Date(2026, 10, 25, 20, 0);
+    const at = new Date(2026, 10, 25, 18, 2).toISOString();
+    const text = verdictText(
+      result('reject', 'already_used', ticket({ checked_in_at: at, checked_in_gate: 'north' })),
+      now,
+      'en-GB',
+    );
+    assert.equal(text.reason, 'already used at 18:02 at gate north');
+    assert.equal(formatWhen(new Date(2026, 10, 24, 9, 5).toISOString(), now, 'en-GB'), '24 Nov 09:05');
+  });
+
+  it('tells an offline verdict from the issuer’s', () => {
+    assert.match(verdictText({ ...result('admit', 'valid'), source: 'offline' }).source, /offline/);
+    assert.equal(verdictText(result('admit', 'valid')).who, null, 'no holder known: nothing made up');
+  });
+});
+
+describe('a setup code as typed or scanned', () => {
+  const uri = 'ticket-issuer://enroll?iss=https%3A%2F%2Fgate.example&token=st_abc';
+  it('takes the setup URI itself, or the web scanner link that carries it', () => {
+    assert.equal(setupUriFrom(` ${uri} `), uri);
+    assert.equal(setupUriFrom(`https://gate.example/scan/#setup=${encodeURIComponent(uri)}`), uri);
+    assert.equal(setupUriFrom(`#setup=${encodeURIComponent(uri)}`), uri);
+  });
+});
