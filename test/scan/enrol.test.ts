@@ -192,7 +192,7 @@ describe('enrolling the web scanner', { skip }, () => {
       await verdictOf(page, 'Admit');
       const forget = page.getByRole('button', { name: 'Forget this device' });
       assert.equal(await forget.isDisabled(), true);
-      await page.getByText('1 scans wait for the issuer').waitFor();
+      await page.getByText('1 scan waits for the issuer').waitFor();
 
       await context.setOffline(false);
       await page.waitForFunction(() => document.querySelector('[data-testid="queued"]')?.textContent === '0', null, {

@@ -228,7 +228,9 @@ class ScanPage {
     const forget = byId<HTMLButtonElement>('forget');
     forget.disabled = state.queued > 0;
     byId('forget-message').textContent =
-      state.queued > 0 ? `${state.queued} scans wait for the issuer: sync them before forgetting this device.` : '';
+      state.queued > 0
+        ? `${state.queued === 1 ? '1 scan waits' : `${state.queued} scans wait`} for the issuer: sync before forgetting this device.`
+        : '';
   }
 
   private async forget(): Promise<void> {
