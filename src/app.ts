@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
@@ -48,6 +50,8 @@ export interface AppDeps {
   redis?: Redis | null;
   /** Where log lines go (stdout when absent). */
   logStream?: DestinationStream;
+  /** A certificate and its private key (PEM): the issuer then serves HTTPS itself. */
+  tls?: { cert: Buffer; key: Buffer } | null;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -129,6 +133,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // checked every second rather than Node's default 30.
     requestTimeout: requestTimeoutMs,
     http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: 1000 },
+    // HTTPS on the same port, with the same timeouts: phones open a camera only on a secure origin.
+    ...(deps.tls
+      ? {
+          serverFactory: (handler: Parameters<typeof createHttpsServer>[1]) =>
+            createHttpsServer(
+              {
+                cert: deps.tls!.cert,
+                key: deps.tls!.key,
+                requestTimeout: requestTimeoutMs,
+                headersTimeout: requestTimeoutMs,
+                connectionsCheckingInterval: 1000,
+              },
+              handler,
+              // Fastify's types name the plain HTTP server; an HTTPS server serves it the same way.
+            ) as unknown as Server,
+        }
+      : {}),
     clientErrorHandler,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,

@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
@@ -110,8 +111,42 @@ async function closeRedis(redis: Redis): Promise<void> {
   redis.disconnect();
 }
 
+/**
+ * The certificate and key of TLS_CERT_FILE and TLS_KEY_FILE, checked before anything opens: readable,
+ * PEM, and a key that belongs to the certificate. Errors name the file, never its content.
+ */
+export function readTls(files: Config['tls']): { cert: Buffer; key: Buffer } | null {
+  if (files === null) return null;
+  const read = (name: string, path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new ConfigError(`${name} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  const cert = read('TLS_CERT_FILE', files.certFile);
+  const key = read('TLS_KEY_FILE', files.keyFile);
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch {
+    throw new ConfigError(`TLS_CERT_FILE ${files.certFile} is not a PEM certificate`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new ConfigError(`TLS_KEY_FILE ${files.keyFile} is not a PEM private key (or it is encrypted)`);
+  }
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw new ConfigError(`TLS_KEY_FILE ${files.keyFile} is not the private key of TLS_CERT_FILE ${files.certFile}`);
+  }
+  return { cert, key };
+}
+
 /** Opens the store, keys and counters the configuration names and builds the app on them. */
 export async function openIssuer(configured: Config): Promise<Issuer> {
+  const tls = readTls(configured.tls);
   const store = await openNamedStore(configured.databaseUrl, configured.requestTimeoutSeconds);
   const redis = configured.redisUrl ? connectRedis(configured.redisUrl) : null;
   try {
@@ -126,6 +161,7 @@ export async function openIssuer(configured: Config): Promise<Issuer> {
       adminTokenHash: admin.hash,
       adminTokenHashSource: adminTokenHashSource(store, admin.hash, config.adminToken !== null),
       redis,
+      tls,
     });
     return {
       app,

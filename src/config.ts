@@ -34,6 +34,8 @@ export interface Config {
   metricsToken: string | null;
   /** A request whose headers and body have not fully arrived by then is dropped. */
   requestTimeoutSeconds: number;
+  /** TLS_CERT_FILE and TLS_KEY_FILE (PEM): both set, the issuer serves HTTPS on PORT; else null. */
+  tls: { certFile: string; keyFile: string } | null;
 }
 
 /** A configuration problem, reported at boot with the variable's name. */
@@ -63,8 +65,8 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function baseUrl(env: Env, port: number): string {
-  const raw = text(env, 'BASE_URL') ?? `http://localhost:${port}`;
+function baseUrl(env: Env, port: number, tls: boolean): string {
+  const raw = text(env, 'BASE_URL') ?? `${tls ? 'https' : 'http'}://localhost:${port}`;
   let url: URL;
   try {
     url = new URL(raw);
@@ -75,6 +77,16 @@ function baseUrl(env: Env, port: number): string {
     throw new ConfigError(`BASE_URL must be an http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** TLS_CERT_FILE and TLS_KEY_FILE: both or neither. */
+function tlsFiles(env: Env): Config['tls'] {
+  const certFile = text(env, 'TLS_CERT_FILE');
+  const keyFile = text(env, 'TLS_KEY_FILE');
+  if (certFile === null && keyFile === null) return null;
+  if (certFile === null) throw new ConfigError('TLS_KEY_FILE is set but TLS_CERT_FILE is not: set both, or neither');
+  if (keyFile === null) throw new ConfigError('TLS_CERT_FILE is set but TLS_KEY_FILE is not: set both, or neither');
+  return { certFile, keyFile };
 }
 
 /** TRUST_PROXY: unset/false (use the socket address), true (trust X-Forwarded-For), or a list of proxy addresses/CIDRs. */
@@ -162,6 +174,7 @@ function secretToken(env: Env, name: string): string | null {
 /** Reads and checks the configuration; throws ConfigError naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
+  const tls = tlsFiles(env);
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -170,7 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host: host(env),
-    baseUrl: baseUrl(env, port),
+    baseUrl: baseUrl(env, port, tls !== null),
     baseUrlExplicit: text(env, 'BASE_URL') !== null,
     issuerName: text(env, 'ISSUER_NAME') ?? 'Ticket Issuer',
     databaseUrl: databaseUrl(env),
@@ -193,5 +206,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     metricsToken: secretToken(env, 'METRICS_TOKEN'),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_S', 15, 1, 3600),
+    tls,
   };
 }

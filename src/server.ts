@@ -11,6 +11,8 @@ async function main(): Promise<void> {
   let address: string;
   try {
     address = await issuer.app.listen({ port: config.port, host: config.host });
+    // Fastify names its own servers' scheme; the HTTPS one is made here (see buildApp's `tls`).
+    if (config.tls !== null) address = address.replace(/^http:/, 'https:');
   } catch (error) {
     await issuer.close().catch(() => undefined);
     const lost =

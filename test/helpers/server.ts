@@ -41,7 +41,7 @@ export async function startServer(
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${err}`)), 20_000);
     child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${err}`)));
     child.stderr!.on('data', () => {
-      const match = /listening on (http:\/\/[\d.:]+)/.exec(err);
+      const match = /listening on (https?:\/\/[\d.:]+)/.exec(err);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
