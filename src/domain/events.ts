@@ -33,6 +33,8 @@ export async function createEvent(store: Store, clock: Clock, input: NewEvent): 
     event_date: eventDate,
     ends_at: endsAt,
     created_at: toStored(clock.now()),
+    reentry: false,
+    capacity: null,
   };
   await store.createEvent(event);
   return event;

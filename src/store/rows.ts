@@ -1,4 +1,12 @@
-import type { CheckInAttempt, Page, ScanOutcome, ScanRecord, SigningKeyRecord } from './store.ts';
+import type {
+  CheckInAttempt,
+  EventRecord,
+  GateRecord,
+  Page,
+  ScanOutcome,
+  ScanRecord,
+  SigningKeyRecord,
+} from './store.ts';
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;
@@ -68,4 +76,28 @@ export function scanValues(
     attempt.admitted_offline === true,
     attempt.admitted_offline === false,
   ];
+}
+
+/** An event row as either database answers it: SQLite keeps `reentry` as 0 or 1. */
+export function toEvent(row: Row): EventRecord {
+  return {
+    eid: row.eid as string,
+    name: row.name as string,
+    event_date: row.event_date as string,
+    ends_at: (row.ends_at as string | null) ?? null,
+    created_at: row.created_at as string,
+    reentry: row.reentry === true || row.reentry === 1,
+    capacity: row.capacity === null || row.capacity === undefined ? null : Number(row.capacity),
+  };
+}
+
+/** A gate row: `admits` is kept as a JSON array, or null for every type. */
+export function toGate(row: Row): GateRecord {
+  return {
+    eid: row.eid as string,
+    gate_id: row.gate_id as string,
+    name: row.name as string,
+    admits: row.admits === null ? null : (JSON.parse(row.admits as string) as string[]),
+    updated_at: row.updated_at as string,
+  };
 }

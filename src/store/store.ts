@@ -9,6 +9,25 @@ export interface EventRecord {
   event_date: string;
   ends_at: string | null;
   created_at: string;
+  /** A ticket that went out may come in again (`valid` once more); off by default, as the spec says. */
+  reentry: boolean;
+  /** How many may be inside at once (the console warns near it; nobody is refused for it), or null. */
+  capacity: number | null;
+}
+
+/** What `PATCH /admin/v1/events/{eid}` may change; absent fields stay as they are. */
+export interface EventSettings {
+  reentry?: boolean;
+  capacity?: number | null;
+}
+
+/** A gate declared for an event: which ticket types it admits (null: every type). */
+export interface GateRecord {
+  eid: string;
+  gate_id: string;
+  name: string;
+  admits: string[] | null;
+  updated_at: string;
 }
 
 export interface EventCounters {
@@ -71,7 +90,9 @@ export type ScanOutcome =
   | 'idempotency_conflict'
   | 'refused'
   /** The scanner turned the holder away offline, and the issuer would have checked the ticket in: it stays unused. */
-  | 'turned_away_offline';
+  | 'turned_away_offline'
+  /** A declared gate that does not admit the ticket's type: 403, the ticket stays unused. */
+  | 'ticket_type_not_admitted';
 
 /** One line of an event's scan log: a check-in attempt and what it got. */
 export interface ScanRecord {
@@ -224,6 +245,16 @@ export interface Store {
   createEvent(event: EventRecord): Promise<void>;
   /** The event, or null. */
   getEvent(eid: string): Promise<EventRecord | null>;
+  /** Changes an event's settings; answers the event as it is now, or null when there is none. */
+  updateEventSettings(eid: string, settings: EventSettings): Promise<EventRecord | null>;
+  /** Declares a gate, or replaces the declaration of that gate_id. */
+  putGate(gate: GateRecord): Promise<void>;
+  /** A declared gate, or null. */
+  getGate(eid: string, gateId: string): Promise<GateRecord | null>;
+  /** The event's declared gates in gate_id order. */
+  listGates(eid: string): Promise<GateRecord[]>;
+  /** Removes a gate's declaration; false when it was not declared. */
+  deleteGate(eid: string, gateId: string): Promise<boolean>;
   /** Events in eid order (ids are time-ordered to the millisecond), a page at a time (cursor: the last eid seen). */
   listEvents(limit: number, after: string | null): Promise<Page<EventRecord>>;
   /** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */

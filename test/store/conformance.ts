@@ -42,6 +42,8 @@ export function newEvent(overrides: Partial<EventRecord> = {}): EventRecord {
     event_date: at(600),
     ends_at: null,
     created_at: T0,
+    reentry: false,
+    capacity: null,
     ...overrides,
   };
 }
@@ -185,6 +187,49 @@ export function storeConformance(
     after(async () => {
       await opened?.close();
       if (!options.skip) await cleanup?.();
+    });
+
+    describe('event settings and gates', () => {
+      test('an event starts without re-entry or capacity, and its settings change one by one', async () => {
+        const { event } = await seed(0);
+        assert.deepEqual({ reentry: event.reentry, capacity: event.capacity }, { reentry: false, capacity: null });
+        const read = await store().getEvent(event.eid);
+        assert.deepEqual({ reentry: read!.reentry, capacity: read!.capacity }, { reentry: false, capacity: null });
+        const reentry = await store().updateEventSettings(event.eid, { reentry: true });
+        assert.deepEqual({ reentry: reentry!.reentry, capacity: reentry!.capacity }, { reentry: true, capacity: null });
+        const capacity = await store().updateEventSettings(event.eid, { capacity: 1500 });
+        assert.deepEqual(
+          { reentry: capacity!.reentry, capacity: capacity!.capacity },
+          { reentry: true, capacity: 1500 },
+        );
+        const cleared = await store().updateEventSettings(event.eid, { capacity: null, reentry: false });
+        assert.deepEqual(
+          { reentry: cleared!.reentry, capacity: cleared!.capacity },
+          { reentry: false, capacity: null },
+        );
+        const listed = (await store().listEvents(1000, null)).items.find((e) => e.eid === event.eid);
+        assert.deepEqual({ reentry: listed!.reentry, capacity: listed!.capacity }, { reentry: false, capacity: null });
+        assert.equal(await store().updateEventSettings('evt_none', { reentry: true }), null);
+      });
+
+      test('gates are declared, replaced, listed in gate_id order and removed', async () => {
+        const { event } = await seed(0);
+        assert.deepEqual(await store().listGates(event.eid), []);
+        const vip = { eid: event.eid, gate_id: 'vip', name: 'VIP entrance', admits: ['VIP'], updated_at: at(1) };
+        const main = { eid: event.eid, gate_id: 'main', name: 'Main', admits: null, updated_at: at(2) };
+        await store().putGate(vip);
+        await store().putGate(main);
+        assert.deepEqual(await store().getGate(event.eid, 'vip'), vip);
+        assert.deepEqual(await store().listGates(event.eid), [main, vip]);
+        const widened = { ...vip, name: 'VIP and crew', admits: ['VIP', 'Crew'], updated_at: at(3) };
+        await store().putGate(widened);
+        assert.deepEqual(await store().getGate(event.eid, 'vip'), widened);
+        assert.equal(await store().deleteGate(event.eid, 'vip'), true);
+        assert.equal(await store().deleteGate(event.eid, 'vip'), false);
+        assert.equal(await store().getGate(event.eid, 'vip'), null);
+        const other = await seed(0);
+        assert.deepEqual(await store().listGates(other.event.eid), [], 'gates belong to their event');
+      });
     });
 
     // First, so that on a fresh store ensureSigningKey meets an empty table.

@@ -77,7 +77,15 @@ function signingKey(): SigningKeyRecord {
 async function enrolCrossKey(store: PostgresStore): Promise<void> {
   const at = '2026-06-01T12:00:00.000Z';
   const eid = newEventId();
-  await store.createEvent({ eid, name: 'Keys', event_date: at, ends_at: null, created_at: at });
+  await store.createEvent({
+    eid,
+    name: 'Keys',
+    event_date: at,
+    ends_at: null,
+    created_at: at,
+    reentry: false,
+    capacity: null,
+  });
   const token = {
     token_id: 'set_cross',
     token_hash: 'cross-token-hash',
@@ -124,7 +132,15 @@ describe('PostgresStore: several instances on one database', () => {
     const eid = newEventId();
     const tid = newTicketId();
     const at = '2026-06-01T12:00:00.000Z';
-    await a().createEvent({ eid, name: 'Cross', event_date: at, ends_at: null, created_at: at });
+    await a().createEvent({
+      eid,
+      name: 'Cross',
+      event_date: at,
+      ends_at: null,
+      created_at: at,
+      reentry: false,
+      capacity: null,
+    });
     await a().createTickets([
       {
         tid,

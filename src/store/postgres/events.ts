@@ -1,33 +1,49 @@
 import { CONFLICT_COUNT_SQL } from '../conflicts.ts';
-import { page, type Row } from '../rows.ts';
-import type { EventCounters, EventRecord, Page } from '../store.ts';
+import { page, type Row, toEvent } from '../rows.ts';
+import type { EventCounters, EventRecord, EventSettings, Page } from '../store.ts';
 import { all, type Db, numbered, one } from './queries.ts';
 
 const CONFLICT_COUNT = numbered(CONFLICT_COUNT_SQL);
 
 /** Inserts a new event. */
 export async function createEvent(db: Db, e: EventRecord): Promise<void> {
-  await db.query('INSERT INTO events (eid, name, event_date, ends_at, created_at) VALUES ($1, $2, $3, $4, $5)', [
-    e.eid,
-    e.name,
-    e.event_date,
-    e.ends_at,
-    e.created_at,
-  ]);
+  await db.query(
+    'INSERT INTO events (eid, name, event_date, ends_at, created_at, reentry, capacity) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [e.eid, e.name, e.event_date, e.ends_at, e.created_at, e.reentry, e.capacity],
+  );
 }
 
 /** The event, or null. */
-export function getEvent(db: Db, eid: string): Promise<EventRecord | null> {
-  return one<EventRecord>(db, 'SELECT * FROM events WHERE eid = $1', [eid]);
+export async function getEvent(db: Db, eid: string): Promise<EventRecord | null> {
+  const row = await one<Row>(db, 'SELECT * FROM events WHERE eid = $1', [eid]);
+  return row ? toEvent(row) : null;
+}
+
+/** Changes an event's settings in one statement; the event as it is now, or null. */
+export async function updateEventSettings(db: Db, eid: string, settings: EventSettings): Promise<EventRecord | null> {
+  const row = await one<Row>(
+    db,
+    `UPDATE events SET reentry = CASE WHEN $2::boolean THEN $3::boolean ELSE reentry END,
+                       capacity = CASE WHEN $4::boolean THEN $5::integer ELSE capacity END
+      WHERE eid = $1 RETURNING *`,
+    [
+      eid,
+      settings.reentry !== undefined,
+      settings.reentry ?? false,
+      settings.capacity !== undefined,
+      settings.capacity ?? null,
+    ],
+  );
+  return row ? toEvent(row) : null;
 }
 
 /** Events in creation order, a page at a time (cursor: the last eid seen). */
 export async function listEvents(db: Db, limit: number, after: string | null): Promise<Page<EventRecord>> {
-  const rows = await all<EventRecord>(db, 'SELECT * FROM events WHERE eid > $1 ORDER BY eid LIMIT $2', [
+  const rows = await all<Row>(db, 'SELECT * FROM events WHERE eid > $1 ORDER BY eid LIMIT $2', [
     after ?? '',
     limit + 1,
   ]);
-  return page(rows, limit, (e) => e.eid);
+  return page(rows.map(toEvent), limit, (e) => e.eid);
 }
 
 /** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */

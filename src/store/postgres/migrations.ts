@@ -100,6 +100,19 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
     version: 4,
     sql: `ALTER TABLE scans ADD COLUMN turned_away_offline BOOLEAN NOT NULL DEFAULT false;`,
   },
+  {
+    // As SQLite's version 5: event settings and the gates declared per event.
+    version: 5,
+    sql: `
+      ALTER TABLE events ADD COLUMN reentry BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE events ADD COLUMN capacity INTEGER;
+      CREATE TABLE gates (
+        eid TEXT COLLATE "C" NOT NULL REFERENCES events (eid), gate_id TEXT COLLATE "C" NOT NULL,
+        name TEXT NOT NULL, admits TEXT, updated_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (eid, gate_id)
+      );
+    `,
+  },
 ];
 
 /**

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import type {
+  EventSettings,
+  GateRecord,
   AdminSessionRecord,
   ApiKeyRecord,
   ChangeRecord,
@@ -24,6 +26,7 @@ import { CheckInBatcher } from './check-in-batch.ts';
 import * as checkIns from './check-ins.ts';
 import * as events from './events.ts';
 import * as feed from './feed.ts';
+import * as gates from './gates.ts';
 import { migrate } from './migrations.ts';
 import { boundedPool, DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, migrationPool } from './pool.ts';
 import type { Tx } from './queries.ts';
@@ -104,6 +107,26 @@ export class PostgresStore implements Store {
   }
   listEvents(limit: number, after: string | null): Promise<Page<EventRecord>> {
     return events.listEvents(this.pool, limit, after);
+  }
+
+  updateEventSettings(eid: string, settings: EventSettings): Promise<EventRecord | null> {
+    return events.updateEventSettings(this.pool, eid, settings);
+  }
+
+  putGate(gate: GateRecord): Promise<void> {
+    return gates.putGate(this.pool, gate);
+  }
+
+  getGate(eid: string, gateId: string): Promise<GateRecord | null> {
+    return gates.getGate(this.pool, eid, gateId);
+  }
+
+  listGates(eid: string): Promise<GateRecord[]> {
+    return gates.listGates(this.pool, eid);
+  }
+
+  deleteGate(eid: string, gateId: string): Promise<boolean> {
+    return gates.deleteGate(this.pool, eid, gateId);
   }
   countTickets(eid: string): Promise<EventCounters> {
     return events.countTickets(this.pool, eid);

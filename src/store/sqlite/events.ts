@@ -1,28 +1,45 @@
-import type { EventCounters, EventRecord, Page } from '../store.ts';
+import type { EventCounters, EventRecord, EventSettings, Page } from '../store.ts';
 import { CONFLICT_COUNT_SQL } from '../conflicts.ts';
-import { page } from '../rows.ts';
+import { page, type Row, toEvent } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 
 export function createEvent(c: SqliteContext, e: EventRecord): Promise<void> {
   return c.tx(() => {
     c.run(
-      'INSERT INTO events (eid, name, event_date, ends_at, created_at) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO events (eid, name, event_date, ends_at, created_at, reentry, capacity) VALUES (?, ?, ?, ?, ?, ?, ?)',
       e.eid,
       e.name,
       e.event_date,
       e.ends_at,
       e.created_at,
+      e.reentry ? 1 : 0,
+      e.capacity,
     );
   });
 }
 
 export async function getEvent(c: SqliteContext, eid: string): Promise<EventRecord | null> {
-  return c.one<EventRecord>('SELECT * FROM events WHERE eid = ?', eid);
+  const row = c.one<Row>('SELECT * FROM events WHERE eid = ?', eid);
+  return row ? toEvent(row) : null;
+}
+
+export function updateEventSettings(
+  c: SqliteContext,
+  eid: string,
+  settings: EventSettings,
+): Promise<EventRecord | null> {
+  return c.tx(() => {
+    if (settings.reentry !== undefined)
+      c.run('UPDATE events SET reentry = ? WHERE eid = ?', settings.reentry ? 1 : 0, eid);
+    if (settings.capacity !== undefined) c.run('UPDATE events SET capacity = ? WHERE eid = ?', settings.capacity, eid);
+    const row = c.one<Row>('SELECT * FROM events WHERE eid = ?', eid);
+    return row ? toEvent(row) : null;
+  });
 }
 
 export async function listEvents(c: SqliteContext, limit: number, after: string | null): Promise<Page<EventRecord>> {
-  const rows = c.all<EventRecord>('SELECT * FROM events WHERE eid > ? ORDER BY eid LIMIT ?', after ?? '', limit + 1);
-  return page(rows, limit, (e) => e.eid);
+  const rows = c.all<Row>('SELECT * FROM events WHERE eid > ? ORDER BY eid LIMIT ?', after ?? '', limit + 1);
+  return page(rows.map(toEvent), limit, (e) => e.eid);
 }
 
 export function countTickets(c: SqliteContext, eid: string): Promise<EventCounters> {

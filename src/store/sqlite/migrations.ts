@@ -96,6 +96,20 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 4,
     sql: `ALTER TABLE scans ADD COLUMN turned_away_offline INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    // Event settings (re-entry, capacity) and the gates declared per event, each with the ticket
+    // types it admits (a JSON array; NULL: every type).
+    version: 5,
+    sql: `
+      ALTER TABLE events ADD COLUMN reentry INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE events ADD COLUMN capacity INTEGER;
+      CREATE TABLE gates (
+        eid TEXT NOT NULL REFERENCES events (eid), gate_id TEXT NOT NULL, name TEXT NOT NULL,
+        admits TEXT, updated_at TEXT NOT NULL,
+        PRIMARY KEY (eid, gate_id)
+      );
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

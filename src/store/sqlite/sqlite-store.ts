@@ -20,11 +20,14 @@ import type {
   SigningKeyRecord,
   Store,
   TicketRecord,
+  EventSettings,
+  GateRecord,
 } from '../store.ts';
 import { checkIn, listScans, logRefusedAttempt } from './check-ins.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { SqliteContext } from './context.ts';
-import { countTickets, createEvent, getEvent, listEvents } from './events.ts';
+import { countTickets, createEvent, getEvent, listEvents, updateEventSettings } from './events.ts';
+import * as gates from './gates.ts';
 import { listChanges, listConflicts } from './feed.ts';
 import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
@@ -129,6 +132,26 @@ export class SqliteStore implements Store {
 
   listEvents(limit: number, after: string | null): Promise<Page<EventRecord>> {
     return listEvents(this.ctx, limit, after);
+  }
+
+  updateEventSettings(eid: string, settings: EventSettings): Promise<EventRecord | null> {
+    return updateEventSettings(this.ctx, eid, settings);
+  }
+
+  putGate(gate: GateRecord): Promise<void> {
+    return gates.putGate(this.ctx, gate);
+  }
+
+  getGate(eid: string, gateId: string): Promise<GateRecord | null> {
+    return gates.getGate(this.ctx, eid, gateId);
+  }
+
+  listGates(eid: string): Promise<GateRecord[]> {
+    return gates.listGates(this.ctx, eid);
+  }
+
+  deleteGate(eid: string, gateId: string): Promise<boolean> {
+    return gates.deleteGate(this.ctx, eid, gateId);
   }
 
   countTickets(eid: string): Promise<EventCounters> {
