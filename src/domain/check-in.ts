@@ -129,11 +129,13 @@ async function attemptCheckIn(
     received_at: toStored(now),
     admitted_offline: request.admitted_offline ?? null,
   };
+  // A declared gate's rules; an undeclared gate_id is for audit only (the spec's meaning).
+  const gate = attempt.gate_id === null ? null : await deps.store.getGate(request.eid, attempt.gate_id);
   const step = () =>
     deps.store.checkIn(attempt, (ticket) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
-      const verdict = decide(ticket, request.eid, scannedAt, problem, request.ticket_token ?? null);
+      const verdict = decide(ticket, request.eid, scannedAt, problem, request.ticket_token ?? null, gate);
       return request.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
     });
   let result: CheckInResult;

@@ -1,4 +1,5 @@
-import type { CheckInVerdict, StoredAnswer, TicketRecord } from '../store/store.ts';
+import type { CheckInVerdict, GateRecord, StoredAnswer, TicketRecord } from '../store/store.ts';
+import { gateRefusal } from './gates.ts';
 import { scannerTicket } from './ticket-state.ts';
 
 const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
@@ -6,7 +7,8 @@ const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
 /**
  * The outcome for the ticket as it is now; pure, run inside the store's transaction. A genuine
  * token (its signature already checked) that is not the ticket's current one was superseded by a
- * reissue: `revoked`, and nothing changes.
+ * reissue: `revoked`, and nothing changes. At a declared gate whose `admits` does not name the
+ * ticket's type: 403 FORBIDDEN (`ticket_type_not_admitted`), and nothing changes.
  */
 export function decide(
   ticket: TicketRecord | null,
@@ -14,6 +16,7 @@ export function decide(
   scannedAt: string,
   signatureProblem: string | null,
   presentedToken: string | null = null,
+  gate: Pick<GateRecord, 'gate_id' | 'admits'> | null = null,
 ): CheckInVerdict {
   const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
   const plain = (
@@ -57,6 +60,18 @@ export function decide(
   if (ticket.revoked_at !== null) return plain('revoked', ticket, ticket.revoke_reason);
   if (presentedToken !== null && presentedToken !== ticket.ticket_token) {
     return plain('revoked', ticket, 'token superseded by a reissue');
+  }
+  const refusal = gateRefusal(gate, ticket.ticket_type);
+  if (refusal !== null) {
+    // The holder is sent to another gate: nothing changes, the attempt is logged.
+    return {
+      outcome: 'ticket_type_not_admitted',
+      reason: `gate ${refusal.gate_id} does not admit ${refusal.ticket_type}`,
+      check_in_at: null,
+      answer: answer(403, {
+        error: { code: 'FORBIDDEN', message: 'this gate does not admit this ticket type', details: refusal },
+      }),
+    };
   }
   if (ticket.checked_in_at !== null) return plain('already_used', ticket);
   if (ticket.expires_at !== null && ticket.expires_at <= scannedAt) return plain('expired', ticket);

@@ -1,4 +1,4 @@
-import type { EventRecord, Store } from '../store/store.ts';
+import type { EventRecord, EventSettings, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { newEventId } from './ids.ts';
@@ -64,5 +64,14 @@ export function eventView(event: EventRecord) {
     event_date: toWire(event.event_date),
     ends_at: toWire(event.ends_at),
     created_at: toWire(event.created_at),
+    reentry: event.reentry,
+    capacity: event.capacity,
   };
+}
+
+/** Changes an event's settings (re-entry, capacity); NOT_FOUND when there is no such event. */
+export async function updateEventSettings(store: Store, eid: string, settings: EventSettings): Promise<EventRecord> {
+  const event = await store.updateEventSettings(eid, settings);
+  if (!event) throw new IssuerError('NOT_FOUND', 'no event has this eid');
+  return event;
 }

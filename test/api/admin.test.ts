@@ -27,6 +27,9 @@ describe('organizer admin API', () => {
         event_date: '2026-07-01T19:00:00Z',
         ends_at: '2026-07-01T23:00:00Z',
         created_at: '2026-06-01T12:00:00Z',
+        // The spec's behaviour until changed (PATCH): no re-entry, no capacity.
+        reentry: false,
+        capacity: null,
       });
     });
 

@@ -19,6 +19,7 @@ import {
 export * from './admin-access.ts';
 export * from './admin-keys.ts';
 export * from './admin-scans.ts';
+export * from './gates.ts';
 
 const S = Type.String();
 const NS = Nullable(Type.String());
@@ -27,7 +28,15 @@ const NullableTime = Nullable(Type.String(), { description: 'ISO 8601 UTC timest
 
 export const EventParams = Type.Object({ eid: Id() });
 
-const EventProperties = { eid: S, name: S, event_date: Time, ends_at: NullableTime, created_at: Time };
+const EventProperties = {
+  eid: S,
+  name: S,
+  event_date: Time,
+  ends_at: NullableTime,
+  created_at: Time,
+  reentry: Type.Boolean({ description: 'a ticket that went out may come in again' }),
+  capacity: Nullable(Type.Integer(), { description: 'how many may be inside at once, or null' }),
+};
 
 export const EventAnswer = named('Event', Type.Object(EventProperties, { description: 'An event' }));
 
@@ -69,6 +78,32 @@ export const listEventsSchema = {
 };
 
 const noEvent = errorAnswer(404, { description: 'NOT_FOUND: no event has this eid' });
+
+const Capacity = Nullable(
+  Type.Integer({ minimum: 1, maximum: 10_000_000, 'x-problem': 'must be a whole number from 1 to 10000000' }),
+  { description: 'how many may be inside at once (the console warns near it; nobody is refused for it); null: none' },
+);
+
+export const updateEventSchema = {
+  ...admin,
+  operationId: 'updateEvent',
+  summary: "Change an event's settings: re-entry and capacity",
+  params: EventParams,
+  body: named(
+    'EventSettings',
+    Strict({
+      reentry: Type.Optional(Type.Boolean({ description: 'a ticket that went out may come in again (default false)' })),
+      capacity: Type.Optional(Capacity),
+    }),
+  ),
+  response: {
+    200: json('The event with its settings', EventAnswer),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(413, 415, 429, 500),
+  },
+};
+
 const noTicket = errorAnswer(404, { description: 'NOT_FOUND: no ticket has this tid' });
 
 export const getEventSchema = {

@@ -1,9 +1,18 @@
-import { createEvent, eventView, requireEvent } from '../../../domain/events.ts';
+import { createEvent, eventView, requireEvent, updateEventSettings } from '../../../domain/events.ts';
+import { deleteGate, gateView, putGate } from '../../../domain/gates.ts';
 import type { App, AppContext } from '../../context.ts';
-import { createEventSchema, getEventSchema, listEventsSchema } from '../../schemas/admin.ts';
+import {
+  createEventSchema,
+  deleteGateSchema,
+  getEventSchema,
+  listEventsSchema,
+  listGatesSchema,
+  putGateSchema,
+  updateEventSchema,
+} from '../../schemas/admin.ts';
 import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 
-/** Events: create, list, read with counters. */
+/** Events: create, list, read with counters, change settings; their gates. */
 export function adminEventRoutes(app: App, ctx: AppContext): void {
   app.post('/admin/v1/events', { schema: createEventSchema }, async (request, reply) => {
     const event = await createEvent(ctx.store, ctx.clock, request.body);
@@ -20,5 +29,30 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events/:eid', { schema: getEventSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     return { ...eventView(event), counters: await ctx.store.countTickets(event.eid) };
+  });
+
+  app.patch('/admin/v1/events/:eid', { schema: updateEventSchema }, async (request) => {
+    const event = await updateEventSettings(ctx.store, request.params.eid, request.body);
+    request.log.info({ eid: event.eid, ...request.body }, 'event settings changed');
+    return eventView(event);
+  });
+
+  app.get('/admin/v1/events/:eid/gates', { schema: listGatesSchema }, async (request) => {
+    const event = await requireEvent(ctx.store, request.params.eid);
+    return { gates: (await ctx.store.listGates(event.eid)).map(gateView) };
+  });
+
+  app.put('/admin/v1/events/:eid/gates/:gate_id', { schema: putGateSchema }, async (request) => {
+    const { eid, gate_id } = request.params;
+    const gate = await putGate(ctx.store, ctx.clock, eid, gate_id, request.body);
+    request.log.info({ eid, gate_id, admits: gate.admits }, 'gate declared');
+    return gateView(gate);
+  });
+
+  app.delete('/admin/v1/events/:eid/gates/:gate_id', { schema: deleteGateSchema }, async (request, reply) => {
+    const { eid, gate_id } = request.params;
+    await deleteGate(ctx.store, eid, gate_id);
+    request.log.info({ eid, gate_id }, 'gate removed');
+    return reply.status(204).send(null);
   });
 }
