@@ -36,14 +36,5 @@ export async function deleteGate(store: Store, eid: string, gateId: string): Pro
     throw new IssuerError('NOT_FOUND', 'no gate of this event has this gate_id');
 }
 
-/**
- * Whether a declared gate admits a ticket type: null when it does (or when the gate is not declared,
- * which keeps the spec's meaning: a gate_id for audit only), else the refusal's details.
- */
-export function gateRefusal(
-  gate: Pick<GateRecord, 'gate_id' | 'admits'> | null,
-  ticketType: string,
-): { reason: 'ticket_type_not_admitted'; gate_id: string; ticket_type: string } | null {
-  if (gate === null || gate.admits === null || gate.admits.includes(ticketType)) return null;
-  return { reason: 'ticket_type_not_admitted', gate_id: gate.gate_id, ticket_type: ticketType };
-}
+/** The gate rule shared with scanners (see @ticket-issuer/protocol). */
+export { gateRefusal } from '@ticket-issuer/protocol';

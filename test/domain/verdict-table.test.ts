@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
+import { CASE_GATES, CASE_TICKET_TYPE, VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
 import { decide } from '../../src/domain/decide.ts';
 import type { TicketRecord } from '../../src/store/store.ts';
 
@@ -12,7 +12,7 @@ function situation(c: VerdictCase) {
     tid: '01JTICKET0000000000000000',
     eid: c.event === 'same' ? 'evt_mine' : 'evt_other',
     holder_name: 'Ada Lovelace',
-    ticket_type: 'GA',
+    ticket_type: CASE_TICKET_TYPE,
     issued_at: '2026-05-01T00:00:00.000Z',
     expires_at: c.expired ? '2026-06-01T11:00:00.000Z' : '2026-06-02T00:00:00.000Z',
     checked_in_at: c.checkedIn ? '2026-06-01T10:00:00.000Z' : null,
@@ -29,7 +29,15 @@ describe("the issuer's decide() on the verdict table shared with the scanner pac
   for (const c of VERDICT_CASES) {
     it(`${c.name}: ${c.outcome}`, () => {
       const { ticket, presented, signatureProblem } = situation(c);
-      const verdict = decide(ticket, 'evt_mine', SCANNED_AT, signatureProblem, presented);
+      const gate = CASE_GATES[c.gate];
+      const verdict = decide(
+        ticket,
+        'evt_mine',
+        SCANNED_AT,
+        signatureProblem,
+        presented,
+        gate && { ...gate, admits: [...gate.admits] },
+      );
       assert.equal(verdict.outcome, c.outcome);
       assert.equal(verdict.check_in_at, c.outcome === 'valid' ? SCANNED_AT : null, 'only valid checks in');
     });

@@ -14,6 +14,9 @@ export const CHECK_IN_OUTCOMES = [
 ] as const;
 export type CheckInOutcome = (typeof CHECK_IN_OUTCOMES)[number];
 
+/** What a scanner's own verdict may say: the spec's outcomes, and a gate's refusal of the ticket type. */
+export type OfflineOutcome = CheckInOutcome | 'ticket_type_not_admitted';
+
 /** A ticket's states, as the status endpoint reports them. */
 export const TICKET_STATES = ['valid', 'checked_in', 'revoked', 'expired'] as const;
 export type TicketState = (typeof TICKET_STATES)[number];
@@ -127,4 +130,5 @@ export interface TicketClaims {
 /** The setup URI of an enrolment token, as its QR code carries it. */
 export const SETUP_URI_PREFIX = 'ticket-issuer://enroll?';
 
-export { VERDICT_CASES, type VerdictCase } from './verdict-cases.ts';
+export { CASE_GATES, CASE_TICKET_TYPE, VERDICT_CASES, type VerdictCase } from './verdict-cases.ts';
+export { gateRefusal, type GateRefusal, type GateRule, type GatesAnswer } from './gates.ts';

@@ -3,7 +3,7 @@ import type { CheckInOutcome } from './index.ts';
 /**
  * One situation at the gate and the outcome it must give. The issuer's `decide()` and the scanner's
  * offline verdict are both tested on this one table, so that they judge alike and in the same order:
- * signature, event, revocation (a superseded token included), use, expiry.
+ * signature, event, revocation (a superseded token included), the gate's admitted types, use, expiry.
  */
 export interface VerdictCase {
   name: string;
@@ -18,7 +18,13 @@ export interface VerdictCase {
   checkedIn: boolean;
   /** The ticket's expiry is before the scan time. */
   expired: boolean;
-  outcome: CheckInOutcome;
+  /**
+   * The gate scanned at: not declared (or admitting every type), declared and admitting the ticket's
+   * type, or declared without it.
+   */
+  gate: 'open' | 'admits' | 'refuses';
+  /** The spec's outcome, or the issuer's 403 refusal at a gate. */
+  outcome: CheckInOutcome | 'ticket_type_not_admitted';
 }
 
 const base = {
@@ -28,6 +34,7 @@ const base = {
   superseded: false,
   checkedIn: false,
   expired: false,
+  gate: 'open',
 } as const;
 
 export const VERDICT_CASES: readonly VerdictCase[] = [
@@ -57,4 +64,25 @@ export const VERDICT_CASES: readonly VerdictCase[] = [
   { ...base, name: 'use outranks expiry', checkedIn: true, expired: true, outcome: 'already_used' },
   { ...base, name: 'an expired ticket', expired: true, outcome: 'expired' },
   { ...base, name: 'revocation outranks expiry', revoked: true, expired: true, outcome: 'revoked' },
+  { ...base, name: 'a gate that admits the ticket’s type', gate: 'admits', outcome: 'valid' },
+  { ...base, name: 'a gate that does not admit the type', gate: 'refuses', outcome: 'ticket_type_not_admitted' },
+  {
+    ...base,
+    name: 'the gate outranks use and expiry',
+    gate: 'refuses',
+    checkedIn: true,
+    expired: true,
+    outcome: 'ticket_type_not_admitted',
+  },
+  { ...base, name: 'revocation outranks the gate', gate: 'refuses', revoked: true, outcome: 'revoked' },
+  { ...base, name: 'another event outranks the gate', gate: 'refuses', event: 'other', outcome: 'wrong_event' },
+  { ...base, name: 'a used ticket at a gate that admits it', gate: 'admits', checkedIn: true, outcome: 'already_used' },
 ];
+
+/** The ticket type of every table case, and the declared gate each `gate` value stands for. */
+export const CASE_TICKET_TYPE = 'GA';
+export const CASE_GATES = {
+  open: null,
+  admits: { gate_id: 'main', admits: ['GA', 'VIP'] },
+  refuses: { gate_id: 'vip', admits: ['VIP'] },
+} as const;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
+import { CASE_GATES, VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
 import { decideOffline, KeyRing, type LocalKnowledge } from '../src/index.ts';
 import { claims, EID, ISS, type TestKey, testKey } from './keys.ts';
 
@@ -56,7 +56,15 @@ describe('the offline verdict judges the shared table of cases as the issuer doe
     for (const c of VERDICT_CASES) {
       test(`${c.name} -> ${c.outcome} (use known from the ${usedBy})`, async () => {
         const { token, known } = await caseToken(c, usedBy);
-        const verdict = await decide(token, known);
+        const verdict = await decideOffline({
+          token,
+          eid: EID,
+          iss: ISS,
+          scannedAt: SCAN_TIME,
+          keys,
+          knowledge: known,
+          gate: CASE_GATES[c.gate],
+        });
         assert.equal(verdict.reason, c.outcome);
         assert.equal(verdict.verdict, c.outcome === 'valid' ? 'admit' : 'reject');
         assert.equal(verdict.tid, TID);

@@ -1,0 +1,31 @@
+/**
+ * The gate rule, one implementation for the issuer's decision and a scanner's offline verdict: a
+ * declared gate whose `admits` lists ticket types refuses the others. A gate that is not declared,
+ * or that admits every type (`admits: null`), refuses nothing (the spec's meaning of `gate_id`).
+ */
+
+/** A declared gate as a scanner learns it (`GET /api/v1/events/{eid}/gates`). */
+export interface GateRule {
+  gate_id: string;
+  name?: string;
+  admits: readonly string[] | null;
+}
+
+/** The answer of the scanner's gates route. */
+export interface GatesAnswer {
+  gates: GateRule[];
+  reentry: boolean;
+}
+
+/** Why a gate refuses a ticket (the 403's `details`). */
+export interface GateRefusal {
+  reason: 'ticket_type_not_admitted';
+  gate_id: string;
+  ticket_type: string;
+}
+
+/** Null when `gate` lets `ticketType` in (or is not declared); else why not. */
+export function gateRefusal(gate: GateRule | null, ticketType: string): GateRefusal | null {
+  if (gate === null || gate.admits === null || gate.admits.includes(ticketType)) return null;
+  return { reason: 'ticket_type_not_admitted', gate_id: gate.gate_id, ticket_type: ticketType };
+}
