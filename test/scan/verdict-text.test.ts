@@ -34,6 +34,7 @@ describe('the verdict screen’s words', () => {
       invalid_signature: 'not valid',
       NOT_FOUND: 'not valid',
       FORBIDDEN: 'not admitted at this gate',
+      ticket_type_not_admitted: 'not admitted at this gate',
       SOMETHING_NEW: 'not valid',
     };
     for (const [reason, said] of Object.entries(words)) {

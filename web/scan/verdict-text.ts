@@ -15,7 +15,7 @@ const REASON_WORDS: Record<string, string> = {
   NOT_FOUND: 'not valid',
   INVALID_REQUEST: 'not valid',
   FORBIDDEN: 'not admitted at this gate',
-  not_admitted_here: 'not admitted at this gate',
+  ticket_type_not_admitted: 'not admitted at this gate',
 };
 
 /** The lines of a verdict: the word (Admit or Reject), the reason, who, and how it was decided. */

@@ -5,6 +5,8 @@ import {
   type CheckInRequestBody,
   type DiscoveryDocument,
   type EnrollAnswer,
+  type GateRule,
+  type GatesAnswer,
 } from '@ticket-issuer/protocol';
 import { IssuerHttpError, IssuerNetworkError, ScannerError } from './errors.ts';
 import { checkDiscovery } from './state.ts';
@@ -123,6 +125,28 @@ export class IssuerClient {
   }
 
   /** GET one page of the changes feed after a cursor (from the start when null). */
+  /** The event's declared gates and re-entry setting; an issuer without gates answers none. */
+  async gates(url: string): Promise<GatesAnswer> {
+    let answer: Partial<GatesAnswer>;
+    try {
+      answer = this.expectOk(await this.request('GET', url)) as Partial<GatesAnswer>;
+    } catch (error) {
+      // An issuer from before gates: nothing is declared, as the spec has it.
+      if (error instanceof IssuerHttpError && error.status === 404) return { gates: [], reentry: false };
+      throw error;
+    }
+    const gateShaped = (g: unknown) =>
+      typeof g === 'object' &&
+      g !== null &&
+      typeof (g as GateRule).gate_id === 'string' &&
+      ((g as GateRule).admits === null ||
+        (Array.isArray((g as GateRule).admits) && (g as GateRule).admits!.every((t) => typeof t === 'string')));
+    if (!Array.isArray(answer.gates) || !answer.gates.every(gateShaped) || typeof answer.reentry !== 'boolean') {
+      throw invalidAnswer('gates answer without gates or reentry');
+    }
+    return answer as GatesAnswer;
+  }
+
   async changes(url: string, after: string | null, limit = 1000): Promise<ChangesPage> {
     const query = new URLSearchParams({ limit: String(limit) });
     if (after !== null) query.set('after', after);

@@ -1,4 +1,4 @@
-import type { CheckInOutcome, CheckInRequestBody } from '@ticket-issuer/protocol';
+import type { CheckInRequestBody, OfflineOutcome } from '@ticket-issuer/protocol';
 import { StateCorruptError } from './errors.ts';
 import type { Storage } from './storage/storage.ts';
 
@@ -23,7 +23,7 @@ export interface QueuedScan {
   turned_away?: boolean;
   /** The device's own verdict. */
   verdict: 'admit' | 'reject';
-  reason: CheckInOutcome;
+  reason: OfflineOutcome;
   /** An online attempt may have reached the issuer without `admitted_offline` (timeout, reset, 5xx). */
   maybe_sent_plain: boolean;
 }

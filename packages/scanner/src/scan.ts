@@ -1,4 +1,4 @@
-import type { CheckInAnswer } from '@ticket-issuer/protocol';
+import type { CheckInAnswer, GateRule } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
 import {
   IssuerHttpError,
@@ -45,6 +45,8 @@ export interface ScanContext {
   keys: KeyRing;
   /** What the changes feed taught (admitted tickets come from the queue). */
   knowledge: Omit<LocalKnowledge, 'admitted'> & { checkIns?: Pick<ReadonlyMap<string, CheckInPlace>, 'get'> };
+  /** The declared gates by gate_id (absent: none known). */
+  gates?: Pick<ReadonlyMap<string, GateRule>, 'get'>;
   queue: ScanQueue;
   storage: Storage;
   client: IssuerClient;
@@ -63,9 +65,16 @@ export const UNREADABLE: ScanResult = {
   idempotency_key: null,
 };
 
-function decide(ctx: ScanContext, token: string, scannedAt: Date, admitted: TidSet): Promise<OfflineVerdict> {
+function decide(
+  ctx: ScanContext,
+  token: string,
+  scannedAt: Date,
+  admitted: TidSet,
+  gate: string | null,
+): Promise<OfflineVerdict> {
   const knowledge = { ...ctx.knowledge, admitted };
-  return decideOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge });
+  const rule = gate === null ? null : (ctx.gates?.get(gate) ?? null);
+  return decideOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge, gate: rule });
 }
 
 /** A new queued scan for a readable token. A genuine token of another event is sent without itself. */
@@ -118,7 +127,7 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
   const scans: QueuedScan[] = [];
   for (const token of tokens) {
     const scannedAt = ctx.now();
-    const local = await decide(ctx, token, scannedAt, admitted);
+    const local = await decide(ctx, token, scannedAt, admitted, gate);
     if (local.tid === null) {
       results.push(UNREADABLE);
       continue;
@@ -202,7 +211,10 @@ async function unanswered(
   if (isRefusal(failure)) {
     await refuse(ctx, scan, failure);
     const { tid, idempotency_key } = scan;
-    return { verdict: 'reject', reason: failure.issuerCode, tid, source: 'issuer', idempotency_key };
+    // A gate's refusal says which rule: the same reason as the device's own verdict would.
+    const reason =
+      failure.details.reason === 'ticket_type_not_admitted' ? 'ticket_type_not_admitted' : failure.issuerCode;
+    return { verdict: 'reject', reason, tid, source: 'issuer', idempotency_key };
   }
   const mayHaveArrived =
     (failure instanceof IssuerNetworkError && failure.delivery === 'maybe') ||
@@ -236,7 +248,7 @@ async function keyRejected(ctx: ScanContext, scan: QueuedScan, error: IssuerHttp
  */
 export async function scanOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
   const scannedAt = ctx.now();
-  const local = await decide(ctx, token, scannedAt, ctx.queue.admitted);
+  const local = await decide(ctx, token, scannedAt, ctx.queue.admitted, gate);
   if (local.tid === null) return UNREADABLE;
   const ticketType = local.claims?.ticket_type ?? null;
   const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);

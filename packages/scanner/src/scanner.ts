@@ -1,11 +1,19 @@
-import type { DiscoveryDocument } from '@ticket-issuer/protocol';
+import type { DiscoveryDocument, GateRule } from '@ticket-issuer/protocol';
 import { IssuerClient } from './client.ts';
 import { isKeyRejected, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
 import { type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
-import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
+import {
+  changesUrl,
+  gatesUrl,
+  readApiKey,
+  readDiscovery,
+  readGates,
+  readIdentity,
+  type ScannerIdentity,
+} from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 import { pullChanges, type SyncOutcome, uploadQueue } from './sync.ts';
 import type { Transport } from './transport.ts';
@@ -72,6 +80,8 @@ export class Scanner {
     private keys: KeyRing,
     readonly knowledge: FeedKnowledge,
     readonly queue: ScanQueue,
+    /** The declared gates the last sync read, by gate_id. */
+    private gates: Map<string, GateRule>,
     private readonly client: IssuerClient,
     private readonly release: () => Promise<void>,
     private readonly options: ScannerOptions,
@@ -87,6 +97,7 @@ export class Scanner {
       const discovery = await readDiscovery(storage);
       const knowledge = FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
       const queue = await ScanQueue.open(storage);
+      const gates = await readGates(storage);
       const client = new IssuerClient({
         apiKey,
         fetch: options.fetch,
@@ -94,7 +105,7 @@ export class Scanner {
         timeoutMs: options.requestTimeoutMs ?? 5000,
       });
       const keys = new KeyRing(discovery.jwks.keys);
-      return new Scanner(storage, identity, discovery, keys, knowledge, queue, client, release, options);
+      return new Scanner(storage, identity, discovery, keys, knowledge, queue, gates, client, release, options);
     } catch (error) {
       await release();
       throw error;
@@ -155,6 +166,7 @@ export class Scanner {
         );
         this.knowledge.lastSyncAt = (this.options.now?.() ?? new Date()).toISOString();
         await this.refreshDiscovery();
+        await this.refreshGates();
       } catch (error) {
         if (!(error instanceof ScannerError) || isKeyRejected(error)) throw error;
         problem ??= error;
@@ -191,6 +203,13 @@ export class Scanner {
     this.keys = new KeyRing(discovery.jwks.keys);
   }
 
+  /** Reads the event's gates (offline scans then apply their rules) and keeps them. */
+  private async refreshGates(): Promise<void> {
+    const answer = await this.client.gates(gatesUrl(this.discovery, this.identity.eid));
+    await this.storage.writeFileAtomic(STATE_FILES.gates, `${JSON.stringify(answer)}\n`);
+    this.gates = new Map(answer.gates.map((gate) => [gate.gate_id, gate]));
+  }
+
   private uploadTarget() {
     return {
       client: this.client,
@@ -209,6 +228,7 @@ export class Scanner {
       scannerId: this.identity.scanner_id,
       keys: this.keys,
       knowledge: this.knowledge,
+      gates: this.gates,
       now: this.options.now ?? (() => new Date()),
       onlineTimeoutMs: this.options.onlineTimeoutMs ?? 3000,
     };

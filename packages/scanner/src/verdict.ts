@@ -1,4 +1,10 @@
-import type { CheckInOutcome, PublicJwk, TicketClaims } from '@ticket-issuer/protocol';
+import {
+  gateRefusal,
+  type GateRule,
+  type OfflineOutcome,
+  type PublicJwk,
+  type TicketClaims,
+} from '@ticket-issuer/protocol';
 // jose's subpath entries load a few modules instead of the whole library: a CLI run starts faster.
 import { decodeProtectedHeader } from 'jose/decode/protected_header';
 import { compactVerify } from 'jose/jws/compact/verify';
@@ -67,12 +73,14 @@ export interface VerdictInput {
   scannedAt: Date;
   keys: KeyRing;
   knowledge: LocalKnowledge;
+  /** The declared gate scanned at (from the issuer's gates route), or null: every type is let in. */
+  gate?: GateRule | null;
 }
 
 /** An offline verdict. `tid` is read even from a token whose signature fails (null when unreadable). */
 export interface OfflineVerdict {
   verdict: 'admit' | 'reject';
-  reason: CheckInOutcome;
+  reason: OfflineOutcome;
   tid: string | null;
   /** The verified claims; null when the signature did not verify. */
   claims: TicketClaims | null;
@@ -91,7 +99,7 @@ export function readToken(token: string): { header: Record<string, unknown>; pay
   }
 }
 
-const reject = (reason: CheckInOutcome, tid: string | null, claims: TicketClaims | null): OfflineVerdict => ({
+const reject = (reason: OfflineOutcome, tid: string | null, claims: TicketClaims | null): OfflineVerdict => ({
   verdict: 'reject',
   reason,
   tid,
@@ -122,8 +130,8 @@ function isSuperseded(claims: TicketClaims, knowledge: LocalKnowledge): boolean 
 
 /**
  * The offline decision, pure (no I/O, no clock): the issuer's order of checks, on what the device
- * knows. invalid_signature, wrong_event, revoked (a superseded token included), already_used,
- * expired, else valid.
+ * knows. invalid_signature, wrong_event, revoked (a superseded token included),
+ * ticket_type_not_admitted (at a declared gate), already_used, expired, else valid.
  */
 export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict> {
   const read = readToken(input.token);
@@ -135,6 +143,9 @@ export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict
   if (claims.eid !== input.eid) return reject('wrong_event', claims.tid, claims);
   if (knowledge.revoked.has(claims.tid) || isSuperseded(claims, knowledge))
     return reject('revoked', claims.tid, claims);
+  if (gateRefusal(input.gate ?? null, claims.ticket_type) !== null) {
+    return reject('ticket_type_not_admitted', claims.tid, claims);
+  }
   if (knowledge.checkedIn.has(claims.tid) || knowledge.admitted.has(claims.tid)) {
     return reject('already_used', claims.tid, claims);
   }

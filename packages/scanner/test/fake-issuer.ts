@@ -69,6 +69,7 @@ export function fakeFetch(key: TestKey, handler: Handler, seen: Seen[] = []): ty
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
     if (url.includes('/changes')) return json(200, { changes: [], next_cursor: 'c1', has_more: false });
+    if (url.endsWith('/gates')) return json(200, { gates: [], reentry: false });
     if (url.endsWith('/.well-known/ticket-issuer.json')) return json(200, discovery(key));
     const body = JSON.parse(String(init?.body)) as CheckInRequestBody;
     seen.push({ url, body });

@@ -32,6 +32,8 @@ export const STATE_FILES = {
   discovery: 'discovery.json',
   /** What the changes feed taught: revoked tickets, superseded tokens, check-ins, and the cursor. */
   knowledge: 'knowledge.json',
+  /** The event's declared gates and re-entry setting, as the last sync read them. */
+  gates: 'gates.json',
   /** Scans the issuer refused for good, with its error, for the organizer. */
   refused: 'refused.jsonl',
 } as const;
