@@ -3,6 +3,7 @@ import { arrivalsChart } from '../chart.js';
 import { h, replace, uid, when } from '../dom.js';
 import { poll } from '../poll.js';
 import { fetchConflicts, renderConflicts, renderScanLog, scanLog } from './activity.js';
+import { gateEditor } from './gates.js';
 import { enrolment, scannerList } from './scanners.js';
 import { ticketImport } from './ticket-import.js';
 import { ticketSearch } from './ticket-search.js';
@@ -41,6 +42,8 @@ export async function eventView(main, eid) {
   const conflictList = h('ul', { class: 'conflicts' });
   const names = new Map();
   const search = ticketSearch(eid, () => refreshLive());
+  const gates = gateEditor(eid);
+  gates.refresh().catch(() => undefined);
 
   const showCounters = (counters) => {
     for (const [key] of COUNTERS) counts[key].textContent = String(counters[key] ?? 0);
@@ -95,6 +98,7 @@ export async function eventView(main, eid) {
           'Set up a scanner',
           enrolment(eid, () => refreshSlow()),
         ),
+        section('Gates', gates.node),
         section('Scanners', scanners.node),
         section('Scan log', scanList),
         section('Conflicts', conflictList),
