@@ -92,7 +92,11 @@ export type ScanOutcome =
   /** The scanner turned the holder away offline, and the issuer would have checked the ticket in: it stays unused. */
   | 'turned_away_offline'
   /** A declared gate that does not admit the ticket's type: 403, the ticket stays unused. */
-  | 'ticket_type_not_admitted';
+  | 'ticket_type_not_admitted'
+  /** An exit: the holder went out. */
+  | 'checked_out'
+  /** An exit of a ticket whose holder was not inside (never came in, or already out). */
+  | 'not_inside';
 
 /** One line of an event's scan log: a check-in attempt and what it got. */
 export interface ScanRecord {
@@ -137,7 +141,22 @@ export interface CheckInVerdict {
   reason: string | null;
   /** When set, the ticket becomes checked in at this instant. */
   check_in_at: string | null;
+  /** When set (exits only), a holder inside goes out at this instant. */
+  check_out_at?: string | null;
   answer: StoredAnswer;
+}
+
+/** Whether a ticket's holder is inside now, and when they last went out. */
+export interface Presence {
+  inside: boolean;
+  checked_out_at: string | null;
+}
+
+/** An event's occupancy, read in one snapshot: who is inside, and entries and exits per gate. */
+export interface Occupancy {
+  inside: number;
+  /** Per gate_id scanned at (null: scans that named no gate), in gate_id order. */
+  gates: { gate_id: string | null; entries: number; exits: number }[];
 }
 
 export interface CheckInAttempt {
@@ -177,7 +196,7 @@ export interface NewApiKey {
   scanner_platform: string | null;
 }
 
-export type ChangeType = 'checked_in' | 'revoked' | 'token_superseded';
+export type ChangeType = 'checked_in' | 'checked_out' | 'revoked' | 'token_superseded';
 
 /** One entry of an event's changes feed; positions count 1, 2, 3… per event, without gaps. */
 export interface ChangeRecord {
@@ -336,6 +355,19 @@ export interface Store {
   checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult>;
   /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */
   logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void>;
+  /**
+   * An exit scan, with check-in's idempotency (the same key space) and scan log: `decide` sees the
+   * ticket and whether its holder is inside; a verdict with `check_out_at` takes a holder inside
+   * out (and appends a `checked_out` change) in the same transaction.
+   */
+  checkOut(
+    attempt: CheckInAttempt,
+    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+  ): Promise<CheckInResult>;
+  /** Whether the ticket's holder is inside (null: never came in). */
+  getPresence(tid: string): Promise<Presence | null>;
+  /** The event's occupancy: inside now, and entries and exits per gate, from one snapshot. */
+  occupancy(eid: string): Promise<Occupancy>;
   /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>>;
 

@@ -24,7 +24,7 @@ export interface CheckedIn {
 /**
  * Everything a batch of check-ins writes, as one statement of data-modifying CTEs (one round trip,
  * one parameter array per column whatever the batch size): the remembered answers, the scan log in
- * item order, the tickets checked in, and their `checked_in` changes. Each event's feed counter
+ * item order, the tickets checked in (and inside), and their `checked_in` changes. Each event's feed counter
  * moves once by the number of its changes (events in eid order: the last lock of the batch's
  * order), and the changes take the positions just below the new value, in item order.
  */
@@ -45,6 +45,10 @@ const WRITE_SQL = `
   ), checked AS (
     UPDATE tickets SET checked_in_at = c.at FROM unnest($22::text[], $23::text[]) AS c (tid, at)
     WHERE tickets.tid = c.tid
+  ), present AS (
+    INSERT INTO presence (tid, eid, inside)
+    SELECT tid, eid, true FROM unnest($22::text[], $21::text[]) AS p (tid, eid)
+    ON CONFLICT (tid) DO UPDATE SET inside = true
   ), counters AS (
     INSERT INTO change_counters (eid, last_position)
     SELECT eid, count(*) FROM unnest($21::text[]) AS e (eid) GROUP BY eid ORDER BY eid

@@ -6,7 +6,9 @@ import type {
   CheckInAttempt,
   CheckInResult,
   CheckInVerdict,
+  Occupancy,
   Page,
+  Presence,
   ScanRecord,
   TicketRecord,
 } from '../store.ts';
@@ -19,6 +21,62 @@ export function checkInAlone(
   tx: Tx,
   attempt: CheckInAttempt,
   decide: (ticket: TicketRecord | null) => CheckInVerdict,
+): Promise<CheckInResult> {
+  return recordAttempt(tx, attempt, async (_db, ticket) => decide(ticket));
+}
+
+/** One exit scan in a transaction of its own (exits are not batched): as a check-in, with presence. */
+export function checkOut(
+  tx: Tx,
+  attempt: CheckInAttempt,
+  decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+): Promise<CheckInResult> {
+  return recordAttempt(tx, attempt, async (db, ticket) =>
+    decide(ticket, ticket === null ? null : await presenceOf(db, ticket.tid, true)),
+  );
+}
+
+/** The holder's presence (locked for the exit's transaction when `forUpdate`). */
+async function presenceOf(db: Db, tid: string, forUpdate = false): Promise<Presence | null> {
+  const row = await one<Presence>(
+    db,
+    `SELECT inside, checked_out_at FROM presence WHERE tid = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [tid],
+  );
+  return row ? { inside: row.inside, checked_out_at: row.checked_out_at } : null;
+}
+
+export function getPresence(db: Db, tid: string): Promise<Presence | null> {
+  return presenceOf(db, tid);
+}
+
+/** Inside now and entries and exits per gate, from one statement (one snapshot). */
+export async function occupancy(db: Db, eid: string): Promise<Occupancy> {
+  const row = (await one<Row>(
+    db,
+    `SELECT (SELECT count(*) FROM presence WHERE eid = $1 AND inside) AS inside,
+            (SELECT coalesce(json_agg(g ORDER BY g.gate_id NULLS FIRST), '[]'::json) FROM (
+               SELECT gate_id, count(*) FILTER (WHERE type = 'checked_in') AS entries,
+                      count(*) FILTER (WHERE type = 'checked_out') AS exits
+                 FROM changes WHERE eid = $1 AND type IN ('checked_in', 'checked_out') GROUP BY gate_id) g) AS gates`,
+    [eid],
+  ))!;
+  const gates = row.gates as { gate_id: string | null; entries: number | string; exits: number | string }[];
+  return {
+    inside: Number(row.inside),
+    gates: gates.map((g) => ({ gate_id: g.gate_id, entries: Number(g.entries), exits: Number(g.exits) })),
+  };
+}
+
+/**
+ * An attempt (entry or exit) in a transaction of its own: the key's standing, a replay or conflict
+ * of a known idempotency key, else the decision, its effect on the ticket, the remembered answer, the
+ * scan log, and last the feed.
+ */
+function recordAttempt(
+  tx: Tx,
+  attempt: CheckInAttempt,
+  decide: (db: Db, ticket: TicketRecord | null) => Promise<CheckInVerdict>,
 ): Promise<CheckInResult> {
   return tx(async (db): Promise<CheckInResult> => {
     // Lock order is always key then ticket, so two attempts can never wait on each other in a cycle.
@@ -41,14 +99,28 @@ export function checkInAlone(
       await logScan(db, attempt, result.outcome, result.reason, result.replay);
       return result.result;
     }
-    const verdict = decide(ticket);
+    const verdict = await decide(db, ticket);
     let checkedIn = false;
+    let checkedOut = false;
+    if (verdict.check_out_at) {
+      const out = await db.query('UPDATE presence SET inside = false, checked_out_at = $1 WHERE tid = $2 AND inside', [
+        verdict.check_out_at,
+        attempt.tid,
+      ]);
+      checkedOut = (out.rowCount ?? 0) > 0;
+    }
     if (verdict.check_in_at !== null) {
       const changed = await db.query('UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND checked_in_at IS NULL', [
         verdict.check_in_at,
         attempt.tid,
       ]);
       checkedIn = (changed.rowCount ?? 0) > 0;
+      if (checkedIn) {
+        await db.query(
+          'INSERT INTO presence (tid, eid, inside) VALUES ($1, $2, true) ON CONFLICT (tid) DO UPDATE SET inside = true',
+          [attempt.tid, attempt.eid],
+        );
+      }
     }
     await db.query(
       `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
@@ -68,6 +140,12 @@ export function checkInAlone(
     // Last: the feed's per-event lock is then held only until the commit that follows.
     if (checkedIn) {
       await appendChange(db, attempt.eid, 'checked_in', attempt.tid, verdict.check_in_at!, {
+        scanner_id: attempt.scanner_id,
+        gate_id: attempt.gate_id,
+      });
+    }
+    if (checkedOut) {
+      await appendChange(db, attempt.eid, 'checked_out', attempt.tid, verdict.check_out_at!, {
         scanner_id: attempt.scanner_id,
         gate_id: attempt.gate_id,
       });

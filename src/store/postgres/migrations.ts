@@ -113,6 +113,18 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    // As SQLite's version 6: who is inside, written with each entry and exit.
+    version: 6,
+    sql: `
+      CREATE TABLE presence (
+        tid TEXT COLLATE "C" PRIMARY KEY REFERENCES tickets (tid), eid TEXT COLLATE "C" NOT NULL,
+        inside BOOLEAN NOT NULL, checked_out_at TEXT COLLATE "C"
+      );
+      CREATE INDEX presence_inside ON presence (eid) WHERE inside;
+      INSERT INTO presence (tid, eid, inside) SELECT tid, eid, true FROM tickets WHERE checked_in_at IS NOT NULL;
+    `,
+  },
 ];
 
 /**

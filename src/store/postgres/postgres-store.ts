@@ -2,6 +2,8 @@ import pg from 'pg';
 import type {
   EventSettings,
   GateRecord,
+  Occupancy,
+  Presence,
   AdminSessionRecord,
   ApiKeyRecord,
   ChangeRecord,
@@ -199,6 +201,21 @@ export class PostgresStore implements Store {
 
   logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void> {
     return checkIns.logRefusedAttempt(this.pool, attempt, reason);
+  }
+
+  checkOut(
+    attempt: CheckInAttempt,
+    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+  ): Promise<CheckInResult> {
+    return checkIns.checkOut(this.tx, attempt, decide);
+  }
+
+  getPresence(tid: string): Promise<Presence | null> {
+    return checkIns.getPresence(this.pool, tid);
+  }
+
+  occupancy(eid: string): Promise<Occupancy> {
+    return checkIns.occupancy(this.pool, eid);
   }
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
     return checkIns.listScans(this.pool, eid, limit, after);

@@ -3,7 +3,9 @@ import type {
   CheckInAttempt,
   CheckInResult,
   CheckInVerdict,
+  Occupancy,
   Page,
+  Presence,
   ScanRecord,
   TicketRecord,
 } from '../store.ts';
@@ -15,6 +17,55 @@ import { appendChange } from './feed.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
 export function checkIn(
+  c: SqliteContext,
+  attempt: CheckInAttempt,
+  decide: (ticket: TicketRecord | null) => CheckInVerdict,
+): CheckInResult {
+  return recordAttempt(c, attempt, (ticket) => decide(ticket));
+}
+
+/** One exit scan: as a check-in, with the holder's presence known to the decision. */
+export function checkOut(
+  c: SqliteContext,
+  attempt: CheckInAttempt,
+  decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+): CheckInResult {
+  return recordAttempt(c, attempt, (ticket) => decide(ticket, ticket === null ? null : presenceOf(c, ticket.tid)));
+}
+
+function presenceOf(c: SqliteContext, tid: string): Presence | null {
+  const row = c.one<{ inside: number; checked_out_at: string | null }>(
+    'SELECT inside, checked_out_at FROM presence WHERE tid = ?',
+    tid,
+  );
+  return row ? { inside: row.inside === 1, checked_out_at: row.checked_out_at } : null;
+}
+
+export async function getPresence(c: SqliteContext, tid: string): Promise<Presence | null> {
+  return presenceOf(c, tid);
+}
+
+export function occupancy(c: SqliteContext, eid: string): Promise<Occupancy> {
+  // A read transaction: the count and the per-gate figures come from one snapshot.
+  return Promise.resolve(
+    c.db.transaction(() => ({
+      inside: c.one<{ n: number }>('SELECT COUNT(*) AS n FROM presence WHERE eid = ? AND inside = 1', eid)!.n,
+      gates: c.all<{ gate_id: string | null; entries: number; exits: number }>(
+        `SELECT gate_id, SUM(type = 'checked_in') AS entries, SUM(type = 'checked_out') AS exits
+           FROM changes WHERE eid = ? AND type IN ('checked_in', 'checked_out')
+          GROUP BY gate_id ORDER BY gate_id`,
+        eid,
+      ),
+    }))(),
+  );
+}
+
+/**
+ * An attempt (entry or exit) in the caller's transaction: the key's standing, a replay or conflict
+ * of a known idempotency key, else the decision, its effect on the ticket, the remembered answer and
+ * the scan log.
+ */
+function recordAttempt(
   c: SqliteContext,
   attempt: CheckInAttempt,
   decide: (ticket: TicketRecord | null) => CheckInVerdict,
@@ -43,7 +94,25 @@ export function checkIn(
       attempt.tid,
     );
     if (changed > 0) {
+      c.run(
+        'INSERT INTO presence (tid, eid, inside) VALUES (?, ?, 1) ON CONFLICT (tid) DO UPDATE SET inside = 1',
+        attempt.tid,
+        attempt.eid,
+      );
       appendChange(c, attempt.eid, 'checked_in', attempt.tid, verdict.check_in_at, {
+        scanner_id: attempt.scanner_id,
+        gate_id: attempt.gate_id,
+      });
+    }
+  }
+  if (verdict.check_out_at) {
+    const out = c.run(
+      'UPDATE presence SET inside = 0, checked_out_at = ? WHERE tid = ? AND inside = 1',
+      verdict.check_out_at,
+      attempt.tid,
+    );
+    if (out > 0) {
+      appendChange(c, attempt.eid, 'checked_out', attempt.tid, verdict.check_out_at, {
         scanner_id: attempt.scanner_id,
         gate_id: attempt.gate_id,
       });

@@ -110,6 +110,20 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Who is inside: one row per ticket that ever came in, written in the transaction of each entry
+    // and exit. Occupancy counts the rows inside (a partial index keeps that count small to read).
+    // Tickets checked in before exits existed are inside.
+    version: 6,
+    sql: `
+      CREATE TABLE presence (
+        tid TEXT PRIMARY KEY REFERENCES tickets (tid), eid TEXT NOT NULL,
+        inside INTEGER NOT NULL, checked_out_at TEXT
+      );
+      CREATE INDEX presence_inside ON presence (eid) WHERE inside = 1;
+      INSERT INTO presence (tid, eid, inside) SELECT tid, eid, 1 FROM tickets WHERE checked_in_at IS NOT NULL;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

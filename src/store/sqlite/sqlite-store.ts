@@ -22,8 +22,10 @@ import type {
   TicketRecord,
   EventSettings,
   GateRecord,
+  Occupancy,
+  Presence,
 } from '../store.ts';
-import { checkIn, listScans, logRefusedAttempt } from './check-ins.ts';
+import { checkIn, checkOut, getPresence, listScans, logRefusedAttempt, occupancy } from './check-ins.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { SqliteContext } from './context.ts';
 import { countTickets, createEvent, getEvent, listEvents, updateEventSettings } from './events.ts';
@@ -229,6 +231,21 @@ export class SqliteStore implements Store {
 
   logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void> {
     return logRefusedAttempt(this.ctx, attempt, reason);
+  }
+
+  checkOut(
+    attempt: CheckInAttempt,
+    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+  ): Promise<CheckInResult> {
+    return this.groupCommit.run(() => checkOut(this.ctx, attempt, decide));
+  }
+
+  getPresence(tid: string): Promise<Presence | null> {
+    return getPresence(this.ctx, tid);
+  }
+
+  occupancy(eid: string): Promise<Occupancy> {
+    return occupancy(this.ctx, eid);
   }
 
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
