@@ -62,6 +62,7 @@ function changeView(change: ChangeRecord) {
   const at = toWire(change.at);
   switch (change.type) {
     case 'checked_in':
+    case 'checked_out':
       return { type: change.type, tid: change.tid, at, scanner_id: change.scanner_id ?? '', gate_id: change.gate_id };
     case 'revoked':
       return { type: change.type, tid: change.tid, at };

@@ -4,7 +4,7 @@ import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
-import { decide, keepTurnedAway } from './decide.ts';
+import { decide, decideExit, keepTurnedAway } from './decide.ts';
 import { HOUR_MS, parseUtcInstant, toStored } from './time.ts';
 
 /** How old a queued offline scan may be and still be accepted (the spec's 48 hours). */
@@ -39,15 +39,26 @@ export interface CheckInDeps {
  * the store logs what it decides, and an attempt refused on the way (scope, time, key, token
  * version) is logged here as `refused` with the reason, so that the organizer's audit is complete.
  */
-export async function checkIn(
+export function checkIn(
   deps: CheckInDeps,
   key: ApiKeyRecord,
   request: CheckInRequest,
   headerKey: string | undefined,
 ): Promise<{ answer: StoredAnswer; replay: boolean }> {
+  return recordScan(deps, key, request, headerKey, 'in');
+}
+
+/** An entry or an exit, and the scan-log line of a refused one. */
+async function recordScan(
+  deps: CheckInDeps,
+  key: ApiKeyRecord,
+  request: CheckInRequest,
+  headerKey: string | undefined,
+  direction: 'in' | 'out',
+): Promise<{ answer: StoredAnswer; replay: boolean }> {
   const now = deps.clock.now();
   try {
-    return await attemptCheckIn(deps, key, request, headerKey, now);
+    return await attemptCheckIn(deps, key, request, headerKey, now, direction);
   } catch (error) {
     // An idempotency conflict is logged by the store; a key refused in the transaction, like one refused
     // at authentication, is not the scanner's attempt at all.
@@ -62,6 +73,20 @@ export async function checkIn(
 }
 
 /** A value as sent, safe to keep: printable, at most 64 characters. */
+/**
+ * An exit scan (`POST /api/v1/tickets/check-out`): the check-in's body, authentication, idempotency
+ * (the same key space: one key on an entry and an exit is a conflict) and scan log; the decision is
+ * `decideExit`'s.
+ */
+export function checkOut(
+  deps: CheckInDeps,
+  key: ApiKeyRecord,
+  request: CheckInRequest,
+  headerKey: string | undefined,
+): Promise<{ answer: StoredAnswer; replay: boolean }> {
+  return recordScan(deps, key, request, headerKey, 'out');
+}
+
 const asSent = (value: string): string => value.replace(/\p{Cc}/gu, '?').slice(0, 64);
 
 /** What is known of a refused attempt, as the scan log keeps it (raw values, cut to size, where unparsed). */
@@ -99,6 +124,7 @@ async function attemptCheckIn(
   request: CheckInRequest,
   headerKey: string | undefined,
   now: Date,
+  direction: 'in' | 'out',
 ): Promise<{ answer: StoredAnswer; replay: boolean }> {
   const idempotencyKey = resolveIdempotencyKey(request.idempotency_key, headerKey);
   const scannedAtDate = parseScanTime(request.scanned_at);
@@ -120,6 +146,8 @@ async function attemptCheckIn(
       request.signature_valid ?? null,
       // Only when sent, so that answers stored before the field existed still match their retries.
       ...(request.admitted_offline === undefined ? [] : [request.admitted_offline]),
+      // An exit is another body than an entry with the same fields: one key on both is a conflict.
+      ...(direction === 'out' ? ['check-out'] : []),
     ]),
     api_key_id: key.api_key_id,
     scanner_id: request.scanner_id,
@@ -129,15 +157,25 @@ async function attemptCheckIn(
     received_at: toStored(now),
     admitted_offline: request.admitted_offline ?? null,
   };
-  // A declared gate's rules; an undeclared gate_id is for audit only (the spec's meaning).
-  const gate = attempt.gate_id === null ? null : await deps.store.getGate(request.eid, attempt.gate_id);
-  const step = () =>
-    deps.store.checkIn(attempt, (ticket) => {
+  const presented = request.ticket_token ?? null;
+  const entry = async () => {
+    // A declared gate's rules; an undeclared gate_id is for audit only (the spec's meaning).
+    const gate = attempt.gate_id === null ? null : await deps.store.getGate(request.eid, attempt.gate_id);
+    return deps.store.checkIn(attempt, (ticket) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
-      const verdict = decide(ticket, request.eid, scannedAt, problem, request.ticket_token ?? null, gate);
+      const verdict = decide(ticket, request.eid, scannedAt, problem, presented, gate);
       return request.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
     });
+  };
+  // Exits are never refused for the gate: the holder is leaving.
+  const exit = () =>
+    deps.store.checkOut(attempt, (ticket, presence) => {
+      checkScanWindow(scannedAtDate, now);
+      const problem = signatureProblem(token, ticket, deps, request);
+      return decideExit(ticket, request.eid, scannedAt, problem, presented, presence);
+    });
+  const step = direction === 'in' ? entry : exit;
   let result: CheckInResult;
   try {
     result = await step();

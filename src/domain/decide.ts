@@ -1,6 +1,7 @@
-import type { CheckInVerdict, GateRecord, StoredAnswer, TicketRecord } from '../store/store.ts';
+import type { CheckInVerdict, GateRecord, Presence, StoredAnswer, TicketRecord } from '../store/store.ts';
 import { gateRefusal } from './gates.ts';
 import { scannerTicket } from './ticket-state.ts';
+import { toWire } from './time.ts';
 
 const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
 
@@ -105,5 +106,54 @@ export function keepTurnedAway(verdict: CheckInVerdict): CheckInVerdict {
         },
       },
     },
+  };
+}
+
+/** The ticket as an exit answer shows it. */
+function exitTicket(ticket: TicketRecord, presence: Presence | null, checkedOutAt: string | null) {
+  return { ...scannerTicket(ticket), checked_out_at: toWire(checkedOutAt ?? presence?.checked_out_at ?? null) };
+}
+
+/**
+ * The outcome of an exit scan; pure, run inside the store's transaction. The signature, the ticket
+ * and the event are judged as for an entry. A revoked ticket (or a superseded token) answers
+ * `revoked`, and a holder inside is still counted out. Otherwise a holder inside goes out
+ * (`checked_out`), and one who is not (never came in, or already out) is `not_inside`. An exit is
+ * never refused for the gate or the ticket's expiry: the holder is leaving.
+ */
+export function decideExit(
+  ticket: TicketRecord | null,
+  eid: string,
+  scannedAt: string,
+  signatureProblem: string | null,
+  presentedToken: string | null,
+  presence: Presence | null,
+): CheckInVerdict {
+  const entry = decide(ticket, eid, scannedAt, signatureProblem, presentedToken);
+  // Invalid signature, unknown ticket, another event: answered exactly as at an entry.
+  if (ticket === null || ['invalid_signature', 'not_found', 'wrong_event'].includes(entry.outcome)) return entry;
+  const inside = presence?.inside === true;
+  const checkOutAt = inside ? scannedAt : null;
+  const answer = (status: 'checked_out' | 'not_inside' | 'revoked'): CheckInVerdict['answer'] => ({
+    http_status: 200,
+    body: { status, ticket: exitTicket(ticket, presence, checkOutAt) },
+  });
+  if (entry.outcome === 'revoked') {
+    return {
+      outcome: 'revoked',
+      reason: entry.reason,
+      check_in_at: null,
+      check_out_at: checkOutAt,
+      answer: answer('revoked'),
+    };
+  }
+  if (!inside)
+    return { outcome: 'not_inside', reason: null, check_in_at: null, check_out_at: null, answer: answer('not_inside') };
+  return {
+    outcome: 'checked_out',
+    reason: null,
+    check_in_at: null,
+    check_out_at: checkOutAt,
+    answer: answer('checked_out'),
   };
 }

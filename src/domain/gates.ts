@@ -2,7 +2,7 @@ import type { GateRecord, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError } from './errors.ts';
 import { requireEvent } from './events.ts';
-import { toStored } from './time.ts';
+import { toStored, toWire } from './time.ts';
 
 /** A gate as the API shows it. */
 export function gateView(gate: GateRecord) {
@@ -38,3 +38,31 @@ export async function deleteGate(store: Store, eid: string, gateId: string): Pro
 
 /** The gate rule shared with scanners (see @ticket-issuer/protocol). */
 export { gateRefusal } from '@ticket-issuer/protocol';
+
+/**
+ * The occupancy answer: inside now, the capacity, and entries and exits per gate (declared gates
+ * first get their names; declared gates without scans show zeros), read at `now`.
+ */
+export async function occupancyView(store: Store, eid: string, now: Date) {
+  const event = await requireEvent(store, eid);
+  const [counts, declared] = await Promise.all([store.occupancy(eid), store.listGates(eid)]);
+  const names = new Map(declared.map((gate) => [gate.gate_id, gate.name]));
+  const seen = new Set(counts.gates.map((gate) => gate.gate_id));
+  const gates = [
+    ...counts.gates.map((gate) => ({
+      ...gate,
+      name: gate.gate_id === null ? null : (names.get(gate.gate_id) ?? null),
+    })),
+    ...declared
+      .filter((gate) => !seen.has(gate.gate_id))
+      .map((gate) => ({ gate_id: gate.gate_id, name: gate.name, entries: 0, exits: 0 })),
+  ].sort((a, b) => (a.gate_id ?? '').localeCompare(b.gate_id ?? ''));
+  return {
+    inside: counts.inside,
+    capacity: event.capacity,
+    entries: counts.gates.reduce((sum, gate) => sum + gate.entries, 0),
+    exits: counts.gates.reduce((sum, gate) => sum + gate.exits, 0),
+    as_of: toWire(toStored(now))!,
+    gates,
+  };
+}

@@ -22,6 +22,7 @@ describe('GET /.well-known/ticket-issuer.json', () => {
       endpoints: {
         enroll: `${BASE_URL}/api/v1/scanners/enroll`,
         check_in: `${BASE_URL}/api/v1/tickets/check-in`,
+        check_out: `${BASE_URL}/api/v1/tickets/check-out`,
         ticket_status: `${BASE_URL}/api/v1/tickets/{tid}/status`,
         changes: `${BASE_URL}/api/v1/events/{eid}/changes`,
       },

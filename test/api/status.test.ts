@@ -38,6 +38,8 @@ describe('GET /api/v1/tickets/{tid}/status', () => {
       ticket_type: 'GA',
       issued_at: '2026-06-01T12:00:00Z',
       checked_in_at: null,
+      // The contract's addition: whether the holder is inside now.
+      inside: false,
     });
   });
 
@@ -46,6 +48,7 @@ describe('GET /api/v1/tickets/{tid}/status', () => {
     const res = await status(s.tid);
     assert.equal(res.json().status, 'checked_in');
     assert.equal(res.json().checked_in_at, '2026-06-01T11:59:00Z');
+    assert.equal(res.json().inside, true);
   });
 
   it('revoked: after the organizer revokes it', async () => {

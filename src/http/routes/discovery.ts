@@ -18,6 +18,7 @@ export function discoveryRoutes(app: App, ctx: AppContext): void {
       endpoints: {
         enroll: `${base}/api/v1/scanners/enroll`,
         check_in: `${base}/api/v1/tickets/check-in`,
+        check_out: `${base}/api/v1/tickets/check-out`,
         ticket_status: `${base}/api/v1/tickets/{tid}/status`,
         changes: `${base}/api/v1/events/{eid}/changes`,
       },

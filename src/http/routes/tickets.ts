@@ -1,5 +1,7 @@
 import { readChanges } from '../../domain/changes.ts';
-import { checkIn } from '../../domain/check-in.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { checkIn, type CheckInDeps, checkOut } from '../../domain/check-in.ts';
+import type { ApiKeyRecord, StoredAnswer } from '../../store/store.ts';
 import { IssuerError } from '../../domain/errors.ts';
 import { statusView } from '../../domain/ticket-state.ts';
 import { toStored } from '../../domain/time.ts';
@@ -10,41 +12,34 @@ import { changesSchema } from '../schemas/changes.ts';
 import { scannerGatesSchema } from '../schemas/gates.ts';
 import { requireEvent } from '../../domain/events.ts';
 import { gateView } from '../../domain/gates.ts';
-import { checkInSchema, statusSchema } from '../schemas/tickets.ts';
+import { checkInSchema, checkOutSchema, statusSchema } from '../schemas/tickets.ts';
 
 /** The scanner's ticket routes: check-in, status, the changes feed offline scanners sync, and the gates. */
 export function ticketRoutes(app: App, ctx: AppContext): void {
-  app.post(
-    '/api/v1/tickets/check-in',
-    {
-      schema: checkInSchema,
-      bodyLimit: SCAN_BODY_LIMIT_BYTES,
-      onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn],
-    },
-    async (request, reply) => {
-      const key = scannerKeyOf(request);
-      const { answer, replay } = await checkIn(
-        {
-          store: ctx.store,
-          clock: ctx.clock,
-          signer: ctx.signer,
-          issuer: ctx.config.baseUrl,
-          onLogFailure: (error) =>
-            request.log.error(
-              { err: error, api_key_id: key.api_key_id },
-              'refused attempt not written to the scan log',
-            ),
-        },
-        key,
-        request.body,
-        request.headers['idempotency-key'],
-      );
-      if (replay) reply.header('idempotent-replayed', 'true');
-      ctx.metrics.checkIn((answer.body as { status?: unknown }).status, replay);
-      // A stored answer: replays return exactly what the first attempt got, whatever its status.
-      return reply.status(answer.http_status as 200).send(answer.body as never);
-    },
-  );
+  const scan = { bodyLimit: SCAN_BODY_LIMIT_BYTES, onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn] };
+
+  app.post('/api/v1/tickets/check-in', { schema: checkInSchema, ...scan }, async (request, reply) => {
+    const key = scannerKeyOf(request);
+    const { answer, replay } = await checkIn(
+      scanDeps(ctx, request, key),
+      key,
+      request.body,
+      idempotencyHeader(request),
+    );
+    ctx.metrics.checkIn((answer.body as { status?: unknown }).status, replay);
+    return sendStored(reply, answer, replay);
+  });
+
+  app.post('/api/v1/tickets/check-out', { schema: checkOutSchema, ...scan }, async (request, reply) => {
+    const key = scannerKeyOf(request);
+    const { answer, replay } = await checkOut(
+      scanDeps(ctx, request, key),
+      key,
+      request.body,
+      idempotencyHeader(request),
+    );
+    return sendStored(reply, answer, replay);
+  });
 
   app.get(
     '/api/v1/tickets/:tid/status',
@@ -55,7 +50,8 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
       if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
       if (ticket.eid !== key.eid)
         throw new IssuerError('FORBIDDEN', 'this API key is not valid for the event of this ticket');
-      return statusView(ticket, toStored(ctx.clock.now()));
+      const presence = await ctx.store.getPresence(ticket.tid);
+      return { ...statusView(ticket, toStored(ctx.clock.now())), inside: presence?.inside === true };
     },
   );
 
@@ -81,4 +77,27 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
       return { gates: gates.map(gateView), reentry: event.reentry };
     },
   );
+}
+
+/** What recording a scan needs: the store, the clock, the signer, and where a lost log line is told. */
+function scanDeps(ctx: AppContext, request: FastifyRequest, key: ApiKeyRecord): CheckInDeps {
+  return {
+    store: ctx.store,
+    clock: ctx.clock,
+    signer: ctx.signer,
+    issuer: ctx.config.baseUrl,
+    onLogFailure: (error) =>
+      request.log.error({ err: error, api_key_id: key.api_key_id }, 'refused attempt not written to the scan log'),
+  };
+}
+
+const idempotencyHeader = (request: FastifyRequest): string | undefined => {
+  const value = request.headers['idempotency-key'];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** A stored answer: replays return exactly what the first attempt got, whatever its status. */
+function sendStored(reply: FastifyReply, answer: StoredAnswer, replay: boolean) {
+  if (replay) reply.header('idempotent-replayed', 'true');
+  return reply.status(answer.http_status).send(answer.body);
 }

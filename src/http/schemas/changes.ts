@@ -10,6 +10,7 @@ export const Change = named(
   Type.Union(
     [
       Type.Object({ type: StringEnum(['checked_in']), tid: S, at: Instant, scanner_id: S, gate_id: Nullable(S) }),
+      Type.Object({ type: StringEnum(['checked_out']), tid: S, at: Instant, scanner_id: S, gate_id: Nullable(S) }),
       Type.Object({ type: StringEnum(['revoked']), tid: S, at: Instant }),
       Type.Object({
         type: StringEnum(['token_superseded']),

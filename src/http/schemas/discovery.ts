@@ -24,7 +24,7 @@ export const DiscoveryDocument = named(
       iss: Type.String({ description: "the issuer's base URL: the `iss` of its tickets" }),
       name: S,
       protocol_versions: Type.Array(S),
-      endpoints: Type.Object({ enroll: S, check_in: S, ticket_status: S, changes: S }),
+      endpoints: Type.Object({ enroll: S, check_in: S, check_out: S, ticket_status: S, changes: S }),
       jwks: Type.Object({ keys: Type.Array(PublicJwk) }, { description: 'the keys that verify ticket tokens' }),
       ticket_token: Type.Object({ format: S, alg: S }),
       max_offline_scan_age_seconds: Type.Integer(),
@@ -57,6 +57,7 @@ export const discoverySchema = {
             endpoints: {
               enroll: `${EXAMPLE.iss}/api/v1/scanners/enroll`,
               check_in: `${EXAMPLE.iss}/api/v1/tickets/check-in`,
+              check_out: `${EXAMPLE.iss}/api/v1/tickets/check-out`,
               ticket_status: `${EXAMPLE.iss}/api/v1/tickets/{tid}/status`,
               changes: `${EXAMPLE.iss}/api/v1/events/{eid}/changes`,
             },

@@ -88,3 +88,48 @@ export const scannerGatesSchema = {
     ...errors(400, 401, 403, 429, 500),
   },
 };
+
+const GateCount = named(
+  'GateOccupancy',
+  Type.Object(
+    {
+      gate_id: Nullable(Type.String(), { description: 'null: scans that named no gate' }),
+      name: Nullable(Type.String(), { description: 'the declared name; null for a gate that is not declared' }),
+      entries: Type.Integer(),
+      exits: Type.Integer(),
+    },
+    { description: 'Entries and exits scanned at one gate' },
+  ),
+);
+
+export const occupancySchema = {
+  ...admin,
+  operationId: 'getOccupancy',
+  summary: 'How many are inside now, and entries and exits per gate',
+  description:
+    '`inside` counts the tickets whose holder came in and has not gone out, exact under concurrent scans on ' +
+    'several instances; `entries` minus `exits` equals it. Read in one snapshot.',
+  params: Type.Object({ eid: Id() }),
+  response: {
+    200: json(
+      'The occupancy',
+      named(
+        'Occupancy',
+        Type.Object(
+          {
+            inside: Type.Integer(),
+            capacity: Nullable(Type.Integer()),
+            entries: Type.Integer(),
+            exits: Type.Integer(),
+            as_of: Type.String({ description: 'ISO 8601 UTC timestamp of the reading' }),
+            gates: Type.Array(GateCount),
+          },
+          { description: "An event's occupancy" },
+        ),
+      ),
+    ),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(429, 500),
+  },
+};

@@ -203,6 +203,62 @@ export const checkInSchema = {
   },
 };
 
+const CheckOutAnswer = named(
+  'CheckOutAnswer',
+  Type.Object({
+    status: StringEnum(['checked_out', 'not_inside', 'revoked', 'wrong_event'], {
+      description: '`checked_out`: the holder went out; `not_inside`: never came in, or already out',
+    }),
+    ticket: Type.Object(
+      {
+        tid: Type.String(),
+        eid: Type.String(),
+        holder_name: Type.Optional(Type.String()),
+        ticket_type: Type.Optional(Type.String()),
+        checked_in_at: Type.Optional(Nullable(Type.String())),
+        checked_out_at: Type.Optional(Nullable(Type.String(), { description: 'the last exit, ISO 8601 UTC' })),
+      },
+      { description: 'The ticket; `wrong_event` carries only `tid` and its own `eid`' },
+    ),
+  }),
+);
+
+export const checkOutSchema = {
+  operationId: 'checkOutTicket',
+  summary: 'Let a ticket holder out (idempotent, as check-in)',
+  description:
+    'The check-in body and rules; idempotency keys share the event’s key space with check-ins (one key on an ' +
+    'entry and an exit is 409 IDEMPOTENCY_CONFLICT). A revoked ticket answers `revoked`, and a holder inside is ' +
+    'still counted out. Exits are never refused for the gate or the ticket type.',
+  tags: ['scanner'],
+  security: ScannerAuth,
+  body: CheckInBody,
+  headers: CheckInHeaders,
+  response: {
+    200: json('The outcome of the exit scan', CheckOutAnswer, {
+      headers: Replayed,
+      examples: {
+        checked_out: outcome('The holder went out', {
+          status: 'checked_out',
+          ticket: { ...ticket, checked_in_at: EXAMPLE.firstScanAt, checked_out_at: EXAMPLE.scannedAt },
+        }),
+        not_inside: outcome('Never came in', {
+          status: 'not_inside',
+          ticket: { ...ticket, checked_in_at: null, checked_out_at: null },
+        }),
+      },
+    }),
+    400: json(
+      'The `invalid_signature` outcome; or INVALID_REQUEST (`details.fields`)',
+      Type.Union([InvalidSignatureAnswer, ErrorEnvelope]),
+      { headers: Replayed },
+    ),
+    404: json('NOT_FOUND: no ticket has this tid', ErrorEnvelope, { headers: Replayed }),
+    409: errorAnswer(409, { description: 'IDEMPOTENCY_CONFLICT: this idempotency key was used with another body' }),
+    ...errors(401, 403, 413, 415, 429, 500),
+  },
+};
+
 export const TicketParams = Type.Object({ tid: Text(128) });
 
 export const StatusAnswer = named(
@@ -216,6 +272,7 @@ export const StatusAnswer = named(
       ticket_type: Type.String(),
       issued_at: Type.String({ description: 'ISO 8601 UTC timestamp' }),
       checked_in_at: Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp; null when not used' }),
+      inside: Type.Boolean({ description: 'whether the holder is inside now (came in and has not gone out)' }),
     },
     { description: "A ticket's current state" },
   ),
@@ -236,6 +293,7 @@ export const statusSchema = {
           status: 'checked_in',
           issued_at: EXAMPLE.issuedAt,
           checked_in_at: EXAMPLE.firstScanAt,
+          inside: true,
         }),
       },
     }),

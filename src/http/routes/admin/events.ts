@@ -1,5 +1,5 @@
 import { createEvent, eventView, requireEvent, updateEventSettings } from '../../../domain/events.ts';
-import { deleteGate, gateView, putGate } from '../../../domain/gates.ts';
+import { deleteGate, gateView, occupancyView, putGate } from '../../../domain/gates.ts';
 import type { App, AppContext } from '../../context.ts';
 import {
   createEventSchema,
@@ -7,6 +7,7 @@ import {
   getEventSchema,
   listEventsSchema,
   listGatesSchema,
+  occupancySchema,
   putGateSchema,
   updateEventSchema,
 } from '../../schemas/admin.ts';
@@ -55,4 +56,8 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
     request.log.info({ eid, gate_id }, 'gate removed');
     return reply.status(204).send(null);
   });
+
+  app.get('/admin/v1/events/:eid/occupancy', { schema: occupancySchema }, async (request) =>
+    occupancyView(ctx.store, request.params.eid, ctx.clock.now()),
+  );
 }
