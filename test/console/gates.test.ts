@@ -53,4 +53,60 @@ describe('console in Chromium: the gate editor', () => {
       await context.close();
     }
   });
+
+  browserTest(
+    'Inside now and the entries and exits per gate follow scans within 5 s; the capacity warning from 90 %',
+    async () => {
+      const issuer = f.issuer();
+      const eid = await createEvent(issuer, 'Counted Concert');
+      await admin(issuer, 'PUT', `/events/${eid}/gates/east`, { name: 'East gate', admits: null });
+      await admin(issuer, 'PATCH', `/events/${eid}`, { capacity: 10 });
+      const { tickets } = await admin<{ tickets: { tid: string }[] }>(issuer, 'POST', `/events/${eid}/tickets`, {
+        tickets: Array.from({ length: 10 }, (_, i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })),
+      });
+      const { token } = await admin<{ token: string }>(issuer, 'POST', `/events/${eid}/enrollment-tokens`, {});
+      const scanner = await enrollWith(issuer, token);
+      const { context, page } = await openConsole(f.browser(), issuer);
+      try {
+        await signIn(page);
+        await page.getByRole('link', { name: 'Counted Concert' }).click();
+        const inside = page.getByTestId('count-inside');
+        await page.waitForFunction(
+          () => document.querySelector('[data-testid="count-inside"]')?.textContent === '0 of 10',
+        );
+        assert.equal(await page.getByText('Inside now').count(), 1);
+
+        for (const ticket of tickets.slice(0, 9)) await checkIn(issuer, scanner, eid, ticket.tid, 'east');
+        const started = Date.now();
+        await page.waitForFunction(
+          () => document.querySelector('[data-testid="count-inside"]')?.textContent === '9 of 10',
+          null,
+          { timeout: 5000 },
+        );
+        assert.ok(Date.now() - started <= 5000);
+        await page.getByRole('status').filter({ hasText: '90 % of the capacity' }).waitFor({ timeout: 5000 });
+        const gates = page.getByRole('region', { name: 'Gates' });
+        await gates.getByText('9 entries · 0 exits').waitFor({ timeout: 5000 });
+
+        const res = await fetch(`${issuer.url}/api/v1/tickets/check-out`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${scanner.apiKey}` },
+          body: JSON.stringify({
+            tid: tickets[0]!.tid,
+            eid,
+            scanned_at: new Date().toISOString(),
+            scanner_id: scanner.scannerId,
+            gate_id: 'east',
+            idempotency_key: crypto.randomUUID(),
+          }),
+        });
+        assert.equal(((await res.json()) as { status: string }).status, 'checked_out');
+        await gates.getByText('9 entries · 1 exits').waitFor({ timeout: 5000 });
+        assert.equal(await inside.textContent(), '8 of 10');
+        assert.equal(await page.getByText('% of the capacity').count(), 0, 'no warning below 90 %');
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

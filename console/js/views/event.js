@@ -50,9 +50,22 @@ export async function eventView(main, eid) {
   };
   showCounters(event.counters ?? {});
 
+  // Inside now: the exact count, "of N" with a capacity, and a warning from 90 % of it.
+  const inside = h('span', { class: 'count', 'data-testid': 'count-inside', text: '0' });
+  const capacityWarning = h('p', { class: 'capacity-warning', role: 'status' });
+  const showOccupancy = (occupancy) => {
+    const { capacity } = occupancy;
+    inside.textContent = capacity === null ? String(occupancy.inside) : `${occupancy.inside} of ${capacity}`;
+    const share = capacity ? occupancy.inside / capacity : 0;
+    capacityWarning.textContent =
+      capacity && share >= 0.9 ? `Warning: ${Math.floor(share * 100)} % of the capacity (${capacity}) is inside.` : '';
+    gates.showCounts(occupancy.gates);
+  };
+
   async function refreshLive() {
-    const [current] = await Promise.all([api('GET', path), log.fetchNew()]);
+    const [current, occupancy] = await Promise.all([api('GET', path), api('GET', `${path}/occupancy`), log.fetchNew()]);
     showCounters(current.counters ?? {});
+    showOccupancy(occupancy);
     chart.update(log.all());
     renderScanLog(scanList, log.all(), names);
   }
@@ -72,8 +85,10 @@ export async function eventView(main, eid) {
     h(
       'ul',
       { class: 'counters', 'aria-label': 'Counters' },
+      h('li', { class: 'inside' }, inside, h('span', { class: 'label', text: 'Inside now' })),
       COUNTERS.map(([key, , label]) => h('li', {}, counts[key], h('span', { class: 'label', text: label }))),
     ),
+    capacityWarning,
     h(
       'div',
       { class: 'columns' },

@@ -21,6 +21,8 @@ export function parseTypes(text) {
 export function gateEditor(eid) {
   const path = `/events/${encodeURIComponent(eid)}/gates`;
   const list = h('ul', { class: 'gates' });
+  let declared = [];
+  let counts = [];
   const feedback = h('div');
   const gateId = h('input', { type: 'text', autocomplete: 'off', maxlength: '128', pattern: '[!-~]+', required: true });
   const name = h('input', { type: 'text', autocomplete: 'off', maxlength: '200', required: true });
@@ -62,9 +64,42 @@ export function gateEditor(eid) {
   }
 
   async function refresh() {
-    const { gates } = await api('GET', path);
+    declared = (await api('GET', path)).gates;
+    render();
+  }
+
+  /** Entries and exits per gate, from the occupancy (gates scanned at but not declared included). */
+  function showCounts(gateCounts) {
+    const next = JSON.stringify(gateCounts);
+    if (next === JSON.stringify(counts)) return;
+    counts = gateCounts;
+    render();
+  }
+
+  const countsOf = (gateId) => counts.find((count) => count.gate_id === gateId) ?? { entries: 0, exits: 0 };
+  const countLine = (gateId) => {
+    const { entries, exits } = countsOf(gateId);
+    return h('div', { class: 'small', text: `${entries} entries · ${exits} exits` });
+  };
+
+  function render() {
+    const gates = declared;
+    const undeclared = counts.filter((count) => !gates.some((gate) => gate.gate_id === count.gate_id));
+    const others = undeclared.map((count) =>
+      h(
+        'li',
+        {},
+        h('strong', { text: count.gate_id ?? 'No gate named' }),
+        h('span', { class: 'muted', text: count.gate_id === null ? '' : ' not declared' }),
+        countLine(count.gate_id),
+      ),
+    );
     if (gates.length === 0) {
-      replace(list, h('li', { class: 'muted', text: 'No gate declared: every gate admits every ticket type.' }));
+      replace(
+        list,
+        h('li', { class: 'muted', text: 'No gate declared: every gate admits every ticket type.' }),
+        others,
+      );
       return;
     }
     replace(
@@ -79,6 +114,7 @@ export function gateEditor(eid) {
             class: 'small',
             text: gate.admits === null ? 'Admits every ticket type' : `Admits ${gate.admits.join(', ')}`,
           }),
+          countLine(gate.gate_id),
           h('button', {
             type: 'button',
             class: 'danger',
@@ -88,8 +124,9 @@ export function gateEditor(eid) {
           }),
         ),
       ),
+      others,
     );
   }
 
-  return { node: h('div', {}, list, form, feedback), refresh };
+  return { node: h('div', {}, list, form, feedback), refresh, showCounts };
 }
