@@ -11,6 +11,7 @@ import { type Clock, systemClock } from './domain/clock.ts';
 import { PROTOCOL_VERSIONS } from './domain/enroll.ts';
 import { IssuerError } from './domain/errors.ts';
 import { TicketSigner } from './domain/signing.ts';
+import { EventSettingsCache } from './domain/event-settings.ts';
 import { RecentKeys } from './domain/credentials.ts';
 import { authHooks, scannerLogFields } from './http/auth.ts';
 import { registerConsole } from './http/console.ts';
@@ -207,6 +208,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
     adminTokenHash,
     limits,
+    eventSettings: new EventSettingsCache(deps.store),
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

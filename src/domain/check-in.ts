@@ -1,4 +1,12 @@
-import type { ApiKeyRecord, CheckInAttempt, CheckInResult, StoredAnswer, Store, TicketRecord } from '../store/store.ts';
+import type {
+  ApiKeyRecord,
+  CheckInAttempt,
+  CheckInResult,
+  Presence,
+  StoredAnswer,
+  Store,
+  TicketRecord,
+} from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
@@ -30,6 +38,8 @@ export interface CheckInDeps {
   clock: Clock;
   signer: TicketSigner;
   issuer: string;
+  /** Whether the event lets a holder who went out in again (absent: never, the spec's behaviour). */
+  reentry?: (eid: string) => Promise<boolean>;
   /** Told when a refused attempt could not be written to the scan log. */
   onLogFailure?: (error: unknown) => void;
 }
@@ -161,12 +171,17 @@ async function attemptCheckIn(
   const entry = async () => {
     // A declared gate's rules; an undeclared gate_id is for audit only (the spec's meaning).
     const gate = attempt.gate_id === null ? null : await deps.store.getGate(request.eid, attempt.gate_id);
-    return deps.store.checkIn(attempt, (ticket) => {
+    const judge = (ticket: TicketRecord | null, reentry: { presence: Presence | null } | null) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
-      const verdict = decide(ticket, request.eid, scannedAt, problem, presented, gate);
+      const verdict = decide(ticket, request.eid, scannedAt, problem, presented, gate, reentry);
       return request.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
-    });
+    };
+    // With re-entry, an entry depends on whether the holder is out: decided on their presence.
+    if (await deps.reentry?.(request.eid)) {
+      return deps.store.checkInWithPresence(attempt, (ticket, presence) => judge(ticket, { presence }));
+    }
+    return deps.store.checkIn(attempt, (ticket) => judge(ticket, null));
   };
   // Exits are never refused for the gate: the holder is leaving.
   const exit = () =>

@@ -18,6 +18,7 @@ export function decide(
   signatureProblem: string | null,
   presentedToken: string | null = null,
   gate: Pick<GateRecord, 'gate_id' | 'admits'> | null = null,
+  reentry: { presence: Presence | null } | null = null,
 ): CheckInVerdict {
   const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
   const plain = (
@@ -74,12 +75,15 @@ export function decide(
       }),
     };
   }
-  if (ticket.checked_in_at !== null) return plain('already_used', ticket);
+  // With re-entry, a holder who went out comes in again; while inside, the ticket is used.
+  const wentOut = reentry?.presence != null && !reentry.presence.inside;
+  if (ticket.checked_in_at !== null && !wentOut) return plain('already_used', ticket);
   if (ticket.expires_at !== null && ticket.expires_at <= scannedAt) return plain('expired', ticket);
   return {
     outcome: 'valid',
     reason: null,
     check_in_at: scannedAt,
+    reentry: ticket.checked_in_at !== null,
     answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt) }),
   };
 }

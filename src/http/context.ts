@@ -1,3 +1,4 @@
+import type { EventSettingsCache } from '../domain/event-settings.ts';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -24,6 +25,8 @@ export interface AppContext {
   /** The hash the admin token is checked against (it changes when the token is reset). */
   adminTokenHash: () => Promise<string>;
   limits: RateLimitHooks;
+  /** Events' re-entry settings for check-ins (see EventSettingsCache). */
+  eventSettings: EventSettingsCache;
   auth: {
     scanner: onRequestAsyncHookHandler;
     /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */

@@ -143,6 +143,8 @@ export interface CheckInVerdict {
   check_in_at: string | null;
   /** When set (exits only), a holder inside goes out at this instant. */
   check_out_at?: string | null;
+  /** With `check_in_at`: a holder who went out comes in again (re-entry): `checked_in_at` moves to it. */
+  reentry?: boolean;
   answer: StoredAnswer;
 }
 
@@ -361,6 +363,14 @@ export interface Store {
    * out (and appends a `checked_out` change) in the same transaction.
    */
   checkOut(
+    attempt: CheckInAttempt,
+    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+  ): Promise<CheckInResult>;
+  /**
+   * An entry decided with the holder's presence known (events with re-entry), in a transaction of
+   * its own like an exit; a verdict with `reentry` lets a holder who went out in again.
+   */
+  checkInWithPresence(
     attempt: CheckInAttempt,
     decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
   ): Promise<CheckInResult>;

@@ -173,6 +173,32 @@ function exitSuite(
       );
     });
 
+    it('with re-entry, a holder who went out comes in again; while inside the ticket is used', async () => {
+      const s = await scenario(t.app);
+      const patch = (reentry: boolean) =>
+        t.app.inject({ method: 'PATCH', url: `/admin/v1/events/${s.eid}`, headers: admin, payload: { reentry } });
+      assert.equal((await patch(true)).statusCode, 200);
+      assert.equal((await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-01T11:00:00Z'))).json().status, 'valid');
+      assert.equal((await postCheckIn(t.app, s.apiKey, checkInBody(s, T0))).json().status, 'already_used');
+      assert.equal(
+        (await postCheckOut(t, s.apiKey, checkInBody(s, '2026-06-01T11:30:00Z'))).json().status,
+        'checked_out',
+      );
+      const again = await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-01T11:45:00Z'));
+      assert.equal(again.json().status, 'valid');
+      assert.equal(again.json().ticket.checked_in_at, '2026-06-01T11:45:00Z', 'checked_in_at is this entry');
+      assert.equal((await statusOf(t, s)).inside, true);
+      assert.equal((await postCheckIn(t.app, s.apiKey, checkInBody(s, T0))).json().status, 'already_used');
+      const reading = await occupancy(t, s.eid);
+      assert.deepEqual([reading.inside, reading.entries, reading.exits], [1, 2, 1]);
+
+      // Re-entry turned off: out again, and the next entry is already_used, as the spec has it.
+      assert.equal((await patch(false)).statusCode, 200);
+      assert.equal((await postCheckOut(t, s.apiKey, checkInBody(s, T0))).json().status, 'checked_out');
+      assert.equal((await postCheckIn(t.app, s.apiKey, checkInBody(s, T0))).json().status, 'already_used');
+      assert.equal((await occupancy(t, s.eid)).inside, 0);
+    });
+
     it('the discovery document names the check-out endpoint; occupancy of an unknown event is 404', async () => {
       const discovery = await t.app.inject({ method: 'GET', url: '/.well-known/ticket-issuer.json' });
       assert.equal(discovery.json().endpoints.check_out, 'https://issuer.test/api/v1/tickets/check-out');

@@ -86,6 +86,7 @@ function scanDeps(ctx: AppContext, request: FastifyRequest, key: ApiKeyRecord): 
     clock: ctx.clock,
     signer: ctx.signer,
     issuer: ctx.config.baseUrl,
+    reentry: (eid) => ctx.eventSettings.reentry(eid),
     onLogFailure: (error) =>
       request.log.error({ err: error, api_key_id: key.api_key_id }, 'refused attempt not written to the scan log'),
   };

@@ -25,8 +25,11 @@ export function checkInAlone(
   return recordAttempt(tx, attempt, async (_db, ticket) => decide(ticket));
 }
 
-/** One exit scan in a transaction of its own (exits are not batched): as a check-in, with presence. */
-export function checkOut(
+/**
+ * An exit scan, or an entry of an event with re-entry, in a transaction of its own (not batched):
+ * decided with the holder's presence, locked for the transaction.
+ */
+export function withPresence(
   tx: Tx,
   attempt: CheckInAttempt,
   decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
@@ -110,10 +113,11 @@ function recordAttempt(
       checkedOut = (out.rowCount ?? 0) > 0;
     }
     if (verdict.check_in_at !== null) {
-      const changed = await db.query('UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND checked_in_at IS NULL', [
-        verdict.check_in_at,
-        attempt.tid,
-      ]);
+      // A first entry only while the ticket is unused; a re-entry moves checked_in_at (decided on presence).
+      const changed = await db.query(
+        'UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND (checked_in_at IS NULL OR $3::boolean)',
+        [verdict.check_in_at, attempt.tid, verdict.reentry === true],
+      );
       checkedIn = (changed.rowCount ?? 0) > 0;
       if (checkedIn) {
         await db.query(

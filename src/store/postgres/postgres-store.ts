@@ -207,7 +207,14 @@ export class PostgresStore implements Store {
     attempt: CheckInAttempt,
     decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
   ): Promise<CheckInResult> {
-    return checkIns.checkOut(this.tx, attempt, decide);
+    return checkIns.withPresence(this.tx, attempt, decide);
+  }
+
+  checkInWithPresence(
+    attempt: CheckInAttempt,
+    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+  ): Promise<CheckInResult> {
+    return checkIns.withPresence(this.tx, attempt, decide);
   }
 
   getPresence(tid: string): Promise<Presence | null> {

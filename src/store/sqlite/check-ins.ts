@@ -24,8 +24,8 @@ export function checkIn(
   return recordAttempt(c, attempt, (ticket) => decide(ticket));
 }
 
-/** One exit scan: as a check-in, with the holder's presence known to the decision. */
-export function checkOut(
+/** An exit scan, or an entry of an event with re-entry: decided with the holder's presence known. */
+export function withPresence(
   c: SqliteContext,
   attempt: CheckInAttempt,
   decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
@@ -88,10 +88,12 @@ function recordAttempt(
   }
   const verdict = decide(c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid));
   if (verdict.check_in_at !== null) {
+    // A first entry only while the ticket is unused; a re-entry moves checked_in_at (decided on presence).
     const changed = c.run(
-      'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND checked_in_at IS NULL',
+      'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND (checked_in_at IS NULL OR ? = 1)',
       verdict.check_in_at,
       attempt.tid,
+      verdict.reentry ? 1 : 0,
     );
     if (changed > 0) {
       c.run(

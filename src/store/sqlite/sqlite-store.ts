@@ -25,7 +25,7 @@ import type {
   Occupancy,
   Presence,
 } from '../store.ts';
-import { checkIn, checkOut, getPresence, listScans, logRefusedAttempt, occupancy } from './check-ins.ts';
+import { checkIn, getPresence, withPresence, listScans, logRefusedAttempt, occupancy } from './check-ins.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { SqliteContext } from './context.ts';
 import { countTickets, createEvent, getEvent, listEvents, updateEventSettings } from './events.ts';
@@ -237,7 +237,14 @@ export class SqliteStore implements Store {
     attempt: CheckInAttempt,
     decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
   ): Promise<CheckInResult> {
-    return this.groupCommit.run(() => checkOut(this.ctx, attempt, decide));
+    return this.groupCommit.run(() => withPresence(this.ctx, attempt, decide));
+  }
+
+  checkInWithPresence(
+    attempt: CheckInAttempt,
+    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
+  ): Promise<CheckInResult> {
+    return this.groupCommit.run(() => withPresence(this.ctx, attempt, decide));
   }
 
   getPresence(tid: string): Promise<Presence | null> {

@@ -34,6 +34,7 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
 
   app.patch('/admin/v1/events/:eid', { schema: updateEventSchema }, async (request) => {
     const event = await updateEventSettings(ctx.store, request.params.eid, request.body);
+    ctx.eventSettings.forget(event.eid);
     request.log.info({ eid: event.eid, ...request.body }, 'event settings changed');
     return eventView(event);
   });
