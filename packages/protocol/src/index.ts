@@ -14,8 +14,8 @@ export const CHECK_IN_OUTCOMES = [
 ] as const;
 export type CheckInOutcome = (typeof CHECK_IN_OUTCOMES)[number];
 
-/** What a scanner's own verdict may say: the spec's outcomes, and a gate's refusal of the ticket type. */
-export type OfflineOutcome = CheckInOutcome | 'ticket_type_not_admitted';
+/** What a scanner's own verdict may say: the spec's outcomes, a gate's refusal of the ticket type, an exit's. */
+export type OfflineOutcome = CheckInOutcome | 'ticket_type_not_admitted' | 'checked_out' | 'not_inside';
 
 /** A ticket's states, as the status endpoint reports them. */
 export const TICKET_STATES = ['valid', 'checked_in', 'revoked', 'expired'] as const;
@@ -69,6 +69,16 @@ export interface CheckInAnswer {
   ticket: CheckInTicket | null;
 }
 
+/** The statuses of an exit scan (`POST /api/v1/tickets/check-out`). */
+export const CHECK_OUT_STATUSES = ['checked_out', 'not_inside', 'revoked', 'wrong_event'] as const;
+export type CheckOutStatus = (typeof CHECK_OUT_STATUSES)[number];
+
+/** An exit answer: 200 for four statuses (400 for `invalid_signature`, as a check-in). */
+export interface CheckOutAnswer {
+  status: CheckOutStatus | 'invalid_signature';
+  ticket: (CheckInTicket & { checked_out_at?: string | null }) | null;
+}
+
 /** The enrolment answer. */
 export interface EnrollAnswer {
   api_key: string;
@@ -92,19 +102,20 @@ export interface DiscoveryDocument {
   iss: string;
   name: string;
   protocol_versions: string[];
-  endpoints: { enroll: string; check_in: string; ticket_status: string; changes: string };
+  endpoints: { enroll: string; check_in: string; check_out?: string; ticket_status: string; changes: string };
   jwks: { keys: PublicJwk[] };
   ticket_token: { format: string; alg: string };
   max_offline_scan_age_seconds: number;
 }
 
 /** The kinds of entry of the changes feed. */
-export const CHANGE_TYPES = ['checked_in', 'revoked', 'token_superseded'] as const;
+export const CHANGE_TYPES = ['checked_in', 'checked_out', 'revoked', 'token_superseded'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /** One entry of the changes feed. */
 export type Change =
   | { type: 'checked_in'; tid: string; at: string; scanner_id: string; gate_id: string | null }
+  | { type: 'checked_out'; tid: string; at: string; scanner_id: string; gate_id: string | null }
   | { type: 'revoked'; tid: string; at: string }
   | { type: 'token_superseded'; tid: string; jti: string | null; at: string };
 

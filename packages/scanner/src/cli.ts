@@ -18,6 +18,8 @@ Commands:
   scan [TOKEN…] --state DIR [--offline] [--gate G]
                                                  one verdict per token (tokens from the arguments,
                                                  else one per line on stdin)
+  exit [TOKEN…] --state DIR [--offline] [--gate G]
+                                                 exit scans: one verdict per token ("exit" or "reject")
   sync --state DIR                               upload queued scans, pull the changes feed and the keys
   status --state DIR                             who this scanner is and what it knows
 
@@ -35,6 +37,7 @@ const COMMON = { state: { type: 'string' }, json: { type: 'boolean' }, help: { t
 const COMMANDS = {
   enroll: { options: { ...COMMON, name: { type: 'string' } }, positionals: [1, 1] },
   scan: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
+  exit: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
   sync: { options: COMMON, positionals: [0, 0] },
   status: { options: COMMON, positionals: [0, 0] },
 } as const;
@@ -49,7 +52,7 @@ interface Parsed {
 /** Parses the command line; throws UsageError; null when help was asked. */
 function parse(args: string[]): Parsed | null {
   const [command, ...rest] = args;
-  if (command === undefined) throw new UsageError('missing command (enroll, scan, sync or status)');
+  if (command === undefined) throw new UsageError('missing command (enroll, scan, exit, sync or status)');
   if (command === '--help' || command === '-h' || command === 'help') return null;
   if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command "${command.slice(0, 40)}"`);
   const spec = COMMANDS[command as Command];
@@ -129,6 +132,7 @@ function printVerdicts(results: ScanResult[], firstPosition: number, json: boole
 
 async function runScan(parsed: Parsed, transport: Transport): Promise<number> {
   const { values, positionals } = parsed;
+  const exits = parsed.command === 'exit';
   return withScanner(parsed, transport, false, async (scanner) => {
     const options = { offline: values.offline ?? false, gate: values.gate ?? null };
     scanner.gateFor(options.gate);
@@ -139,7 +143,8 @@ async function runScan(parsed: Parsed, transport: Transport): Promise<number> {
       const step = options.offline ? 1000 : 1;
       for (let i = 0; i < tokens.length; i += step) {
         const batch = tokens.slice(i, i + step);
-        unreadable += printVerdicts(await scanner.scan(batch, options), position, values.json);
+        const results = exits ? await scanner.exit(batch, options) : await scanner.scan(batch, options);
+        unreadable += printVerdicts(results, position, values.json);
         position += batch.length;
       }
     };
@@ -184,6 +189,7 @@ async function runStatus(parsed: Parsed, transport: Transport): Promise<number> 
 const RUN: Record<Command, (parsed: Parsed, transport: Transport) => Promise<number>> = {
   enroll: runEnroll,
   scan: runScan,
+  exit: runScan,
   sync: runSync,
   status: runStatus,
 };

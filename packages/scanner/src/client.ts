@@ -1,6 +1,8 @@
 import {
   CHECK_IN_OUTCOMES,
+  CHECK_OUT_STATUSES,
   type ChangesPage,
+  type CheckOutAnswer,
   type CheckInAnswer,
   type CheckInRequestBody,
   type DiscoveryDocument,
@@ -124,7 +126,17 @@ export class IssuerClient {
     throw this.errorOf(answer);
   }
 
-  /** GET one page of the changes feed after a cursor (from the start when null). */
+  /** POSTs an exit scan; its answer as `checkIn`'s (IssuerHttpError for an envelope). */
+  async checkOut(url: string, body: CheckInRequestBody, timeoutMs?: number): Promise<CheckOutAnswer> {
+    const answer = await this.request('POST', url, body, timeoutMs);
+    const status = (answer.body as { status?: unknown } | null)?.status;
+    const isStatus = (CHECK_OUT_STATUSES as readonly unknown[]).includes(status);
+    if ((answer.status === 200 && isStatus) || (answer.status === 400 && status === 'invalid_signature')) {
+      return answer.body as CheckOutAnswer;
+    }
+    throw this.errorOf(answer);
+  }
+
   /** The event's declared gates and re-entry setting; an issuer without gates answers none. */
   async gates(url: string): Promise<GatesAnswer> {
     let answer: Partial<GatesAnswer>;

@@ -11,6 +11,8 @@ interface StoredKnowledge {
   checked_in: string[];
   /** `[tid, checked_in_at, gate_id]` of the feed's check-ins (absent in files written before it existed). */
   check_ins?: [string, string, string | null][];
+  /** Tickets whose holder went out (their last entry or exit in the feed was an exit). */
+  out?: string[];
 }
 
 /** When and at which gate a ticket was checked in, as the changes feed told. */
@@ -28,13 +30,17 @@ export class FeedKnowledge {
   readonly checkedIn = new Set<string>();
   /** When and where the feed's check-ins happened, for the verdict screen. */
   readonly checkIns = new Map<string, CheckInPlace>();
+  /** Tickets whose holder went out, as the feed tells (an entry after the exit takes them off). */
+  readonly out = new Set<string>();
 
   /** Applies feed entries in feed order; an entry of an unknown type is skipped (a newer issuer). */
   apply(changes: readonly Change[]): void {
     for (const change of changes) {
       if (change.type === 'revoked') this.revoked.add(change.tid);
+      else if (change.type === 'checked_out') this.out.add(change.tid);
       else if (change.type === 'checked_in') {
         this.checkedIn.add(change.tid);
+        this.out.delete(change.tid);
         if (typeof change.at === 'string')
           this.checkIns.set(change.tid, { at: change.at, gate_id: change.gate_id ?? null });
       } else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
@@ -52,6 +58,7 @@ export class FeedKnowledge {
       superseded,
       checked_in: [...this.checkedIn],
       check_ins: [...this.checkIns].map(([tid, place]) => [tid, place.at, place.gate_id]),
+      out: [...this.out],
     };
   }
 
@@ -92,6 +99,8 @@ export class FeedKnowledge {
     for (const tid of data.checked_in!) knowledge.checkedIn.add(tid);
     for (const [tid, jti] of pairs) knowledge.supersede(tid, jti);
     for (const [tid, at, gate_id] of data.check_ins ?? []) knowledge.checkIns.set(tid, { at, gate_id });
+    if (data.out !== undefined && !strings(data.out)) throw corrupt('field out is malformed');
+    for (const tid of data.out ?? []) knowledge.out.add(tid);
     return knowledge;
   }
 

@@ -21,8 +21,10 @@ export interface QueuedScan {
    * before it existed: read as `verdict === 'reject'` there.
    */
   turned_away?: boolean;
-  /** The device's own verdict. */
-  verdict: 'admit' | 'reject';
+  /** The device's own verdict (`exit`: let out, on an exit scan). */
+  verdict: 'admit' | 'reject' | 'exit';
+  /** `out` for an exit scan (sent to the check-out endpoint); absent for an entry. */
+  direction?: 'out';
   reason: OfflineOutcome;
   /** An online attempt may have reached the issuer without `admitted_offline` (timeout, reset, 5xx). */
   maybe_sent_plain: boolean;
@@ -48,6 +50,8 @@ export type DeviceReport = 'admitted' | 'turned_away' | 'none';
 
 export function deviceReport(scan: QueuedScan): DeviceReport {
   if (scan.admitted_offline) return 'admitted';
+  // An exit carries no report of the device's: nobody is let in on it.
+  if (scan.direction === 'out') return 'none';
   return (scan.turned_away ?? scan.verdict === 'reject') ? 'turned_away' : 'none';
 }
 

@@ -1,4 +1,4 @@
-import type { CheckInAnswer, GateRule } from '@ticket-issuer/protocol';
+import type { CheckInAnswer, CheckOutAnswer, GateRule } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
 import {
   IssuerHttpError,
@@ -13,7 +13,14 @@ import type { CheckInPlace } from './knowledge.ts';
 import { checkInBody, type QueuedScan, type ScanQueue } from './queue.ts';
 import { refusedLine, settleScan, type UploadContext } from './sync.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
-import { decideOffline, type KeyRing, type LocalKnowledge, type OfflineVerdict, type TidSet } from './verdict.ts';
+import {
+  decideExitOffline,
+  decideOffline,
+  type KeyRing,
+  type LocalKnowledge,
+  type OfflineVerdict,
+  type TidSet,
+} from './verdict.ts';
 
 /** What a verdict screen shows beside the verdict, where the device knows it. */
 export interface ScanTicket {
@@ -27,7 +34,7 @@ export interface ScanTicket {
 
 /** One verdict, as the CLI prints it (`ticket` aside: the verdict screen's details). */
 export interface ScanResult {
-  verdict: 'admit' | 'reject';
+  verdict: 'admit' | 'reject' | 'exit';
   /** An outcome of the spec, or the issuer's error code (e.g. `NOT_FOUND`) for a refused scan. */
   reason: string;
   tid: string | null;
@@ -47,6 +54,12 @@ export interface ScanContext {
   knowledge: Omit<LocalKnowledge, 'admitted'> & { checkIns?: Pick<ReadonlyMap<string, CheckInPlace>, 'get'> };
   /** The declared gates by gate_id (absent: none known). */
   gates?: Pick<ReadonlyMap<string, GateRule>, 'get'>;
+  /** The event lets a holder who went out in again (as the last sync read it). */
+  reentry?: boolean;
+  /** Where exit scans go (absent: beside the check-in endpoint). */
+  checkOutUrl?: string;
+  /** The feed's exits, to tell who went out. */
+  feedOut?: ReadonlySet<string>;
   queue: ScanQueue;
   storage: Storage;
   client: IssuerClient;
@@ -72,9 +85,109 @@ function decide(
   admitted: TidSet,
   gate: string | null,
 ): Promise<OfflineVerdict> {
-  const knowledge = { ...ctx.knowledge, admitted };
+  const knowledge = { ...ctx.knowledge, admitted, out: whoIsOut(ctx), reentry: ctx.reentry === true };
   const rule = gate === null ? null : (ctx.gates?.get(gate) ?? null);
   return decideOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge, gate: rule });
+}
+
+/**
+ * The tickets whose holder the device knows went out: the feed's exits, then this device's own
+ * entries and exits still queued, in scan order (an entry after an exit takes the holder in again).
+ */
+function whoIsOut(ctx: ScanContext): Set<string> {
+  const out = new Set(ctx.feedOut ?? []);
+  for (const scan of ctx.queue.pending()) {
+    if (scan.direction === 'out' && scan.verdict === 'exit') out.add(scan.tid);
+    else if (scan.direction !== 'out' && scan.verdict === 'admit') out.delete(scan.tid);
+  }
+  return out;
+}
+
+/**
+ * Exit scans decided on the device alone, in order, stored with one durable write. `exit` lets the
+ * holder out; `reject` with `not_inside` when the device knows they are not in.
+ */
+export async function exitOffline(ctx: ScanContext, tokens: readonly string[], gate: string | null) {
+  const results: ScanResult[] = [];
+  const scans: QueuedScan[] = [];
+  for (const token of tokens) {
+    const scannedAt = ctx.now();
+    const local = await decideExit(ctx, token, scannedAt);
+    if (local.tid === null) {
+      results.push(UNREADABLE);
+      continue;
+    }
+    const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+    scans.push(scan);
+    // Recorded one by one: the next exit of the same ticket knows this one.
+    await ctx.queue.record([scan]);
+    results.push(offlineResult(scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null)));
+  }
+  return results;
+}
+
+/**
+ * An exit scan online: stored first, then sent to the check-out endpoint (3 s); without an answer
+ * the device's own verdict stands and the scan stays queued. A rejected key (401) throws.
+ */
+export async function exitOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
+  const scannedAt = ctx.now();
+  const local = await decideExit(ctx, token, scannedAt);
+  if (local.tid === null) return UNREADABLE;
+  const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+  // The ticket's earlier queued scans go first: an exit must not overtake the entry before it.
+  const earlierSent = await sendEarlierScans(ctx, local.tid);
+  await ctx.queue.record([scan]);
+  const ticketType = local.claims?.ticket_type ?? null;
+  if (!earlierSent) return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
+  let answer: CheckOutAnswer;
+  try {
+    const url = ctx.checkOutUrl ?? ctx.checkInUrl.replace(/\/check-in$/, '/check-out');
+    answer = await ctx.client.checkOut(
+      url,
+      checkInBody(scan, { eid: ctx.eid, scanner_id: ctx.scannerId }, false),
+      ctx.onlineTimeoutMs,
+    );
+  } catch (error) {
+    if (!(error instanceof ScannerError)) throw error;
+    if (isKeyRejected(error)) throw error;
+    if (isRefusal(error)) {
+      await refuse(ctx, scan, error);
+      return {
+        verdict: 'reject',
+        reason: error.issuerCode,
+        tid: scan.tid,
+        source: 'issuer',
+        idempotency_key: scan.idempotency_key,
+      };
+    }
+    return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
+  }
+  await ctx.queue.ack([scan.idempotency_key]);
+  const out = answer.status === 'checked_out' || answer.status === 'revoked';
+  return {
+    verdict: out ? 'exit' : 'reject',
+    reason: answer.status,
+    tid: scan.tid,
+    source: 'issuer',
+    idempotency_key: scan.idempotency_key,
+    ticket: {
+      holder_name: answer.ticket?.holder_name ?? null,
+      ticket_type: answer.ticket?.ticket_type ?? ticketType,
+      checked_in_at: null,
+      checked_in_gate: null,
+    },
+  };
+}
+
+function decideExit(ctx: ScanContext, token: string, scannedAt: Date): Promise<OfflineVerdict> {
+  const knowledge = { ...ctx.knowledge, admitted: ctx.queue.admitted, out: whoIsOut(ctx) };
+  return decideExitOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge });
+}
+
+/** A queued exit scan: sent to the check-out endpoint, with no report of the device's. */
+function exitScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
+  return { ...newScan(token, local, scannedAt, gate), direction: 'out' as const };
 }
 
 /** A new queued scan for a readable token. A genuine token of another event is sent without itself. */

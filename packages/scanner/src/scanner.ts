@@ -4,7 +4,7 @@ import { isKeyRejected, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
-import { type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
+import { exitOffline, exitOnline, type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
 import {
   changesUrl,
   gatesUrl,
@@ -80,8 +80,8 @@ export class Scanner {
     private keys: KeyRing,
     readonly knowledge: FeedKnowledge,
     readonly queue: ScanQueue,
-    /** The declared gates the last sync read, by gate_id. */
-    private gates: Map<string, GateRule>,
+    /** The declared gates and the re-entry setting the last sync read. */
+    private rules: { gates: Map<string, GateRule>; reentry: boolean },
     private readonly client: IssuerClient,
     private readonly release: () => Promise<void>,
     private readonly options: ScannerOptions,
@@ -97,7 +97,7 @@ export class Scanner {
       const discovery = await readDiscovery(storage);
       const knowledge = FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
       const queue = await ScanQueue.open(storage);
-      const gates = await readGates(storage);
+      const rules = await readGates(storage);
       const client = new IssuerClient({
         apiKey,
         fetch: options.fetch,
@@ -105,7 +105,7 @@ export class Scanner {
         timeoutMs: options.requestTimeoutMs ?? 5000,
       });
       const keys = new KeyRing(discovery.jwks.keys);
-      return new Scanner(storage, identity, discovery, keys, knowledge, queue, gates, client, release, options);
+      return new Scanner(storage, identity, discovery, keys, knowledge, queue, rules, client, release, options);
     } catch (error) {
       await release();
       throw error;
@@ -137,6 +137,19 @@ export class Scanner {
     if (options.offline) return scanOffline(ctx, tokens, gate);
     const results: ScanResult[] = [];
     for (const token of tokens) results.push(await scanOnline(ctx, token, gate));
+    return results;
+  }
+
+  /**
+   * Exit scans, one verdict each in order (`exit`, or `reject`: `not_inside` when the device knows
+   * the holder is not in), every scan durably stored before it returns; online one at a time.
+   */
+  async exit(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
+    const gate = this.gateFor(options.gate);
+    const ctx = this.scanContext();
+    if (options.offline) return exitOffline(ctx, tokens, gate);
+    const results: ScanResult[] = [];
+    for (const token of tokens) results.push(await exitOnline(ctx, token, gate));
     return results;
   }
 
@@ -207,7 +220,7 @@ export class Scanner {
   private async refreshGates(): Promise<void> {
     const answer = await this.client.gates(gatesUrl(this.discovery, this.identity.eid));
     await this.storage.writeFileAtomic(STATE_FILES.gates, `${JSON.stringify(answer)}\n`);
-    this.gates = new Map(answer.gates.map((gate) => [gate.gate_id, gate]));
+    this.rules = { gates: new Map(answer.gates.map((gate) => [gate.gate_id, gate])), reentry: answer.reentry };
   }
 
   private uploadTarget() {
@@ -216,6 +229,7 @@ export class Scanner {
       queue: this.queue,
       storage: this.storage,
       checkInUrl: this.discovery.endpoints.check_in,
+      checkOutUrl: this.discovery.endpoints.check_out,
       who: { eid: this.identity.eid, scanner_id: this.identity.scanner_id },
     };
   }
@@ -228,7 +242,10 @@ export class Scanner {
       scannerId: this.identity.scanner_id,
       keys: this.keys,
       knowledge: this.knowledge,
-      gates: this.gates,
+      gates: this.rules.gates,
+      reentry: this.rules.reentry,
+      checkOutUrl: this.discovery.endpoints.check_out,
+      feedOut: this.knowledge.out,
       now: this.options.now ?? (() => new Date()),
       onlineTimeoutMs: this.options.onlineTimeoutMs ?? 3000,
     };

@@ -111,12 +111,12 @@ export function gatesUrl(discovery: DiscoveryDocument, eid: string): string {
   return changesUrl(discovery, eid).replace(/\/changes$/, '/gates');
 }
 
-/** The gates the last sync read (`gates.json`), by gate_id; none before the first sync. */
-export async function readGates(storage: Storage): Promise<Map<string, GateRule>> {
+/** The gates the last sync read (`gates.json`), by gate_id, and re-entry; none before the first sync. */
+export async function readGates(storage: Storage): Promise<{ gates: Map<string, GateRule>; reentry: boolean }> {
   const file = STATE_FILES.gates;
   const text = await storage.readFile(file);
   const gates = new Map<string, GateRule>();
-  if (text === null) return gates;
+  if (text === null) return { gates, reentry: false };
   const data = parseObject(text, file) as Partial<GatesAnswer>;
   if (!Array.isArray(data.gates)) throw corrupt(file, 'field gates is malformed');
   for (const gate of data.gates) {
@@ -125,5 +125,5 @@ export async function readGates(storage: Storage): Promise<Map<string, GateRule>
     }
     gates.set(gate.gate_id, gate);
   }
-  return gates;
+  return { gates, reentry: data.reentry === true };
 }

@@ -1,4 +1,9 @@
-import { CHECK_IN_OUTCOMES, type CheckInAnswer, type CheckInOutcome } from '@ticket-issuer/protocol';
+import {
+  CHECK_IN_OUTCOMES,
+  type CheckInAnswer,
+  type CheckInOutcome,
+  type CheckOutAnswer,
+} from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
 import {
   type IssuerHttpError,
@@ -20,6 +25,8 @@ export interface UploadContext {
   queue: ScanQueue;
   storage: Storage;
   checkInUrl: string;
+  /** Where exit scans go (the discovery document's `check_out`). */
+  checkOutUrl?: string;
   who: { eid: string; scanner_id: string };
   policy?: RetryPolicy;
   timer?: Timer;
@@ -35,10 +42,15 @@ export interface UploadContext {
  * a refusal for good.
  */
 export type Settled =
-  { kind: 'outcome'; answer: CheckInAnswer } | { kind: 'turned_away' } | { kind: 'refused'; error: IssuerHttpError };
+  | { kind: 'outcome'; answer: CheckInAnswer | CheckOutAnswer }
+  | { kind: 'turned_away' }
+  | { kind: 'refused'; error: IssuerHttpError };
 
-/** What sync counts in `outcomes`: the spec's outcomes, and `turned_away_offline`. */
-export type SyncOutcome = CheckInOutcome | typeof TURNED_AWAY_OFFLINE;
+/**
+ * What sync counts in `outcomes`: the spec's outcomes, and `turned_away_offline`; exits' statuses
+ * (`checked_out`, `not_inside`) appear once an exit was uploaded.
+ */
+export type SyncOutcome = CheckInOutcome | typeof TURNED_AWAY_OFFLINE | 'checked_out' | 'not_inside';
 
 /** Every count at zero. */
 export function emptyOutcomes(): Record<SyncOutcome, number> {
@@ -46,6 +58,14 @@ export function emptyOutcomes(): Record<SyncOutcome, number> {
     SyncOutcome,
     number
   >;
+}
+
+/** Where a queued scan goes: the check-in endpoint, or for an exit the check-out one. */
+function sendScan(ctx: UploadContext, scan: QueuedScan, plain: boolean): Promise<CheckInAnswer | CheckOutAnswer> {
+  const body = checkInBody(scan, ctx.who, plain);
+  if (scan.direction !== 'out') return ctx.client.checkIn(ctx.checkInUrl, body, ctx.timeoutMs);
+  const url = ctx.checkOutUrl ?? ctx.checkInUrl.replace(/\/check-in$/, '/check-out');
+  return ctx.client.checkOut(url, body, ctx.timeoutMs);
 }
 
 /** The counts of an upload. */
@@ -83,11 +103,7 @@ function settledBy(error: IssuerHttpError): Settled {
  */
 export async function settleScan(ctx: UploadContext, scan: QueuedScan): Promise<Settled> {
   const send = (plain: boolean) =>
-    withRetry(
-      () => ctx.client.checkIn(ctx.checkInUrl, checkInBody(scan, ctx.who, plain), ctx.timeoutMs),
-      ctx.policy ?? DEFAULT_RETRY_POLICY,
-      ctx.timer ?? realTimer,
-    );
+    withRetry(() => sendScan(ctx, scan, plain), ctx.policy ?? DEFAULT_RETRY_POLICY, ctx.timer ?? realTimer);
   try {
     return { kind: 'outcome', answer: await send(false) };
   } catch (error) {
@@ -218,7 +234,8 @@ class Upload {
   private async record(scan: QueuedScan, settled: Settled): Promise<void> {
     if (settled.kind === 'outcome') {
       this.report.uploaded += 1;
-      this.report.outcomes[settled.answer.status] += 1;
+      const status = settled.answer.status;
+      this.report.outcomes[status] = (this.report.outcomes[status] ?? 0) + 1;
       await this.batcher.add(scan.idempotency_key);
     } else if (settled.kind === 'turned_away') {
       // A final answer: the issuer logged the scan and left the ticket unused, as the device said.

@@ -60,6 +60,10 @@ export interface LocalKnowledge {
   checkedIn: TidSet;
   /** Tickets this device admitted itself. */
   admitted: TidSet;
+  /** Tickets whose holder went out (the feed's exits, and this device's own). */
+  out?: TidSet;
+  /** The event lets a holder who went out in again (from the gates route). */
+  reentry?: boolean;
 }
 
 /** The inputs of one offline decision. */
@@ -79,7 +83,7 @@ export interface VerdictInput {
 
 /** An offline verdict. `tid` is read even from a token whose signature fails (null when unreadable). */
 export interface OfflineVerdict {
-  verdict: 'admit' | 'reject';
+  verdict: 'admit' | 'reject' | 'exit';
   reason: OfflineOutcome;
   tid: string | null;
   /** The verified claims; null when the signature did not verify. */
@@ -146,11 +150,34 @@ export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict
   if (gateRefusal(input.gate ?? null, claims.ticket_type) !== null) {
     return reject('ticket_type_not_admitted', claims.tid, claims);
   }
-  if (knowledge.checkedIn.has(claims.tid) || knowledge.admitted.has(claims.tid)) {
+  const used = knowledge.checkedIn.has(claims.tid) || knowledge.admitted.has(claims.tid);
+  // With re-entry, a holder the device knows went out comes in again.
+  if (used && !(knowledge.reentry === true && knowledge.out?.has(claims.tid) === true)) {
     return reject('already_used', claims.tid, claims);
   }
   if (typeof claims.exp === 'number' && claims.exp * 1000 <= input.scannedAt.getTime()) {
     return reject('expired', claims.tid, claims);
   }
   return { verdict: 'admit', reason: 'valid', tid: claims.tid, claims };
+}
+
+/**
+ * The offline decision on an exit scan: the signature and the event as at an entry; a revoked ticket
+ * (or superseded token) is let out (the issuer counts a holder inside out); a holder the device knows
+ * is not inside (never came in, or went out) is `not_inside`; otherwise `exit`. Never refused for the
+ * gate or the expiry: the holder is leaving.
+ */
+export async function decideExitOffline(input: VerdictInput): Promise<OfflineVerdict> {
+  const read = readToken(input.token);
+  if (read === null) return reject('invalid_signature', null, null);
+  const unverifiedTid = typeof read.payload.tid === 'string' ? read.payload.tid : null;
+  const claims = await verifiedClaims(input.token, input, read.header);
+  if (claims === null) return reject('invalid_signature', unverifiedTid, null);
+  const { knowledge } = input;
+  if (claims.eid !== input.eid) return reject('wrong_event', claims.tid, claims);
+  const exit = (reason: OfflineOutcome): OfflineVerdict => ({ verdict: 'exit', reason, tid: claims.tid, claims });
+  if (knowledge.revoked.has(claims.tid) || isSuperseded(claims, knowledge)) return exit('revoked');
+  const cameIn = knowledge.checkedIn.has(claims.tid) || knowledge.admitted.has(claims.tid);
+  if (!cameIn || knowledge.out?.has(claims.tid) === true) return reject('not_inside', claims.tid, claims);
+  return exit('checked_out');
 }

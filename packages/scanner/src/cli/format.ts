@@ -21,7 +21,7 @@ export const human = {
       r.gate_id === null ? 'all gates' : `gate ${r.gate_id}`
     }`,
   scan: (r: ScanResult) =>
-    `${r.verdict === 'admit' ? 'ADMIT ' : 'REJECT'}  ${r.reason.padEnd(17)}  ${r.tid ?? '-'}  (${r.source})`,
+    `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(17)}  ${r.tid ?? '-'}  (${r.source})`,
   sync: (r: SyncResult) => {
     const outcomes = Object.entries(r.outcomes)
       .filter(([, n]) => n > 0)
