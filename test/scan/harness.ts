@@ -80,8 +80,8 @@ export async function openPhone(
   return { context, page, foreign };
 }
 
-/** The verdict's text once it starts with `word` (Admit or Reject). */
-export async function verdictOf(page: Page, word: 'Admit' | 'Reject', timeout = 10_000): Promise<string> {
+/** The verdict's text once it starts with `word` (Admit, Exit or Reject). */
+export async function verdictOf(page: Page, word: 'Admit' | 'Exit' | 'Reject', timeout = 10_000): Promise<string> {
   const verdict = page.getByTestId('verdict');
   await page.waitForFunction(
     (expected) => document.querySelector('[data-testid="verdict"]')?.textContent?.trim().startsWith(expected),

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { ScanResult } from '@ticket-issuer/scanner';
 import { formatWhen, setupUriFrom, verdictText } from '../../web/scan/verdict-text.ts';
 
-const result = (verdict: 'admit' | 'reject', reason: string, ticket?: ScanResult['ticket']): ScanResult => ({
+const result = (verdict: ScanResult['verdict'], reason: string, ticket?: ScanResult['ticket']): ScanResult => ({
   verdict,
   reason,
   tid: 'tkt_1',
@@ -59,6 +59,19 @@ describe('the verdict screen’s words', () => {
   it('tells an offline verdict from the issuer’s', () => {
     assert.match(verdictText({ ...result('admit', 'valid'), source: 'offline' }).source, /offline/);
     assert.equal(verdictText(result('admit', 'valid')).who, null, 'no holder known: nothing made up');
+  });
+});
+
+describe('an exit’s words', () => {
+  it('says Exit for a holder let out, Reject with not inside for one who is not in', () => {
+    assert.deepEqual(
+      [verdictText(result('exit', 'checked_out', ticket())).word, verdictText(result('exit', 'checked_out')).reason],
+      ['Exit', null],
+    );
+    const revoked = verdictText(result('exit', 'revoked'));
+    assert.deepEqual([revoked.word, revoked.reason], ['Exit', 'revoked']);
+    const notIn = verdictText(result('reject', 'not_inside'));
+    assert.deepEqual([notIn.word, notIn.reason], ['Reject', 'not inside']);
   });
 });
 

@@ -57,6 +57,7 @@ class ScanPage {
   private camera: Camera | null = null;
   private setupCamera: Camera | null = null;
   private scanning: Promise<unknown> = Promise.resolve();
+  private mode: 'entry' | 'exit' = 'entry';
   private readonly feedback = new Feedback();
   private device!: Device;
 
@@ -175,6 +176,15 @@ class ScanPage {
       input.value = '';
       void this.check(code);
     });
+    const modes = { entry: byId<HTMLButtonElement>('mode-entry'), exit: byId<HTMLButtonElement>('mode-exit') };
+    const choose = (mode: 'entry' | 'exit') => {
+      this.mode = mode;
+      modes.entry.setAttribute('aria-pressed', String(mode === 'entry'));
+      modes.exit.setAttribute('aria-pressed', String(mode === 'exit'));
+    };
+    choose(this.mode);
+    modes.entry.addEventListener('click', () => choose('entry'));
+    modes.exit.addEventListener('click', () => choose('exit'));
     byId('sync-now').addEventListener('click', () => void this.device.sync());
     byId('forget').addEventListener('click', () => void this.forget());
   }
@@ -185,7 +195,7 @@ class ScanPage {
       const message = byId('scan-message');
       message.textContent = '';
       try {
-        this.showVerdict(await this.device.scan(code));
+        this.showVerdict(await this.device.scan(code, this.mode));
       } catch (error) {
         message.textContent = messageOf(error);
       }
@@ -213,7 +223,7 @@ class ScanPage {
       part('source', text.source),
     );
     verdict.className = `verdict ${result.verdict}`;
-    this.feedback.give(result.verdict === 'admit');
+    this.feedback.give(result.verdict !== 'reject');
   }
 
   private renderStatus(state: DeviceState): void {

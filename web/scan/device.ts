@@ -139,15 +139,17 @@ export class Device {
   }
 
   /**
-   * Scans one code: asked of the issuer while it answers (2.5 s at most), else decided here at once.
+   * Scans one code at the entry or the exit: asked of the issuer while it answers (2.5 s at most),
+   * else decided here at once.
    * The scan is durably stored in IndexedDB before this resolves, whichever way it was decided.
    */
-  async scan(token: string): Promise<ScanResult> {
+  async scan(token: string, mode: 'entry' | 'exit' = 'entry'): Promise<ScanResult> {
     const scanner = this.requireScanner();
     const offline = !this.reachable || !navigator.onLine;
     let result: ScanResult;
     try {
-      [result] = (await scanner.scan([token], { offline })) as [ScanResult];
+      const scans = mode === 'exit' ? scanner.exit([token], { offline }) : scanner.scan([token], { offline });
+      [result] = (await scans) as [ScanResult];
     } catch (error) {
       if (isKeyRejected(error)) this.rejectKey();
       throw error;

@@ -16,11 +16,12 @@ const REASON_WORDS: Record<string, string> = {
   INVALID_REQUEST: 'not valid',
   FORBIDDEN: 'not admitted at this gate',
   ticket_type_not_admitted: 'not admitted at this gate',
+  not_inside: 'not inside',
 };
 
 /** The lines of a verdict: the word (Admit or Reject), the reason, who, and how it was decided. */
 export interface VerdictText {
-  word: 'Admit' | 'Reject';
+  word: 'Admit' | 'Exit' | 'Reject';
   reason: string | null;
   who: string | null;
   source: string;
@@ -37,7 +38,10 @@ export function formatWhen(iso: string, now: Date = new Date(), locale?: string)
 
 export function verdictText(result: ScanResult, now: Date = new Date(), locale?: string): VerdictText {
   const admit = result.verdict === 'admit';
-  let reason: string | null = admit ? null : (REASON_WORDS[result.reason] ?? 'not valid');
+  const exit = result.verdict === 'exit';
+  // A holder let out is said so; a revoked ticket's holder leaving is let out too, and told why.
+  let reason: string | null =
+    admit || (exit && result.reason !== 'revoked') ? null : (REASON_WORDS[result.reason] ?? 'not valid');
   const ticket = result.ticket;
   if (result.reason === 'already_used' && ticket) {
     if (ticket.checked_in_at) reason += ` at ${formatWhen(ticket.checked_in_at, now, locale)}`;
@@ -45,7 +49,7 @@ export function verdictText(result: ScanResult, now: Date = new Date(), locale?:
   }
   const who = [ticket?.holder_name, ticket?.ticket_type].filter((part): part is string => !!part).join(' · ');
   return {
-    word: admit ? 'Admit' : 'Reject',
+    word: admit ? 'Admit' : exit ? 'Exit' : 'Reject',
     reason,
     who: who === '' ? null : who,
     source: result.source === 'offline' ? 'Decided on this device (offline)' : 'Checked by the issuer',
