@@ -2,6 +2,7 @@ import type {
   CheckInAttempt,
   EventRecord,
   GateRecord,
+  Occupancy,
   Page,
   ScanOutcome,
   ScanRecord,
@@ -100,4 +101,24 @@ export function toGate(row: Row): GateRecord {
     admits: row.admits === null ? null : (JSON.parse(row.admits as string) as string[]),
     updated_at: row.updated_at as string,
   };
+}
+
+/** A row of `gate_counts`: one gate's entries and exits (`gate_key` '' for scans that named none). */
+export interface CountRow {
+  gate_key: string;
+  entries: number | string;
+  exits: number | string;
+}
+
+/**
+ * The occupancy from an event's counter rows: every entry and exit moved one of them in its own
+ * transaction, so inside = entries − exits, exactly.
+ */
+export function occupancyOf(rows: CountRow[]): Occupancy {
+  const gates = rows.map((row) => ({
+    gate_id: row.gate_key === '' ? null : row.gate_key,
+    entries: Number(row.entries),
+    exits: Number(row.exits),
+  }));
+  return { inside: gates.reduce((sum, gate) => sum + gate.entries - gate.exits, 0), gates };
 }

@@ -376,7 +376,7 @@ export interface Store {
   ): Promise<CheckInResult>;
   /** Whether the ticket's holder is inside (null: never came in). */
   getPresence(tid: string): Promise<Presence | null>;
-  /** The event's occupancy: inside now, and entries and exits per gate, from one snapshot. */
+  /** The event's occupancy: inside now, and entries and exits per gate, from its counter rows. */
   occupancy(eid: string): Promise<Occupancy>;
   /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>>;

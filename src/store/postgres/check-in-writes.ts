@@ -54,6 +54,13 @@ const WRITE_SQL = `
     SELECT eid, count(*) FROM unnest($21::text[]) AS e (eid) GROUP BY eid ORDER BY eid
     ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + EXCLUDED.last_position
     RETURNING eid, last_position
+  ), gate_counted AS (
+    INSERT INTO gate_counts (eid, gate_key, entries, exits)
+    SELECT g.eid, coalesce(g.gate_id, ''), count(*), 0
+    FROM unnest($21::text[], $25::text[]) AS g (eid, gate_id)
+    JOIN counters ON counters.eid = g.eid -- after the feed counters: every writer's lock order
+    GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (eid, gate_key) DO UPDATE SET entries = gate_counts.entries + EXCLUDED.entries
   )
   INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
   SELECT c.eid,

@@ -1,6 +1,15 @@
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { page, type Row, SCAN_INSERT_COLUMNS, SCAN_LOG_SQL, scanValues, toScan } from '../rows.ts';
+import {
+  type CountRow,
+  occupancyOf,
+  page,
+  type Row,
+  SCAN_INSERT_COLUMNS,
+  SCAN_LOG_SQL,
+  scanValues,
+  toScan,
+} from '../rows.ts';
 import type {
   ApiKeyRecord,
   CheckInAttempt,
@@ -53,22 +62,11 @@ export function getPresence(db: Db, tid: string): Promise<Presence | null> {
   return presenceOf(db, tid);
 }
 
-/** Inside now and entries and exits per gate, from one statement (one snapshot). */
+/** Inside now and entries and exits per gate: the event's few counter rows, in one statement. */
 export async function occupancy(db: Db, eid: string): Promise<Occupancy> {
-  const row = (await one<Row>(
-    db,
-    `SELECT (SELECT count(*) FROM presence WHERE eid = $1 AND inside) AS inside,
-            (SELECT coalesce(json_agg(g ORDER BY g.gate_id NULLS FIRST), '[]'::json) FROM (
-               SELECT gate_id, count(*) FILTER (WHERE type = 'checked_in') AS entries,
-                      count(*) FILTER (WHERE type = 'checked_out') AS exits
-                 FROM changes WHERE eid = $1 AND type IN ('checked_in', 'checked_out') GROUP BY gate_id) g) AS gates`,
-    [eid],
-  ))!;
-  const gates = row.gates as { gate_id: string | null; entries: number | string; exits: number | string }[];
-  return {
-    inside: Number(row.inside),
-    gates: gates.map((g) => ({ gate_id: g.gate_id, entries: Number(g.entries), exits: Number(g.exits) })),
-  };
+  return occupancyOf(
+    await all<CountRow>(db, 'SELECT gate_key, entries, exits FROM gate_counts WHERE eid = $1 ORDER BY gate_key', [eid]),
+  );
 }
 
 /**

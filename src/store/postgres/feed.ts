@@ -60,4 +60,14 @@ export async function appendChange(
      SELECT $1, last_position, $2, $3, $4, $5, $6, $7 FROM next`,
     [eid, type, tid, at, extra.scanner_id ?? null, extra.gate_id ?? null, extra.jti ?? null],
   );
+  // After the counter row: the lock order of every writer (see the check-in batch).
+  if (type === 'checked_in' || type === 'checked_out') {
+    const entry = type === 'checked_in' ? 1 : 0;
+    await db.query(
+      `INSERT INTO gate_counts (eid, gate_key, entries, exits) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (eid, gate_key) DO UPDATE
+         SET entries = gate_counts.entries + EXCLUDED.entries, exits = gate_counts.exits + EXCLUDED.exits`,
+      [eid, extra.gate_id ?? '', entry, 1 - entry],
+    );
+  }
 }

@@ -11,7 +11,16 @@ import type {
 } from '../store.ts';
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { page, type Row, SCAN_INSERT_COLUMNS, SCAN_LOG_SQL, scanValues, toScan } from '../rows.ts';
+import {
+  type CountRow,
+  occupancyOf,
+  page,
+  type Row,
+  SCAN_INSERT_COLUMNS,
+  SCAN_LOG_SQL,
+  scanValues,
+  toScan,
+} from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { appendChange } from './feed.ts';
 
@@ -45,18 +54,9 @@ export async function getPresence(c: SqliteContext, tid: string): Promise<Presen
   return presenceOf(c, tid);
 }
 
-export function occupancy(c: SqliteContext, eid: string): Promise<Occupancy> {
-  // A read transaction: the count and the per-gate figures come from one snapshot.
-  return Promise.resolve(
-    c.db.transaction(() => ({
-      inside: c.one<{ n: number }>('SELECT COUNT(*) AS n FROM presence WHERE eid = ? AND inside = 1', eid)!.n,
-      gates: c.all<{ gate_id: string | null; entries: number; exits: number }>(
-        `SELECT gate_id, SUM(type = 'checked_in') AS entries, SUM(type = 'checked_out') AS exits
-           FROM changes WHERE eid = ? AND type IN ('checked_in', 'checked_out')
-          GROUP BY gate_id ORDER BY gate_id`,
-        eid,
-      ),
-    }))(),
+export async function occupancy(c: SqliteContext, eid: string): Promise<Occupancy> {
+  return occupancyOf(
+    c.all<CountRow>('SELECT gate_key, entries, exits FROM gate_counts WHERE eid = ? ORDER BY gate_key', eid),
   );
 }
 

@@ -28,6 +28,17 @@ export function appendChange(
     extra.gate_id ?? null,
     extra.jti ?? null,
   );
+  if (type === 'checked_in' || type === 'checked_out') {
+    const entry = type === 'checked_in' ? 1 : 0;
+    c.run(
+      `INSERT INTO gate_counts (eid, gate_key, entries, exits) VALUES (?, ?, ?, ?)
+         ON CONFLICT (eid, gate_key) DO UPDATE SET entries = entries + excluded.entries, exits = exits + excluded.exits`,
+      eid,
+      extra.gate_id ?? '',
+      entry,
+      1 - entry,
+    );
+  }
 }
 
 export async function listChanges(
