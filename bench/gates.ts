@@ -1,0 +1,225 @@
+/**
+ * Gates and occupancy. (1) Check-in through the HTTP app (in process, app.inject, SQLite on a
+ * temporary file, every commit durable) at a declared gate that admits the type, against the same
+ * run's check-ins that name no gate: the ratio is what declaring gates costs a check-in (target:
+ * at least 0.9). Rounds alternate so both see the same machine. (2) `GET …/occupancy` on an event of
+ * 1,000,000 tickets, 600,000 of them entered and 200,000 gone out, on SQLite and on PostgreSQL
+ * (skipped when none answers): median and worst of the reads (target: at most 50 ms).
+ *
+ * Run: node --import tsx bench/gates.ts [check-ins per round]   (default 3000). Prints tables; never fails.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { hashSecret } from '../src/domain/ids.ts';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../src/store/store.ts';
+import { freshPostgres } from './processes.ts';
+
+const PER_ROUND = Number(process.argv[2] ?? 3000);
+const ROUNDS = 4;
+const ADMIN = 'bench-admin-token-0123456789abcdef';
+const CONCURRENCY = 16;
+const BIG = 1_000_000;
+const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-gates-'));
+const limits = Object.fromEntries(
+  ['ENROLL_PER_IP', 'ENROLL_PER_TOKEN', 'CHECKIN_PER_KEY', 'STATUS_PER_KEY', 'ADMIN_PER_TOKEN', 'NOT_FOUND_PER_IP'].map(
+    (n) => [`RATE_LIMIT_${n}`, '1000000000'],
+  ),
+);
+const config = loadConfig({ ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', BASE_URL: 'https://bench.test', ...limits });
+const admin = { authorization: `Bearer ${ADMIN}` };
+
+async function appOn(store: Store) {
+  return buildApp(config, { store, keyEncryptionKey: Buffer.alloc(32, 1), adminTokenHash: hashSecret(ADMIN) });
+}
+type App = Awaited<ReturnType<typeof appOn>>;
+
+async function json<T>(res: Promise<{ statusCode: number; body: string }>): Promise<T> {
+  const answer = await res;
+  if (answer.statusCode >= 300) throw new Error(`${answer.statusCode} ${answer.body}`);
+  return JSON.parse(answer.body) as T;
+}
+
+/** An event with `count` tickets and an enrolled scanner; `gate` declared (admitting GA) when given. */
+async function eventWith(app: App, count: number, gate: string | null) {
+  const { eid } = await json<{ eid: string }>(
+    app.inject({
+      method: 'POST',
+      url: '/admin/v1/events',
+      headers: admin,
+      payload: { name: 'Bench', event_date: '2030-01-01T18:00:00Z' },
+    }),
+  );
+  if (gate !== null) {
+    await json(
+      app.inject({
+        method: 'PUT',
+        url: `/admin/v1/events/${eid}/gates/${gate}`,
+        headers: admin,
+        payload: { name: gate, admits: ['GA'] },
+      }),
+    );
+  }
+  const tids: string[] = [];
+  for (let i = 0; i < count; i += 10_000) {
+    const tickets = Array.from({ length: Math.min(10_000, count - i) }, (_, j) => ({
+      holder_name: `H${i + j}`,
+      ticket_type: 'GA',
+    }));
+    const answer = await json<{ tickets: { tid: string }[] }>(
+      app.inject({ method: 'POST', url: `/admin/v1/events/${eid}/tickets`, headers: admin, payload: { tickets } }),
+    );
+    tids.push(...answer.tickets.map((t) => t.tid));
+  }
+  const { token } = await json<{ token: string }>(
+    app.inject({ method: 'POST', url: `/admin/v1/events/${eid}/enrollment-tokens`, headers: admin, payload: {} }),
+  );
+  const scannerId = randomUUID();
+  const { api_key } = await json<{ api_key: string }>(
+    app.inject({ method: 'POST', url: '/api/v1/scanners/enroll', payload: { token, scanner_id: scannerId } }),
+  );
+  return { eid, tids, scannerId, headers: { authorization: `Bearer ${api_key}` } };
+}
+
+/** Check-ins per second of `tids`, CONCURRENCY at a time. */
+async function checkIns(app: App, target: Awaited<ReturnType<typeof eventWith>>, tids: string[], gate: string | null) {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < tids.length) {
+        const tid = tids[next++]!;
+        const payload = {
+          tid,
+          eid: target.eid,
+          scanned_at: new Date().toISOString(),
+          scanner_id: target.scannerId,
+          idempotency_key: randomUUID(),
+          ...(gate === null ? {} : { gate_id: gate }),
+        };
+        const res = await app.inject({
+          method: 'POST',
+          url: '/api/v1/tickets/check-in',
+          headers: target.headers,
+          payload,
+        });
+        if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
+      }
+    }),
+  );
+  return tids.length / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]!;
+
+// (1) The cost of a declared gate.
+const sqlite = new SqliteStore(join(dir, 'gates.db'));
+const app = await appOn(sqlite);
+const plain = await eventWith(app, PER_ROUND * ROUNDS, null);
+const gated = await eventWith(app, PER_ROUND * ROUNDS, 'vip');
+const ratios: number[] = [];
+const rates = { plain: [] as number[], gated: [] as number[] };
+for (let round = 0; round < ROUNDS; round++) {
+  const slice = (t: { tids: string[] }) => t.tids.slice(round * PER_ROUND, (round + 1) * PER_ROUND);
+  const a = await checkIns(app, plain, slice(plain), null);
+  const b = await checkIns(app, gated, slice(gated), 'vip');
+  rates.plain.push(a);
+  rates.gated.push(b);
+  ratios.push(b / a);
+}
+await app.close();
+await sqlite.close();
+
+// (2) Occupancy of a million-ticket event, seeded straight into the tables (the write paths are
+// measured above; here only the read matters).
+async function seedBig(store: Store, raw: (sql: string) => Promise<void>): Promise<string> {
+  const eid = 'evt_01BENCHOCCUPANCY00000000000';
+  await store.createEvent({
+    eid,
+    name: 'Big',
+    event_date: '2030-01-01T18:00:00.000Z',
+    ends_at: null,
+    created_at: '2030-01-01T00:00:00.000Z',
+    reentry: false,
+    capacity: 900_000,
+  });
+  await raw(`INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, ticket_token)
+    SELECT 'T' || n, '${eid}', 'H', 'GA', '2030-01-01T00:00:00.000Z', 'x' FROM series`);
+  await raw(
+    `INSERT INTO presence (tid, eid, inside) SELECT 'T' || n, '${eid}', CASE WHEN n <= 400000 THEN TRUE ELSE FALSE END FROM series WHERE n <= 600000`,
+  );
+  await raw(`INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+    SELECT '${eid}', n, 'checked_in', 'T' || n, '2030-01-01T19:00:00.000Z', 's', CASE n % 3 WHEN 0 THEN 'north' WHEN 1 THEN 'south' ELSE 'east' END FROM series WHERE n <= 600000`);
+  await raw(`INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+    SELECT '${eid}', 600000 + n - 400000, 'checked_out', 'T' || n, '2030-01-01T21:00:00.000Z', 's', 'north' FROM series WHERE n > 400000 AND n <= 600000`);
+  // The counters those entries and exits moved, as the write paths move them.
+  await raw(`INSERT INTO gate_counts (eid, gate_key, entries, exits)
+    SELECT eid, COALESCE(gate_id, ''), SUM(CASE WHEN type = 'checked_in' THEN 1 ELSE 0 END),
+           SUM(CASE WHEN type = 'checked_out' THEN 1 ELSE 0 END)
+      FROM changes WHERE eid = '${eid}' GROUP BY eid, COALESCE(gate_id, '')`);
+  return eid;
+}
+
+async function readings(store: Store, eid: string, count = 20): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    const reading = await store.occupancy(eid);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (reading.inside !== 400_000) throw new Error(`inside ${reading.inside}`);
+  }
+  return times;
+}
+
+const big = new SqliteStore(join(dir, 'big.db'));
+const bigSqlite = await seedBig(big, async (sql) => {
+  const db = (big as unknown as { ctx: { db: import('better-sqlite3').Database } }).ctx.db;
+  db.exec(
+    `WITH RECURSIVE series(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM series WHERE n < ${BIG}) ${sql.replace(/TRUE/g, '1').replace(/FALSE/g, '0')}`,
+  );
+});
+const sqliteTimes = await readings(big, bigSqlite);
+await big.close();
+
+let pgTimes: number[] | null = null;
+const database = await freshPostgres();
+if (database) {
+  // Seeding a million rows takes longer than a request's bound: the reads are what is measured.
+  const pgStore = await PostgresStore.open(database.url, { timeoutMs: 600_000 });
+  const pool = (pgStore as unknown as { pool: import('pg').Pool }).pool;
+  const eid = await seedBig(pgStore, async (sql) => {
+    await pool.query(`WITH series(n) AS (SELECT generate_series(1, ${BIG})) ${sql}`);
+  });
+  await pool.query('ANALYZE');
+  pgTimes = await readings(pgStore, eid);
+  await pgStore.close();
+  await database.drop();
+}
+rmSync(dir, { recursive: true, force: true });
+
+const row = (name: string, t: number[] | null) =>
+  t === null
+    ? `| ${name} | skipped: no PostgreSQL | | |`
+    : `| ${name} | ${t.length} | ${quantile(t, 0.5).toFixed(1)} | ${Math.max(...t).toFixed(1)} |`;
+process.stdout.write(
+  [
+    '',
+    '## Gates and occupancy',
+    '',
+    `Check-in at a declared gate against no gate (SQLite, ${CONCURRENCY} at a time, ${ROUNDS} rounds of ${PER_ROUND}):`,
+    `per round, gated/plain: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${quantile(ratios, 0.5).toFixed(2)} (target ≥ 0.9);`,
+    `plain ${Math.round(quantile(rates.plain, 0.5))}/s, gated ${Math.round(quantile(rates.gated, 0.5))}/s.`,
+    '',
+    '| occupancy of 1,000,000 tickets, ms | reads | median | max |',
+    '|---|---:|---:|---:|',
+    row('SQLite', sqliteTimes),
+    row('PostgreSQL', pgTimes),
+    '',
+  ].join('\n'),
+);
