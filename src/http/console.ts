@@ -51,6 +51,8 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
     // The console's files are not part of the API: the OpenAPI document leaves them out.
     const hidden = { schema: { hide: true } };
     scope.get('/console', hidden, async (_request, reply) => reply.redirect('/console/', 301));
+    // The issuer's own address leads an organizer to the console (the API's clients never ask for it).
+    scope.get('/', hidden, async (_request, reply) => reply.redirect('/console/', 302));
     scope.get<{ Params: { file: string } }>('/console/vendor/:file', hidden, async (request, reply) => {
       // Own keys only: `__proto__`, `constructor` or `toString` must not find Object.prototype's members.
       const dir = Object.hasOwn(VENDOR_FILES, request.params.file) ? VENDOR_FILES[request.params.file] : undefined;

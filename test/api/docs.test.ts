@@ -36,6 +36,25 @@ describe('the API reference page (/docs), served by the issuer itself', () => {
     assert.match(initializer.body, /validatorUrl: null/, 'no badge from validator.swagger.io');
   });
 
+  it('"Try it out" calls the issuer at the address the page was opened at; /openapi.json keeps BASE_URL', async () => {
+    const atLan = await t.app.inject({ url: '/docs/json', headers: { host: '192.168.1.20:8443' } });
+    assert.deepEqual(
+      atLan.json().servers.map((server: { url: string }) => server.url),
+      ['http://192.168.1.20:8443', 'https://issuer.test'],
+    );
+    const document = await t.app.inject({ url: '/openapi.json', headers: { host: '192.168.1.20:8443' } });
+    assert.deepEqual(
+      document.json().servers.map((server: { url: string }) => server.url),
+      ['https://issuer.test'],
+    );
+  });
+
+  it('the issuer’s own address leads to the console', async () => {
+    const res = await t.app.inject({ url: '/' });
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, '/console/');
+  });
+
   it('its CSP lets it run its own scripts and styles, on /docs only: the API keeps default-src none', async () => {
     for (const url of ['/docs', '/docs/static/swagger-ui-bundle.js']) {
       const csp = (await t.app.inject({ url })).headers['content-security-policy'] as string;

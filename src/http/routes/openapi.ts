@@ -36,6 +36,18 @@ export async function openApiRoutes(app: App, baseUrl: string): Promise<void> {
       // BaseLayout: no top bar offering to load other documents.
       uiConfig: { layout: 'BaseLayout', deepLinking: true, defaultModelsExpandDepth: 0, tryItOutEnabled: false },
       theme: { title: 'Ticket issuer API reference' },
+      // "Try it out" calls the issuer at the address this page was opened at (a laptop's LAN address,
+      // localhost, a name), not only at BASE_URL: the page's own origin is listed first. The
+      // document at /openapi.json keeps BASE_URL alone.
+      transformSpecification: (document: Record<string, unknown>, request: { protocol: string; host: string }) => {
+        const here = `${request.protocol}://${request.host}`;
+        const servers = (document.servers as { url: string }[] | undefined) ?? [];
+        if (servers.some((server) => server.url === here)) return document;
+        return {
+          ...document,
+          servers: [{ url: here, description: 'this issuer, as this page reached it' }, ...servers],
+        };
+      },
     });
   });
 }
