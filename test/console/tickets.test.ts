@@ -187,12 +187,24 @@ describe('console in Chromium: tickets', () => {
         tickets: [
           { holder_name: 'Ada Lovelace', ticket_type: 'VIP' },
           { holder_name: 'Alan Turing', ticket_type: 'GA' },
+          { holder_name: 'Refunded Guest', ticket_type: 'GA' },
         ],
       });
+      const { tickets } = await admin<{ tickets: { tid: string; holder_name: string }[] }>(
+        f.issuer(),
+        'GET',
+        `/events/${eid}/tickets`,
+      );
+      const refunded = tickets.find((ticket) => ticket.holder_name === 'Refunded Guest')!;
+      await admin(f.issuer(), 'POST', `/tickets/${refunded.tid}/revoke`, { reason: 'refund' });
       await page.getByRole('link', { name: 'Printable ticket QR codes' }).click();
       await page.getByRole('heading', { level: 1, name: 'Tickets of Print Fest' }).waitFor();
       const qr = page.getByRole('img', { name: 'QR code of the ticket of Ada Lovelace' });
       await qr.waitFor();
+      assert.equal(await page.getByRole('img', { name: 'QR code of the ticket of Refunded Guest' }).count(), 0);
+      const cards = page.locator('.ticket-card');
+      assert.equal(await cards.count(), 2, 'a revoked ticket gets no card');
+      for (const card of await cards.all()) assert.match((await card.textContent()) ?? '', /Print Fest · /);
       await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0));
       await page.emulateMedia({ media: 'print' });
       assert.equal(await page.getByRole('button', { name: 'Print' }).isVisible(), false);

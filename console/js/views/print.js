@@ -1,5 +1,5 @@
 import { api, apiUrl } from '../api.js';
-import { h, replace } from '../dom.js';
+import { h, replace, when } from '../dom.js';
 
 /** Tickets per printed page set: each QR code is one image request to the issuer. */
 const PAGE_SIZE = 60;
@@ -15,7 +15,10 @@ export async function printView(main, eid, after) {
     ),
   ]);
   document.title = `Tickets of ${event.name} · Organizer console`;
-  const cards = page.tickets.map((ticket) =>
+  // A revoked ticket is not printed: its holder must not get a card that the gate turns away.
+  const printable = page.tickets.filter((ticket) => ticket.status !== 'revoked');
+  const eventLine = `${event.name} · ${when(event.event_date)}`;
+  const cards = printable.map((ticket) =>
     h(
       'li',
       { class: 'ticket-card' },
@@ -25,6 +28,7 @@ export async function printView(main, eid, after) {
         width: '160',
         height: '160',
       }),
+      h('span', { class: 'small', text: eventLine }),
       h('strong', { text: ticket.holder_name }),
       h('span', {
         text: `${ticket.ticket_type}${ticket.status === 'valid' ? '' : ` (${ticket.status.replace('_', ' ')})`}`,
