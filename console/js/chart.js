@@ -27,12 +27,16 @@ export function arrivalsChart() {
   function update(scans) {
     const arrivals = arrivalsByGate(scans);
     if (!arrivals) return;
-    const data = [arrivals.x, ...arrivals.gates.map((gate) => gate.counts)];
-    const gates = arrivals.gates.map((gate) => gate.label).join('\n');
+    // Rates per minute, whatever the bucket: the axis reads the same as the event grows.
+    const perMinute = (count) => count / arrivals.bucketMinutes;
+    const data = [arrivals.x, ...arrivals.gates.map((gate) => gate.counts.map(perMinute))];
+    // A single bucket gets a fixed half hour on each side (left alone, the time axis spans years).
+    const single = arrivals.x.length === 1 ? arrivals.x[0] : null;
+    const gates = `${arrivals.gates.map((gate) => gate.label).join('\n')}\n${single}`;
     if (plot && gates === plottedGates) plot.setData(data);
     else {
       plot?.destroy();
-      plot = new uPlot(options(arrivals.gates), data, area);
+      plot = new uPlot(options(arrivals.gates, single), data, area);
       figure.classList.remove('empty');
       plottedGates = gates;
     }
@@ -45,14 +49,23 @@ export function arrivalsChart() {
     );
   }
 
-  function options(gates) {
+  function options(gates, single) {
     return {
       width: area.clientWidth || 320,
       height: HEIGHT,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ stroke: '#333' }, { stroke: '#333', size: 40 }],
+      // Room on the right and the left so that no tick label is cut off.
+      padding: [12, 24, 0, 8],
+      scales: {
+        // Local time (uPlot's default).
+        x: single === null ? { time: true } : { time: true, auto: false, min: single - 1800, max: single + 1800 },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      axes: [
+        { stroke: '#333', size: 44, label: 'Local time', labelSize: 18 },
+        { stroke: '#333', size: 48, label: 'Check-ins per minute', labelSize: 18 },
+      ],
       series: [
         {},
         ...gates.map((gate, i) => ({
