@@ -42,7 +42,7 @@ export function arrivalsChart() {
     }
     const total = arrivals.gates.reduce((sum, gate) => sum + gate.total, 0);
     const perGate = arrivals.gates.map((gate) => `${gate.label} ${gate.total}`).join(', ');
-    summary.textContent = `${total} ${total === 1 ? 'check-in' : 'check-ins'} in ${arrivals.bucketMinutes}-minute steps: ${perGate}.`;
+    summary.textContent = `${total} ${total === 1 ? 'check-in' : 'check-ins'} in ${arrivals.bucketMinutes}-minute steps, drawn per minute against local time: ${perGate}.`;
     replace(
       legend,
       arrivals.gates.map((gate, i) => legendItem(gate, COLORS[i % COLORS.length])),

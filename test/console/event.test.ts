@@ -81,6 +81,8 @@ describe('console in Chromium: events', () => {
         await chart.waitFor();
         await page.getByText('1 check-in in').waitFor({ timeout: 5000 });
         assert.equal(await chart.locator('canvas').count(), 1, 'uPlot drew the chart');
+        // Per minute against local time (the axes are drawn on the canvas; the summary says it in words).
+        await page.getByText('drawn per minute against local time').waitFor();
         await page
           .getByRole('region', { name: 'Scan log' })
           .getByText('valid', { exact: true })
