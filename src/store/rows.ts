@@ -27,8 +27,9 @@ export function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string):
 
 /** The scan log's rows with each scanner's enrolled name (alias `s`; the caller adds WHERE and ORDER BY). */
 export const SCAN_LOG_SQL = `SELECT s.scan_id, s.eid, s.tid, s.api_key_id, s.scanner_id, k.scanner_name, s.gate_id,
-    s.idempotency_key, s.scanned_at, s.received_at, s.outcome, s.reason, s.replay, s.admitted_offline
-  FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id`;
+    s.idempotency_key, s.scanned_at, s.received_at, s.outcome, s.reason, s.replay, s.admitted_offline,
+    CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
+  FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id LEFT JOIN tickets t ON t.tid = s.tid`;
 
 /** A scan-log row on any backend: SQLite answers 0/1 for booleans, PostgreSQL BIGINT ids as strings. */
 export const toScan = (row: Row): ScanRecord => ({
@@ -38,6 +39,8 @@ export const toScan = (row: Row): ScanRecord => ({
   api_key_id: row.api_key_id as string,
   scanner_id: row.scanner_id as string,
   scanner_name: (row.scanner_name as string | null) ?? null,
+  // Of the event's own tickets only: a scan of another event's ticket says nothing of its holder.
+  holder_name: (row.holder_name as string | null) ?? null,
   gate_id: (row.gate_id as string | null) ?? null,
   idempotency_key: row.idempotency_key as string,
   scanned_at: row.scanned_at as string,

@@ -116,6 +116,8 @@ export interface ScanRecord {
   admitted_offline: boolean;
   /** The enrolled name of the scanner (null when it gave none). */
   scanner_name: string | null;
+  /** The ticket's holder (null for a tid that is not one of the event's tickets). */
+  holder_name: string | null;
 }
 
 export interface SigningKeyRecord {

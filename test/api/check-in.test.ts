@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
+  ADMIN_TOKEN,
   adminCall,
   checkInBody,
   enrollScanner,
@@ -436,5 +437,24 @@ describe('POST /api/v1/tickets/check-in', () => {
     assert.equal(log[0]!.scanned_at, at(-HOUR));
     assert.equal(log[0]!.received_at, at(0));
     assert.equal(log[0]!.idempotency_key, body.idempotency_key);
+    assert.equal('holder_name' in log[0]!, false, 'the contract’s shape unless asked');
+
+    const other = await scenario(t.app);
+    await postCheckIn(t.app, s.apiKey, { ...checkInBody(s, at(0)), tid: other.tid });
+    const named = await t.app.inject({
+      url: `/admin/v1/events/${s.eid}/scans?include=holder_name`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const holders = (named.json() as { scans: { holder_name: string | null }[] }).scans.map((x) => x.holder_name);
+    assert.deepEqual(
+      holders,
+      ['Ada Lovelace', 'Ada Lovelace', 'Ada Lovelace', 'Ada Lovelace', null],
+      'none for another event’s ticket',
+    );
+    const bad = await t.app.inject({
+      url: `/admin/v1/events/${s.eid}/scans?include=everything`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assert.equal(bad.statusCode, 400);
   });
 });

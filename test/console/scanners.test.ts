@@ -59,6 +59,11 @@ describe('console in Chromium: scanners', () => {
         const log = page.getByRole('region', { name: 'Scan log' });
         await log.getByText('already used', { exact: true }).waitFor({ timeout: 5000 });
         await log.getByText('valid', { exact: true }).waitFor();
+        // Each line names the holder.
+        assert.equal(await log.getByText('Ada Lovelace', { exact: true }).count(), 2);
+        await admin(issuer, 'POST', `/tickets/${ticket.tid}/revoke`, { reason: 'refunded at the box office' });
+        assert.equal((await checkIn(issuer, scanner, eid, ticket.tid, 'north')).body.status, 'revoked');
+        await log.getByText('Reason: refunded at the box office').waitFor({ timeout: 5000 });
 
         page.once('dialog', (dialog) => void dialog.accept());
         await scanners.getByRole('button', { name: 'Revoke key' }).click();

@@ -814,6 +814,7 @@ export function storeConformance(
           api_key_id: first.api_key_id,
           scanner_id: first.scanner_id,
           scanner_name: 'Gate A phone',
+          holder_name: tickets[0]!.holder_name,
           gate_id: null,
           idempotency_key: first.idempotency_key,
           scanned_at: first.scanned_at,

@@ -17,7 +17,7 @@ export function scanLog(eid) {
     let cursor = highest > OVERLAP ? String(highest - OVERLAP) : null;
     let added = false;
     do {
-      const query = new URLSearchParams({ limit: '1000', ...(cursor ? { cursor } : {}) });
+      const query = new URLSearchParams({ limit: '1000', include: 'holder_name', ...(cursor ? { cursor } : {}) });
       const page = await api('GET', `/events/${encodeURIComponent(eid)}/scans?${query}`);
       for (const scan of page.scans) {
         if (!scans.has(scan.scan_id)) added = true;
@@ -42,8 +42,12 @@ export function renderScanLog(list, scans, scannerNames) {
       h(
         'li',
         {},
-        h('span', { class: `outcome outcome-${scan.outcome}`, text: scan.outcome.replace('_', ' ') }),
+        h('span', { class: `outcome outcome-${scan.outcome}`, text: scan.outcome.replaceAll('_', ' ') }),
         scan.replay ? h('span', { class: 'muted', text: ' (replay)' }) : null,
+        scan.admitted_offline ? h('span', { class: 'muted', text: ' · admitted offline' }) : null,
+        scan.holder_name ? h('div', { class: 'holder', text: scan.holder_name }) : null,
+        // Why: a revocation's reason, a refusal's, a gate's.
+        scan.reason ? h('div', { class: 'small', text: `Reason: ${scan.reason}` }) : null,
         h(
           'div',
           { class: 'muted small' },

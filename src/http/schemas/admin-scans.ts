@@ -26,6 +26,13 @@ const ScanAnswer = named(
       api_key_id: S,
       scanner_id: S,
       scanner_name: Nullable(Type.String({ description: "the scanner's enrolled name" })),
+      holder_name: Type.Optional(
+        Nullable(
+          Type.String({
+            description: "with ?include=holder_name: the ticket's holder (null for a tid not of this event)",
+          }),
+        ),
+      ),
       gate_id: NS,
       idempotency_key: S,
       scanned_at: Type.String({ description: 'as the scanner sent it' }),
@@ -40,7 +47,12 @@ export const listScansSchema = {
   operationId: 'listScans',
   summary: "The event's scan log: every check-in attempt and its outcome",
   params: EventParams,
-  querystring: PageQuery,
+  querystring: Type.Object({
+    ...PageQuery.properties,
+    include: Type.Optional(
+      Type.Literal('holder_name', { description: "`holder_name`: each scan also names its ticket's holder" }),
+    ),
+  }),
   response: {
     200: json(
       'A page of the scan log',

@@ -23,7 +23,13 @@ export function adminScanRoutes(app: App, ctx: AppContext): void {
     const event = await requireEvent(ctx.store, request.params.eid);
     const { limit, after } = scanPage(request.query);
     const page = await ctx.store.listScans(event.eid, limit, after);
-    return pageAnswer('scans', page.items.map(wireTimes), page.next_cursor);
+    // The contract's shape unless the holder is asked for (the console asks).
+    const withHolder = request.query.include === 'holder_name';
+    const scans = page.items.map(({ holder_name, ...scan }) => ({
+      ...wireTimes(scan),
+      ...(withHolder ? { holder_name } : {}),
+    }));
+    return pageAnswer('scans', scans, page.next_cursor);
   });
 
   app.get('/admin/v1/events/:eid/conflicts', { schema: listConflictsSchema }, async (request) => {
