@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CASE_GATES, CASE_TICKET_TYPE, VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
-import { decide } from '../../src/domain/decide.ts';
+import { decide, decideExit } from '../../src/domain/decide.ts';
 import type { TicketRecord } from '../../src/store/store.ts';
 
 const SCANNED_AT = '2026-06-01T12:00:00.000Z';
@@ -30,16 +30,29 @@ describe("the issuer's decide() on the verdict table shared with the scanner pac
     it(`${c.name}: ${c.outcome}`, () => {
       const { ticket, presented, signatureProblem } = situation(c);
       const gate = CASE_GATES[c.gate];
-      const verdict = decide(
-        ticket,
-        'evt_mine',
-        SCANNED_AT,
-        signatureProblem,
-        presented,
-        gate && { ...gate, admits: [...gate.admits] },
-      );
+      // Presence as the store keeps it: a checked-in ticket is inside until it went out.
+      const presence = c.checkedIn ? { inside: c.wentOut !== true, checked_out_at: null } : null;
+      const verdict = c.exit
+        ? decideExit(ticket, 'evt_mine', SCANNED_AT, signatureProblem, presented, presence)
+        : decide(
+            ticket,
+            'evt_mine',
+            SCANNED_AT,
+            signatureProblem,
+            presented,
+            gate && { ...gate, admits: [...gate.admits] },
+            c.reentry ? { presence } : null,
+          );
       assert.equal(verdict.outcome, c.outcome);
       assert.equal(verdict.check_in_at, c.outcome === 'valid' ? SCANNED_AT : null, 'only valid checks in');
+      if (c.exit)
+        assert.equal(
+          verdict.check_out_at ?? null,
+          c.checkedIn && !c.wentOut && c.outcome !== 'invalid_signature' && c.outcome !== 'wrong_event'
+            ? SCANNED_AT
+            : null,
+          'a holder inside goes out',
+        );
     });
   }
 });

@@ -23,8 +23,14 @@ export interface VerdictCase {
    * type, or declared without it.
    */
   gate: 'open' | 'admits' | 'refuses';
-  /** The spec's outcome, or the issuer's 403 refusal at a gate. */
-  outcome: CheckInOutcome | 'ticket_type_not_admitted';
+  /** The holder of a checked-in ticket went out since (an exit recorded after the entry). */
+  wentOut?: boolean;
+  /** The event lets a holder who went out in again. */
+  reentry?: boolean;
+  /** An exit scan instead of an entry. */
+  exit?: boolean;
+  /** The spec's outcome, the issuer's 403 refusal at a gate, or an exit's status. */
+  outcome: CheckInOutcome | 'ticket_type_not_admitted' | 'checked_out' | 'not_inside';
 }
 
 const base = {
@@ -77,6 +83,67 @@ export const VERDICT_CASES: readonly VerdictCase[] = [
   { ...base, name: 'revocation outranks the gate', gate: 'refuses', revoked: true, outcome: 'revoked' },
   { ...base, name: 'another event outranks the gate', gate: 'refuses', event: 'other', outcome: 'wrong_event' },
   { ...base, name: 'a used ticket at a gate that admits it', gate: 'admits', checkedIn: true, outcome: 'already_used' },
+  // Re-entry: only a holder who went out, only where the event allows it.
+  {
+    ...base,
+    name: 'with re-entry, a holder who went out comes in again',
+    checkedIn: true,
+    wentOut: true,
+    reentry: true,
+    outcome: 'valid',
+  },
+  {
+    ...base,
+    name: 'with re-entry, a holder inside is already in',
+    checkedIn: true,
+    reentry: true,
+    outcome: 'already_used',
+  },
+  {
+    ...base,
+    name: 'without re-entry, a holder who went out stays out',
+    checkedIn: true,
+    wentOut: true,
+    outcome: 'already_used',
+  },
+  {
+    ...base,
+    name: 'revocation outranks re-entry',
+    checkedIn: true,
+    wentOut: true,
+    reentry: true,
+    revoked: true,
+    outcome: 'revoked',
+  },
+  // Exits: never refused for the gate or the expiry; a revoked ticket's holder is let out.
+  {
+    ...base,
+    name: 'an exit of a holder inside',
+    exit: true,
+    checkedIn: true,
+    gate: 'refuses',
+    expired: true,
+    outcome: 'checked_out',
+  },
+  { ...base, name: 'an exit of a ticket never used', exit: true, outcome: 'not_inside' },
+  {
+    ...base,
+    name: 'an exit of a holder already out',
+    exit: true,
+    checkedIn: true,
+    wentOut: true,
+    outcome: 'not_inside',
+  },
+  { ...base, name: 'an exit of a revoked ticket', exit: true, checkedIn: true, revoked: true, outcome: 'revoked' },
+  {
+    ...base,
+    name: 'an exit with a bad signature',
+    exit: true,
+    checkedIn: true,
+    signature: 'bad',
+    outcome: 'invalid_signature',
+  },
+  { ...base, name: 'an exit of another event’s ticket', exit: true, event: 'other', outcome: 'wrong_event' },
 ];
 
 /** The ticket type of every table case, and the declared gate each `gate` value stands for. */

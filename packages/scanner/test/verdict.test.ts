@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { CASE_GATES, VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
 import { decideOffline, KeyRing, type LocalKnowledge } from '../src/index.ts';
+import { decideExitOffline } from '../src/verdict.ts';
 import { claims, EID, ISS, type TestKey, testKey } from './keys.ts';
 
 const SCAN_TIME = new Date('2026-06-01T18:00:00Z');
@@ -47,6 +48,8 @@ async function caseToken(c: VerdictCase, usedBy: 'feed' | 'device') {
     superseded: new Map(c.superseded ? [[TID, new Set([jti])]] : []),
     checkedIn: usedBy === 'feed' ? used : new Set(),
     admitted: usedBy === 'device' ? used : new Set(),
+    out: new Set(c.wentOut ? [TID] : []),
+    reentry: c.reentry === true,
   });
   return { token, known };
 }
@@ -56,7 +59,7 @@ describe('the offline verdict judges the shared table of cases as the issuer doe
     for (const c of VERDICT_CASES) {
       test(`${c.name} -> ${c.outcome} (use known from the ${usedBy})`, async () => {
         const { token, known } = await caseToken(c, usedBy);
-        const verdict = await decideOffline({
+        const verdict = await (c.exit ? decideExitOffline : decideOffline)({
           token,
           eid: EID,
           iss: ISS,
@@ -66,7 +69,8 @@ describe('the offline verdict judges the shared table of cases as the issuer doe
           gate: CASE_GATES[c.gate],
         });
         assert.equal(verdict.reason, c.outcome);
-        assert.equal(verdict.verdict, c.outcome === 'valid' ? 'admit' : 'reject');
+        const letOut = c.outcome === 'checked_out' || (c.exit === true && c.outcome === 'revoked');
+        assert.equal(verdict.verdict, c.outcome === 'valid' ? 'admit' : letOut ? 'exit' : 'reject');
         assert.equal(verdict.tid, TID);
       });
     }
