@@ -49,12 +49,6 @@ describe('the API reference page (/docs), served by the issuer itself', () => {
     );
   });
 
-  it('the issuer’s own address leads to the console', async () => {
-    const res = await t.app.inject({ url: '/' });
-    assert.equal(res.statusCode, 302);
-    assert.equal(res.headers.location, '/console/');
-  });
-
   it('its CSP lets it run its own scripts and styles, on /docs only: the API keeps default-src none', async () => {
     for (const url of ['/docs', '/docs/static/swagger-ui-bundle.js']) {
       const csp = (await t.app.inject({ url })).headers['content-security-policy'] as string;
