@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,16 +41,23 @@ function makeCertificate(cert: string, key: string): void {
   assert.equal(made.status, 0, made.stderr?.toString());
 }
 
-/** GET over HTTPS trusting only `ca`. */
-function getTls(url: string, ca: Buffer): Promise<{ status: number; body: string }> {
+/** A request over HTTPS trusting only `ca`; a body is sent as JSON. */
+function requestTls(
+  url: string,
+  ca: Buffer,
+  body?: object,
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { ca }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    const options = body
+      ? { ca, method: 'POST', headers: { 'content-type': 'application/json' } }
+      : { ca, method: 'GET' };
+    const req = httpsRequest(url, options, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body ? JSON.stringify(body) : undefined);
   });
 }
 
@@ -71,9 +79,9 @@ describe('HTTPS served by the issuer (TLS_CERT_FILE, TLS_KEY_FILE)', () => {
     const server = await startServer(env({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile }));
     try {
       assert.match(server.url, /^https:\/\//);
-      const discovery = await getTls(`${server.url}/.well-known/ticket-issuer.json`, readFileSync(certFile));
+      const discovery = await requestTls(`${server.url}/.well-known/ticket-issuer.json`, readFileSync(certFile));
       assert.equal(discovery.status, 200);
-      const scanPage = await getTls(`${server.url}/scan/`, readFileSync(certFile));
+      const scanPage = await requestTls(`${server.url}/scan/`, readFileSync(certFile));
       assert.equal(scanPage.status, 200);
       const plain = await fetch(server.url.replace('https:', 'http:') + '/healthz').then(
         (res) => res.status,
@@ -90,8 +98,25 @@ describe('HTTPS served by the issuer (TLS_CERT_FILE, TLS_KEY_FILE)', () => {
     const fresh = { DATABASE_URL: `sqlite:${join(dir, 'fresh.db')}`, BASE_URL: '' };
     const server = await startServer(env({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, ...fresh }));
     try {
-      const { body } = await getTls(`${server.url}/.well-known/ticket-issuer.json`, readFileSync(certFile));
+      const { body } = await requestTls(`${server.url}/.well-known/ticket-issuer.json`, readFileSync(certFile));
       assert.match((JSON.parse(body) as { iss: string }).iss, /^https:\/\/localhost:/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('the console session cookie is Secure when reached over https, even under an http BASE_URL', async () => {
+    const tls = { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile };
+    const fresh = { DATABASE_URL: `sqlite:${join(dir, 'cookie.db')}`, BASE_URL: 'http://127.0.0.1:8080' };
+    const server = await startServer(env({ ...tls, ...fresh }));
+    try {
+      const signIn = await requestTls(`${server.url}/admin/v1/session`, readFileSync(certFile), {
+        admin_token: 'a'.repeat(32),
+      });
+      assert.equal(signIn.status, 201, signIn.body);
+      const setCookie = String(signIn.headers['set-cookie']);
+      assert.match(setCookie, /issuer_console_session=/);
+      assert.match(setCookie, /; Secure/);
     } finally {
       await server.stop();
     }
