@@ -37,17 +37,18 @@ export async function openApiRoutes(app: App, baseUrl: string): Promise<void> {
       uiConfig: { layout: 'BaseLayout', deepLinking: true, defaultModelsExpandDepth: 0, tryItOutEnabled: false },
       theme: { title: 'Ticket issuer API reference' },
       // "Try it out" calls the issuer at the address this page was opened at (a laptop's LAN address,
-      // localhost, a name), not only at BASE_URL: the page's own origin is listed first. The
-      // document at /openapi.json keeps BASE_URL alone.
-      transformSpecification: (document: Record<string, unknown>, request: { protocol: string; host: string }) => {
-        const here = `${request.protocol}://${request.host}`;
-        const servers = (document.servers as { url: string }[] | undefined) ?? [];
-        if (servers.some((server) => server.url === here)) return document;
-        return {
-          ...document,
-          servers: [{ url: here, description: 'this issuer, as this page reached it' }, ...servers],
-        };
-      },
+      // localhost, a name), not only at BASE_URL. The server listed first is relative ("/"): the
+      // browser resolves it against the page's own origin, scheme included, so it holds behind a TLS
+      // proxy too and stays within the CSP's connect-src 'self', which an origin rebuilt from the
+      // request's Host and protocol would not (a proxy that does not forward them turns https into
+      // http). The document at /openapi.json keeps BASE_URL alone, for clients elsewhere.
+      transformSpecification: (document: Record<string, unknown>) => ({
+        ...document,
+        servers: [
+          { url: '/', description: 'this issuer, at the address this page was opened at' },
+          ...((document.servers as { url: string }[] | undefined) ?? []),
+        ],
+      }),
     });
   });
 }
