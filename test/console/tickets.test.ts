@@ -204,7 +204,15 @@ describe('console in Chromium: tickets', () => {
       assert.equal(await page.getByRole('img', { name: 'QR code of the ticket of Refunded Guest' }).count(), 0);
       const cards = page.locator('.ticket-card');
       assert.equal(await cards.count(), 2, 'a revoked ticket gets no card');
-      for (const card of await cards.all()) assert.match((await card.textContent()) ?? '', /Print Fest · /);
+      // Each card names the event and its date, as the console writes dates (the browser's locale and zone).
+      const { event_date: date } = await admin<{ event_date: string }>(f.issuer(), 'GET', `/events/${eid}`);
+      const shown = await page.evaluate(
+        (iso) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)),
+        date,
+      );
+      for (const card of await cards.all()) {
+        assert.ok(((await card.textContent()) ?? '').includes(`Print Fest · ${shown}`), 'the event and its date');
+      }
       await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0));
       await page.emulateMedia({ media: 'print' });
       assert.equal(await page.getByRole('button', { name: 'Print' }).isVisible(), false);

@@ -53,6 +53,11 @@ export async function printView(main, eid, after) {
         ? h('a', { href: `${base}?after=${encodeURIComponent(page.next_cursor)}`, text: 'Next page' })
         : null,
     ),
-    cards.length ? h('ul', { class: 'ticket-sheet' }, cards) : h('p', { text: 'This event has no tickets yet.' }),
+    cards.length ? h('ul', { class: 'ticket-sheet' }, cards) : h('p', { text: emptyText(page.tickets.length) }),
   );
+}
+
+/** Why a page of the sheet has no card: no tickets at all, or only revoked ones. */
+function emptyText(ticketsOnPage) {
+  return ticketsOnPage ? 'Every ticket on this page is revoked: none is printed.' : 'This event has no tickets yet.';
 }
