@@ -115,6 +115,11 @@ describe('console in Chromium: scanners', () => {
       await conflicts.getByText('Grace Hopper').waitFor();
       await conflicts.getByText(/admitted offline/).waitFor();
       assert.equal(await page.getByTestId('count-conflicts').textContent(), '1');
+      // The scan log says which scan a scanner let in offline, and whose ticket it was.
+      const log = page.getByRole('region', { name: 'Scan log' });
+      await log.getByText('· admitted offline').waitFor({ timeout: 5000 });
+      assert.equal(await log.getByText('· admitted offline').count(), 1, 'the online scan is not marked');
+      assert.equal(await log.getByText('Grace Hopper', { exact: true }).count(), 2);
     } finally {
       await context.close();
     }
