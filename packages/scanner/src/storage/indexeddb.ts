@@ -30,6 +30,12 @@ interface EncryptedFile {
   data: ArrayBuffer;
 }
 
+/**
+ * The states this page holds, by IndexedDB and database name: where there is no Web Locks API, two
+ * storages over the same database in one page still keep each other out.
+ */
+const heldHere = new WeakMap<IDBFactory, Set<string>>();
+
 const ioError = (what: string, error: unknown) =>
   new ScannerError('STATE_IO', `cannot ${what} in this browser's storage: ${(error as Error)?.message ?? error}`, {
     cause: error,
@@ -53,8 +59,6 @@ function committed(tx: IDBTransaction): Promise<void> {
 }
 
 export class IndexedDbStorage implements Storage {
-  private locked = false;
-
   private constructor(
     private readonly db: IDBDatabase,
     readonly name: string,
@@ -82,6 +86,8 @@ export class IndexedDbStorage implements Storage {
     } catch (error) {
       throw ioError('open the scanner state', error);
     }
+    // Another page forgetting the device (or a newer version) asks this connection to step aside.
+    db.onversionchange = () => db.close();
     return new IndexedDbStorage(db, name, factory, cryptoImpl.subtle, cryptoImpl);
   }
 
@@ -149,10 +155,15 @@ export class IndexedDbStorage implements Storage {
   async lock(): Promise<() => Promise<void>> {
     const locks = (globalThis.navigator as Navigator | undefined)?.locks;
     if (!locks) {
-      if (this.locked) throw new ScannerError('STATE_IN_USE', 'the scanner state is in use');
-      this.locked = true;
+      let held = heldHere.get(this.factory);
+      if (!held) heldHere.set(this.factory, (held = new Set()));
+      if (held.has(this.name)) throw new ScannerError('STATE_IN_USE', 'the scanner state is in use');
+      held.add(this.name);
+      let released = false;
       return async () => {
-        this.locked = false;
+        if (released) return;
+        released = true;
+        held.delete(this.name);
       };
     }
     let release!: () => void;
@@ -169,8 +180,8 @@ export class IndexedDbStorage implements Storage {
     return async () => release();
   }
 
-  /** Closes the database. */
-  close(): void {
+  /** Closes the database (a lock held is released by its own function). */
+  async close(): Promise<void> {
     this.db.close();
   }
 
@@ -182,7 +193,8 @@ export class IndexedDbStorage implements Storage {
       await new Promise<void>((resolve, reject) => {
         request.onsuccess = () => resolve();
         request.onerror = () => reject(request.error);
-        // Another connection (another tab) still open: the deletion completes once it closes.
+        // Another connection still open (one that does not close on versionchange, as ours do): the
+        // deletion completes once it closes.
         request.onblocked = () => undefined;
       });
     } catch (error) {
@@ -194,7 +206,14 @@ export class IndexedDbStorage implements Storage {
     try {
       const tx = this.db.transaction(stores, 'readwrite', { durability: 'strict' });
       const end = committed(tx);
-      fill(tx);
+      try {
+        fill(tx);
+      } catch (error) {
+        // Nothing of a half-filled transaction is kept.
+        tx.abort();
+        await end.catch(() => undefined);
+        throw error;
+      }
       await end;
     } catch (error) {
       throw ioError(what, error);
@@ -203,8 +222,7 @@ export class IndexedDbStorage implements Storage {
 
   /** The key that encrypts the credentials: made once, non-extractable, kept in the `keys` store. */
   private async credentialsKey(): Promise<CryptoKey> {
-    const stored = (await done(this.db.transaction(KEYS, 'readonly').objectStore(KEYS).get(CREDENTIALS_KEY))) as
-      CryptoKey | undefined;
+    const stored = await this.storedKey();
     if (stored) return stored;
     const key = await this.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
     // Added, not put: of two first writers, one key wins and the other reads it.
@@ -213,11 +231,19 @@ export class IndexedDbStorage implements Storage {
         tx.objectStore(KEYS).add(key, CREDENTIALS_KEY);
       });
       return key;
-    } catch {
-      const winner = (await done(this.db.transaction(KEYS, 'readonly').objectStore(KEYS).get(CREDENTIALS_KEY))) as
-        CryptoKey | undefined;
-      if (!winner) throw new ScannerError('STATE_IO', 'cannot keep the encryption key in this browser');
+    } catch (error) {
+      const winner = await this.storedKey();
+      if (!winner) throw error;
       return winner;
+    }
+  }
+
+  private async storedKey(): Promise<CryptoKey | undefined> {
+    try {
+      const request = this.db.transaction(KEYS, 'readonly').objectStore(KEYS).get(CREDENTIALS_KEY);
+      return (await done(request)) as CryptoKey | undefined;
+    } catch (error) {
+      throw ioError('read the encryption key', error);
     }
   }
 
@@ -229,8 +255,10 @@ export class IndexedDbStorage implements Storage {
   }
 
   private async decrypt(file: EncryptedFile, name: string): Promise<string> {
+    // Never a new key here: one made now could not decrypt what an earlier key encrypted.
+    const key = await this.storedKey();
     try {
-      const key = await this.credentialsKey();
+      if (!key) throw new Error('no key');
       const plain = await this.subtle.decrypt({ name: 'AES-GCM', iv: file.iv }, key, file.data);
       return new TextDecoder().decode(plain);
     } catch {
