@@ -7,6 +7,7 @@ import { after, describe, test } from 'node:test';
 import { type QueuedScan, ScanQueue, ScannerError, MemoryStorage } from '../src/index.ts';
 import { FsStorage } from '../src/storage/fs.ts';
 import { tempDir } from './issuer.ts';
+import { storageConformance } from './storage-conformance.ts';
 
 function scan(tid: string, extra: Partial<QueuedScan> = {}): QueuedScan {
   return {
@@ -104,18 +105,26 @@ describe('the scan journal', () => {
     assert.equal(last.admitted_offline, true);
     assert.equal(last.maybe_sent_plain, true);
   });
+});
 
-  test('the queue works the same over any Storage (memory)', async () => {
-    const storage = new MemoryStorage();
-    const queue = await ScanQueue.open(storage);
-    const scans = [scan('A'), scan('B')];
-    await queue.record(scans, ['A']);
-    await queue.ack([scans[0]!.idempotency_key]);
-    await queue.compact();
-    const reopened = await ScanQueue.open(storage);
-    assert.deepEqual(keysOf(reopened), [scans[1]!.idempotency_key]);
-    assert.ok(reopened.admitted.has('A'));
-  });
+storageConformance('MemoryStorage', async () => {
+  const storage = new MemoryStorage();
+  return { open: async () => storage, dispose: async () => undefined };
+});
+
+storageConformance('FsStorage', async () => {
+  const dir = tempDir();
+  const handles: FsStorage[] = [];
+  return {
+    open: async () => {
+      const storage = handles.length === 0 ? await FsStorage.create(dir) : await FsStorage.open(dir);
+      handles.push(storage);
+      return storage;
+    },
+    dispose: async () => {
+      for (const storage of handles) await storage.close();
+    },
+  };
 });
 
 describe('the file-system storage', () => {

@@ -1,0 +1,212 @@
+/**
+ * What every Storage must do, run against each backend (memory, file system, IndexedDB): the same
+ * cases, so the scanner's queue and state behave the same wherever they are kept.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type QueuedScan, ScanQueue, ScannerError, STATE_FILES, type Storage } from '../src/index.ts';
+
+/** One backend's state under test. */
+export interface StorageFixture {
+  /**
+   * A storage over this fixture's state: a new handle on each call where the backend has handles
+   * (the next process, the next page load), else the same storage.
+   */
+  open(): Promise<Storage>;
+  /** Closes every handle it opened. */
+  dispose(): Promise<void>;
+}
+
+export function queuedScan(tid: string, extra: Partial<QueuedScan> = {}): QueuedScan {
+  return {
+    idempotency_key: crypto.randomUUID(),
+    tid,
+    ticket_token: `header.${tid}.signature`,
+    send_token: true,
+    scanned_at: new Date().toISOString(),
+    gate_id: null,
+    admitted_offline: true,
+    verdict: 'admit',
+    reason: 'valid',
+    maybe_sent_plain: false,
+    ...extra,
+  };
+}
+
+const keysOf = (queue: ScanQueue) => queue.pending().map((s) => s.idempotency_key);
+
+const inUse = (error: unknown) => error instanceof ScannerError && error.code === 'STATE_IN_USE';
+
+/** Lines as a journal may hold them: JSON with quotes, backslashes, non-ASCII text and emoji. */
+const AWKWARD = ['{"op":"admitted","tids":["A"]}', '{"name":"Zoë \\"Q\\" Ångström \\\\ 票 🎫"}', ' spaced '];
+
+export function storageConformance(name: string, make: () => Promise<StorageFixture>): void {
+  /** Runs a case over a fresh fixture, disposed of however the case ends. */
+  const withFixture = (body: (fixture: StorageFixture, storage: Storage) => Promise<void>) => async () => {
+    const fixture = await make();
+    try {
+      await body(fixture, await fixture.open());
+    } finally {
+      await fixture.dispose();
+    }
+  };
+
+  describe(`the Storage contract: ${name}`, () => {
+    test(
+      'a new state is empty',
+      withFixture(async (_, storage) => {
+        assert.deepEqual(await storage.readJournal(), []);
+        for (const file of Object.values(STATE_FILES)) assert.equal(await storage.readFile(file), null, file);
+      }),
+    );
+
+    test(
+      'the journal keeps every line exactly, in order, across appends and a reopening',
+      withFixture(async (fixture, storage) => {
+        await storage.appendJournal(['a', 'b']);
+        await storage.appendJournal([]);
+        await storage.appendJournal(AWKWARD);
+        await storage.appendJournal(['c']);
+        const expected = ['a', 'b', ...AWKWARD, 'c'];
+        assert.deepEqual(await storage.readJournal(), expected);
+        assert.deepEqual(await (await fixture.open()).readJournal(), expected);
+      }),
+    );
+
+    test(
+      'overlapping appends all land, each one whole',
+      withFixture(async (fixture, storage) => {
+        await Promise.all(Array.from({ length: 20 }, (_, i) => storage.appendJournal([`${i}:a`, `${i}:b`, `${i}:c`])));
+        const lines = await (await fixture.open()).readJournal();
+        assert.equal(lines.length, 60);
+        for (let i = 0; i < 20; i++) {
+          const at = lines.indexOf(`${i}:a`);
+          assert.deepEqual(lines.slice(at, at + 3), [`${i}:a`, `${i}:b`, `${i}:c`], `append ${i}`);
+        }
+      }),
+    );
+
+    test(
+      'replaceJournal replaces the whole journal; appends follow it; an empty one empties it',
+      withFixture(async (fixture, storage) => {
+        await storage.appendJournal(['old 1', 'old 2', 'old 3']);
+        await storage.replaceJournal(['x', 'y']);
+        await storage.appendJournal(['z']);
+        assert.deepEqual(await storage.readJournal(), ['x', 'y', 'z']);
+        const again = await fixture.open();
+        assert.deepEqual(await again.readJournal(), ['x', 'y', 'z']);
+        await again.replaceJournal([]);
+        assert.deepEqual(await again.readJournal(), []);
+        assert.deepEqual(await (await fixture.open()).readJournal(), []);
+      }),
+    );
+
+    test(
+      'a file is replaced whole, read back exactly, and kept across a reopening',
+      withFixture(async (fixture, storage) => {
+        assert.equal(await storage.readFile('missing.json'), null);
+        await storage.writeFileAtomic(STATE_FILES.scanner, `{"long":"${'x'.repeat(5000)}"}\n`);
+        await storage.writeFileAtomic(STATE_FILES.scanner, '{"short":1}\n');
+        assert.equal(await storage.readFile(STATE_FILES.scanner), '{"short":1}\n');
+        const key = `{"api_key":"sk_live_${'k'.repeat(40)}","note":"Zoë 票"}\n`;
+        await storage.writeFileAtomic(STATE_FILES.credentials, key);
+        await storage.writeFileAtomic(STATE_FILES.knowledge, '');
+        const again = await fixture.open();
+        assert.equal(await again.readFile(STATE_FILES.scanner), '{"short":1}\n');
+        assert.equal(await again.readFile(STATE_FILES.credentials), key);
+        assert.equal(await again.readFile(STATE_FILES.knowledge), '');
+        assert.equal(await again.readFile(STATE_FILES.discovery), null);
+        assert.deepEqual(await again.readJournal(), [], 'files are not journal lines');
+      }),
+    );
+
+    test(
+      'a log gets whole lines appended, each log its own',
+      withFixture(async (fixture, storage) => {
+        await storage.appendLog(STATE_FILES.refused, []);
+        assert.equal((await storage.readFile(STATE_FILES.refused)) ?? '', '', 'an empty append adds nothing');
+        await storage.appendLog(STATE_FILES.refused, ['one']);
+        await storage.appendLog(STATE_FILES.refused, ['two', AWKWARD[1]!]);
+        await storage.appendLog('other.jsonl', ['else']);
+        const again = await fixture.open();
+        assert.equal(await again.readFile(STATE_FILES.refused), `one\ntwo\n${AWKWARD[1]}\n`);
+        assert.equal(await again.readFile('other.jsonl'), 'else\n');
+        assert.deepEqual(await again.readJournal(), []);
+      }),
+    );
+
+    test(
+      'one writer at a time: a second lock, on this handle or another, is STATE_IN_USE until released',
+      withFixture(async (fixture, storage) => {
+        const release = await storage.lock();
+        await assert.rejects(storage.lock(), inUse);
+        const other = await fixture.open();
+        await assert.rejects(other.lock(), inUse);
+        await release();
+        const releaseOther = await other.lock();
+        await assert.rejects(storage.lock(), inUse);
+        await releaseOther();
+        await (
+          await storage.lock()
+        )();
+      }),
+    );
+
+    test(
+      'a queue over it: a reopened queue sees the pending scans in scan order and the admitted tickets',
+      withFixture(async (fixture, storage) => {
+        const queue = await ScanQueue.open(storage);
+        const scans = [queuedScan('A'), queuedScan('B'), queuedScan('A'), queuedScan('C')];
+        await queue.record(scans.slice(0, 2), ['A']);
+        await queue.record(scans.slice(2));
+        await queue.ack([scans[1]!.idempotency_key]);
+        const reopened = await ScanQueue.open(await fixture.open());
+        assert.deepEqual(
+          keysOf(reopened),
+          [scans[0], scans[2], scans[3]].map((s) => s!.idempotency_key),
+        );
+        assert.deepEqual([...reopened.admitted], ['A']);
+      }),
+    );
+
+    test(
+      'a queue over it: compaction keeps exactly the pending scans, their offline marks and the admitted tickets',
+      withFixture(async (fixture, storage) => {
+        const queue = await ScanQueue.open(storage);
+        const scans = Array.from({ length: 40 }, (_, i) => queuedScan(`T${i}`, { admitted_offline: false }));
+        await queue.record(scans, ['T0', 'T1']);
+        await queue.ack(scans.slice(0, 30).map((s) => s.idempotency_key));
+        await queue.markOffline(scans[39]!.idempotency_key, {
+          admitted_offline: true,
+          maybe_sent_plain: true,
+          turned_away: false,
+        });
+        const before = (await storage.readJournal()).length;
+        await queue.compact();
+        assert.ok((await storage.readJournal()).length < before, 'the journal is shorter');
+        const reopened = await ScanQueue.open(await fixture.open());
+        assert.deepEqual(keysOf(reopened), keysOf(queue));
+        assert.equal(reopened.size, 10);
+        assert.deepEqual([...reopened.admitted].sort(), ['T0', 'T1', 'T39']);
+        const last = reopened.pending().at(-1)!;
+        assert.equal(last.admitted_offline, true);
+        assert.equal(last.maybe_sent_plain, true);
+      }),
+    );
+
+    test(
+      'a queue over it: a complete line that is not a journal entry is corruption, never skipped',
+      withFixture(async (_, storage) => {
+        const queue = await ScanQueue.open(storage);
+        await queue.record([queuedScan('A')]);
+        await storage.appendJournal(['{"op":"scan","scan":{"tid":3}}']);
+        await assert.rejects(ScanQueue.open(storage), (error: unknown) => {
+          assert.ok(error instanceof ScannerError);
+          assert.equal(error.code, 'STATE_CORRUPT');
+          assert.match(error.message, /line 2/);
+          return true;
+        });
+      }),
+    );
+  });
+}
