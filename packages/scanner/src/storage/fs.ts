@@ -39,6 +39,8 @@ async function syncDirectory(dir: string): Promise<void> {
  */
 export class FsStorage implements Storage {
   private journal: FileHandle | null = null;
+  /** The journal being opened: appends that overlap on a fresh storage share one handle. */
+  private opening: Promise<FileHandle> | null = null;
 
   private constructor(readonly dir: string) {}
 
@@ -148,8 +150,15 @@ export class FsStorage implements Storage {
   }
 
   /** The journal opened for appending; a torn last line from a killed writer is cut off first. */
-  private async journalHandle(): Promise<FileHandle> {
-    if (this.journal) return this.journal;
+  private journalHandle(): Promise<FileHandle> {
+    if (this.journal) return Promise.resolve(this.journal);
+    this.opening ??= this.openJournal().finally(() => {
+      this.opening = null;
+    });
+    return this.opening;
+  }
+
+  private async openJournal(): Promise<FileHandle> {
     const path = join(this.dir, JOURNAL);
     const existed = await exists(path);
     const handle = await open(path, 'a+', FILE_MODE);
@@ -174,6 +183,7 @@ export class FsStorage implements Storage {
   }
 
   private async closeJournal(): Promise<void> {
+    await this.opening?.catch(() => undefined);
     const handle = this.journal;
     this.journal = null;
     await handle?.close();
