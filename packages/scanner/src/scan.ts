@@ -1,4 +1,4 @@
-import type { CheckInAnswer, CheckOutAnswer, GateRule } from '@ticket-issuer/protocol';
+import type { CheckInAnswer, GateRule } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
 import {
   IssuerHttpError,
@@ -13,14 +13,7 @@ import type { CheckInPlace } from './knowledge.ts';
 import { checkInBody, type QueuedScan, type ScanQueue } from './queue.ts';
 import { refusedLine, settleScan, type UploadContext } from './sync.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
-import {
-  decideExitOffline,
-  decideOffline,
-  type KeyRing,
-  type LocalKnowledge,
-  type OfflineVerdict,
-  type TidSet,
-} from './verdict.ts';
+import { decideOffline, type KeyRing, type LocalKnowledge, type OfflineVerdict, type TidSet } from './verdict.ts';
 
 /** What a verdict screen shows beside the verdict, where the device knows it. */
 export interface ScanTicket {
@@ -94,7 +87,7 @@ function decide(
  * The tickets whose holder the device knows went out: the feed's exits, then this device's own
  * entries and exits still queued, in scan order (an entry after an exit takes the holder in again).
  */
-function whoIsOut(ctx: ScanContext): Set<string> {
+export function whoIsOut(ctx: ScanContext): Set<string> {
   const out = new Set(ctx.feedOut ?? []);
   for (const scan of ctx.queue.pending()) {
     if (scan.direction === 'out' && scan.verdict === 'exit') out.add(scan.tid);
@@ -103,95 +96,8 @@ function whoIsOut(ctx: ScanContext): Set<string> {
   return out;
 }
 
-/**
- * Exit scans decided on the device alone, in order, stored with one durable write. `exit` lets the
- * holder out; `reject` with `not_inside` when the device knows they are not in.
- */
-export async function exitOffline(ctx: ScanContext, tokens: readonly string[], gate: string | null) {
-  const results: ScanResult[] = [];
-  const scans: QueuedScan[] = [];
-  for (const token of tokens) {
-    const scannedAt = ctx.now();
-    const local = await decideExit(ctx, token, scannedAt);
-    if (local.tid === null) {
-      results.push(UNREADABLE);
-      continue;
-    }
-    const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
-    scans.push(scan);
-    // Recorded one by one: the next exit of the same ticket knows this one.
-    await ctx.queue.record([scan]);
-    results.push(offlineResult(scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null)));
-  }
-  return results;
-}
-
-/**
- * An exit scan online: stored first, then sent to the check-out endpoint (3 s); without an answer
- * the device's own verdict stands and the scan stays queued. A rejected key (401) throws.
- */
-export async function exitOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
-  const scannedAt = ctx.now();
-  const local = await decideExit(ctx, token, scannedAt);
-  if (local.tid === null) return UNREADABLE;
-  const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
-  // The ticket's earlier queued scans go first: an exit must not overtake the entry before it.
-  const earlierSent = await sendEarlierScans(ctx, local.tid);
-  await ctx.queue.record([scan]);
-  const ticketType = local.claims?.ticket_type ?? null;
-  if (!earlierSent) return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
-  let answer: CheckOutAnswer;
-  try {
-    const url = ctx.checkOutUrl ?? ctx.checkInUrl.replace(/\/check-in$/, '/check-out');
-    answer = await ctx.client.checkOut(
-      url,
-      checkInBody(scan, { eid: ctx.eid, scanner_id: ctx.scannerId }, false),
-      ctx.onlineTimeoutMs,
-    );
-  } catch (error) {
-    if (!(error instanceof ScannerError)) throw error;
-    if (isKeyRejected(error)) throw error;
-    if (isRefusal(error)) {
-      await refuse(ctx, scan, error);
-      return {
-        verdict: 'reject',
-        reason: error.issuerCode,
-        tid: scan.tid,
-        source: 'issuer',
-        idempotency_key: scan.idempotency_key,
-      };
-    }
-    return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
-  }
-  await ctx.queue.ack([scan.idempotency_key]);
-  const out = answer.status === 'checked_out' || answer.status === 'revoked';
-  return {
-    verdict: out ? 'exit' : 'reject',
-    reason: answer.status,
-    tid: scan.tid,
-    source: 'issuer',
-    idempotency_key: scan.idempotency_key,
-    ticket: {
-      holder_name: answer.ticket?.holder_name ?? null,
-      ticket_type: answer.ticket?.ticket_type ?? ticketType,
-      checked_in_at: null,
-      checked_in_gate: null,
-    },
-  };
-}
-
-function decideExit(ctx: ScanContext, token: string, scannedAt: Date): Promise<OfflineVerdict> {
-  const knowledge = { ...ctx.knowledge, admitted: ctx.queue.admitted, out: whoIsOut(ctx) };
-  return decideExitOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge });
-}
-
-/** A queued exit scan: sent to the check-out endpoint, with no report of the device's. */
-function exitScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
-  return { ...newScan(token, local, scannedAt, gate), direction: 'out' as const };
-}
-
 /** A new queued scan for a readable token. A genuine token of another event is sent without itself. */
-function newScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
+export function newScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
   const scan: QueuedScan = {
     idempotency_key: crypto.randomUUID(),
     tid: local.tid,
@@ -209,7 +115,7 @@ function newScan(token: string, local: OfflineVerdict & { tid: string }, scanned
 }
 
 /** The details of an offline verdict: the ticket type signed in the token, and where it was used. */
-function offlineTicket(ctx: ScanContext, scan: QueuedScan, ticketType: string | null): ScanTicket {
+export function offlineTicket(ctx: ScanContext, scan: QueuedScan, ticketType: string | null): ScanTicket {
   let place: { at: string | null; gate: string | null } = { at: null, gate: null };
   if (scan.reason === 'already_used') {
     const own = ctx.queue.pending().find((other) => other.tid === scan.tid && other.admitted_offline);
@@ -220,7 +126,7 @@ function offlineTicket(ctx: ScanContext, scan: QueuedScan, ticketType: string | 
   return { holder_name: null, ticket_type: ticketType, checked_in_at: place.at, checked_in_gate: place.gate };
 }
 
-const offlineResult = (scan: QueuedScan, ticket: ScanTicket): ScanResult => ({
+export const offlineResult = (scan: QueuedScan, ticket: ScanTicket): ScanResult => ({
   verdict: scan.verdict,
   reason: scan.reason,
   tid: scan.tid,
@@ -257,7 +163,7 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
 }
 
 /** Sends the queued earlier scans of a ticket first (scan order per ticket); false when one got no answer. */
-async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<boolean> {
+export async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<boolean> {
   const earlier = ctx.queue.pending().filter((scan) => scan.tid === tid);
   if (earlier.length === 0) return true;
   const upload: UploadContext = {
@@ -284,7 +190,7 @@ async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<boolean>
 }
 
 /** Records a refusal for the organizer, then acknowledges the scan. */
-async function refuse(ctx: ScanContext, scan: QueuedScan, error: IssuerHttpError): Promise<void> {
+export async function refuse(ctx: ScanContext, scan: QueuedScan, error: IssuerHttpError): Promise<void> {
   await ctx.storage.appendLog(STATE_FILES.refused, [refusedLine(scan, error, ctx.now())]);
   await ctx.queue.ack([scan.idempotency_key]);
 }

@@ -4,7 +4,8 @@ import { isKeyRejected, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
-import { exitOffline, exitOnline, type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
+import { exitOffline, exitOnline } from './exit.ts';
+import { type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
 import {
   changesUrl,
   gatesUrl,

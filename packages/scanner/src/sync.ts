@@ -60,12 +60,16 @@ export function emptyOutcomes(): Record<SyncOutcome, number> {
   >;
 }
 
+/** The check-out endpoint: the discovery document's, else beside check-in (an older document names none). */
+export function checkOutUrl(ctx: { checkInUrl: string; checkOutUrl?: string }): string {
+  return ctx.checkOutUrl ?? ctx.checkInUrl.replace(/\/check-in$/, '/check-out');
+}
+
 /** Where a queued scan goes: the check-in endpoint, or for an exit the check-out one. */
 function sendScan(ctx: UploadContext, scan: QueuedScan, plain: boolean): Promise<CheckInAnswer | CheckOutAnswer> {
   const body = checkInBody(scan, ctx.who, plain);
   if (scan.direction !== 'out') return ctx.client.checkIn(ctx.checkInUrl, body, ctx.timeoutMs);
-  const url = ctx.checkOutUrl ?? ctx.checkInUrl.replace(/\/check-in$/, '/check-out');
-  return ctx.client.checkOut(url, body, ctx.timeoutMs);
+  return ctx.client.checkOut(checkOutUrl(ctx), body, ctx.timeoutMs);
 }
 
 /** The counts of an upload. */

@@ -1,0 +1,104 @@
+/** Exit scans: the device lets a holder out, online through the check-out endpoint or offline. */
+import type { CheckOutAnswer } from '@ticket-issuer/protocol';
+import { isKeyRejected, isRefusal, ScannerError } from './errors.ts';
+import { checkInBody, type QueuedScan } from './queue.ts';
+import {
+  newScan,
+  offlineResult,
+  offlineTicket,
+  refuse,
+  type ScanContext,
+  type ScanResult,
+  sendEarlierScans,
+  UNREADABLE,
+  whoIsOut,
+} from './scan.ts';
+import { checkOutUrl } from './sync.ts';
+import { decideExitOffline, type OfflineVerdict } from './verdict.ts';
+
+/**
+ * Exit scans decided on the device alone, in order, stored with one durable write. `exit` lets the
+ * holder out; `reject` with `not_inside` when the device knows they are not in.
+ */
+export async function exitOffline(ctx: ScanContext, tokens: readonly string[], gate: string | null) {
+  const results: ScanResult[] = [];
+  const scans: QueuedScan[] = [];
+  for (const token of tokens) {
+    const scannedAt = ctx.now();
+    const local = await decideExit(ctx, token, scannedAt);
+    if (local.tid === null) {
+      results.push(UNREADABLE);
+      continue;
+    }
+    const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+    scans.push(scan);
+    // Recorded one by one: the next exit of the same ticket knows this one.
+    await ctx.queue.record([scan]);
+    results.push(offlineResult(scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null)));
+  }
+  return results;
+}
+
+/**
+ * An exit scan online: stored first, then sent to the check-out endpoint (3 s); without an answer
+ * the device's own verdict stands and the scan stays queued. A rejected key (401) throws.
+ */
+export async function exitOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
+  const scannedAt = ctx.now();
+  const local = await decideExit(ctx, token, scannedAt);
+  if (local.tid === null) return UNREADABLE;
+  const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+  // The ticket's earlier queued scans go first: an exit must not overtake the entry before it.
+  const earlierSent = await sendEarlierScans(ctx, local.tid);
+  await ctx.queue.record([scan]);
+  const ticketType = local.claims?.ticket_type ?? null;
+  if (!earlierSent) return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
+  let answer: CheckOutAnswer;
+  try {
+    const url = checkOutUrl(ctx);
+    answer = await ctx.client.checkOut(
+      url,
+      checkInBody(scan, { eid: ctx.eid, scanner_id: ctx.scannerId }, false),
+      ctx.onlineTimeoutMs,
+    );
+  } catch (error) {
+    if (!(error instanceof ScannerError)) throw error;
+    if (isKeyRejected(error)) throw error;
+    if (isRefusal(error)) {
+      await refuse(ctx, scan, error);
+      return {
+        verdict: 'reject',
+        reason: error.issuerCode,
+        tid: scan.tid,
+        source: 'issuer',
+        idempotency_key: scan.idempotency_key,
+      };
+    }
+    return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
+  }
+  await ctx.queue.ack([scan.idempotency_key]);
+  const out = answer.status === 'checked_out' || answer.status === 'revoked';
+  return {
+    verdict: out ? 'exit' : 'reject',
+    reason: answer.status,
+    tid: scan.tid,
+    source: 'issuer',
+    idempotency_key: scan.idempotency_key,
+    ticket: {
+      holder_name: answer.ticket?.holder_name ?? null,
+      ticket_type: answer.ticket?.ticket_type ?? ticketType,
+      checked_in_at: null,
+      checked_in_gate: null,
+    },
+  };
+}
+
+function decideExit(ctx: ScanContext, token: string, scannedAt: Date): Promise<OfflineVerdict> {
+  const knowledge = { ...ctx.knowledge, admitted: ctx.queue.admitted, out: whoIsOut(ctx) };
+  return decideExitOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge });
+}
+
+/** A queued exit scan: sent to the check-out endpoint, with no report of the device's. */
+function exitScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
+  return { ...newScan(token, local, scannedAt, gate), direction: 'out' as const };
+}
