@@ -1,41 +1,44 @@
+import { entryOutcome, exitOutcome, type TicketFacts } from '@ticket-issuer/protocol';
 import type { CheckInVerdict, GateRecord, Presence, StoredAnswer, TicketRecord } from '../store/store.ts';
 import { gateRefusal } from './gates.ts';
-import { scannerTicket } from './ticket-state.ts';
+import { holderState, moveFor, scannerTicket } from './ticket-state.ts';
 import { toWire } from './time.ts';
 
 const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
 
-/**
- * The outcome for the ticket as it is now; pure, run inside the store's transaction. A genuine
- * token (its signature already checked) that is not the ticket's current one was superseded by a
- * reissue: `revoked`, and nothing changes. At a declared gate whose `admits` does not name the
- * ticket's type: 403 FORBIDDEN (`ticket_type_not_admitted`), and nothing changes.
- */
-export function decide(
-  ticket: TicketRecord | null,
+const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
+
+/** The facts of the shared rules, as the store's rows show them inside the transaction. */
+function factsOf(
+  ticket: TicketRecord,
   eid: string,
   scannedAt: string,
-  signatureProblem: string | null,
-  presentedToken: string | null = null,
-  gate: Pick<GateRecord, 'gate_id' | 'admits'> | null = null,
-  reentry: { presence: Presence | null } | null = null,
-): CheckInVerdict {
-  const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
-  const plain = (
-    outcome: 'already_used' | 'revoked' | 'expired',
-    t: TicketRecord,
-    reason: string | null = null,
-  ): CheckInVerdict => ({
-    outcome,
-    reason,
-    check_in_at: null,
-    answer: answer(200, { status: outcome, ticket: scannerTicket(t) }),
-  });
+  presentedToken: string | null,
+  presence: Presence | null,
+): TicketFacts {
+  return {
+    signatureValid: true,
+    sameEvent: ticket.eid === eid,
+    // A genuine token that is not the ticket's current one was superseded by a reissue.
+    revoked: ticket.revoked_at !== null || (presentedToken !== null && presentedToken !== ticket.ticket_token),
+    holder: holderState(ticket, presence),
+    expired: ticket.expires_at !== null && ticket.expires_at <= scannedAt,
+    ticketType: ticket.ticket_type,
+  };
+}
+
+/** Why a revoked ticket is refused: the organizer's reason, or the reissue that superseded the token. */
+function revokedReason(ticket: TicketRecord): string | null {
+  return ticket.revoked_at !== null ? ticket.revoke_reason : 'token superseded by a reissue';
+}
+
+/** The answers shared by entries and exits: a bad signature, an unknown tid, another event's ticket. */
+function unusable(ticket: TicketRecord | null, eid: string, signatureProblem: string | null): CheckInVerdict | null {
   if (signatureProblem !== null) {
     return {
       outcome: 'invalid_signature',
       reason: signatureProblem,
-      check_in_at: null,
+      move: null,
       answer: answer(400, {
         status: 'invalid_signature',
         ticket: null,
@@ -47,7 +50,7 @@ export function decide(
     return {
       outcome: 'not_found',
       reason: null,
-      check_in_at: null,
+      move: null,
       answer: answer(404, { error: { code: 'NOT_FOUND', message: 'no ticket has this tid', details: {} } }),
     };
   }
@@ -55,37 +58,68 @@ export function decide(
     return {
       outcome: 'wrong_event',
       reason: null,
-      check_in_at: null,
+      move: null,
       answer: answer(200, { status: 'wrong_event', ticket: { tid: ticket.tid, eid: ticket.eid } }),
     };
   }
-  if (ticket.revoked_at !== null) return plain('revoked', ticket, ticket.revoke_reason);
-  if (presentedToken !== null && presentedToken !== ticket.ticket_token) {
-    return plain('revoked', ticket, 'token superseded by a reissue');
+  return null;
+}
+
+/**
+ * The outcome of an entry for the ticket as it is now; pure, run inside the store's transaction. The
+ * rules are the shared ones (`entryOutcome`); this gives each outcome its answer and the ticket's move.
+ * At a declared gate whose `admits` does not name the ticket's type: 403 FORBIDDEN
+ * (`ticket_type_not_admitted`), and nothing changes. `reentry` (the holder's presence) is given only
+ * for events that let a holder who went out in again.
+ */
+export function decide(
+  ticket: TicketRecord | null,
+  eid: string,
+  scannedAt: string,
+  signatureProblem: string | null,
+  presentedToken: string | null = null,
+  gate: Pick<GateRecord, 'gate_id' | 'admits'> | null = null,
+  reentry: { presence: Presence | null } | null = null,
+): CheckInVerdict {
+  const early = unusable(ticket, eid, signatureProblem);
+  if (early !== null || ticket === null) return early!;
+  const facts = factsOf(ticket, eid, scannedAt, presentedToken, reentry?.presence ?? null);
+  const outcome = entryOutcome(facts, gate, reentry !== null);
+  switch (outcome) {
+    case 'ticket_type_not_admitted':
+      // The holder is sent to another gate: nothing changes, the attempt is logged.
+      return {
+        outcome,
+        reason: `gate ${gate!.gate_id} does not admit ${ticket.ticket_type}`,
+        move: null,
+        answer: answer(403, {
+          error: {
+            code: 'FORBIDDEN',
+            message: 'this gate does not admit this ticket type',
+            details: gateRefusal(gate, ticket.ticket_type),
+          },
+        }),
+      };
+    case 'valid':
+      return {
+        outcome,
+        reason: null,
+        move: moveFor(facts.holder, 'in', outcome, scannedAt),
+        answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt) }),
+      };
+    case 'revoked':
+    case 'already_used':
+    case 'expired':
+      return {
+        outcome,
+        reason: outcome === 'revoked' ? revokedReason(ticket) : null,
+        move: null,
+        answer: answer(200, { status: outcome, ticket: scannerTicket(ticket) }),
+      };
+    default:
+      // invalid_signature and wrong_event were answered above.
+      throw new Error(`unexpected entry outcome ${outcome}`);
   }
-  const refusal = gateRefusal(gate, ticket.ticket_type);
-  if (refusal !== null) {
-    // The holder is sent to another gate: nothing changes, the attempt is logged.
-    return {
-      outcome: 'ticket_type_not_admitted',
-      reason: `gate ${refusal.gate_id} does not admit ${refusal.ticket_type}`,
-      check_in_at: null,
-      answer: answer(403, {
-        error: { code: 'FORBIDDEN', message: 'this gate does not admit this ticket type', details: refusal },
-      }),
-    };
-  }
-  // With re-entry, a holder who went out comes in again; while inside, the ticket is used.
-  const wentOut = reentry?.presence != null && !reentry.presence.inside;
-  if (ticket.checked_in_at !== null && !wentOut) return plain('already_used', ticket);
-  if (ticket.expires_at !== null && ticket.expires_at <= scannedAt) return plain('expired', ticket);
-  return {
-    outcome: 'valid',
-    reason: null,
-    check_in_at: scannedAt,
-    reentry: ticket.checked_in_at !== null,
-    answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt) }),
-  };
 }
 
 /**
@@ -99,7 +133,7 @@ export function keepTurnedAway(verdict: CheckInVerdict): CheckInVerdict {
   return {
     outcome: 'turned_away_offline',
     reason: 'the scanner turned the holder away offline; the ticket stays unused',
-    check_in_at: null,
+    move: null,
     answer: {
       http_status: 409,
       body: {
@@ -119,11 +153,10 @@ function exitTicket(ticket: TicketRecord, presence: Presence | null, checkedOutA
 }
 
 /**
- * The outcome of an exit scan; pure, run inside the store's transaction. The signature, the ticket
- * and the event are judged as for an entry. A revoked ticket (or a superseded token) answers
- * `revoked`, and a holder inside is still counted out. Otherwise a holder inside goes out
- * (`checked_out`), and one who is not (never came in, or already out) is `not_inside`. An exit is
- * never refused for the gate or the ticket's expiry: the holder is leaving.
+ * The outcome of an exit scan; pure, run inside the store's transaction, on the shared rules
+ * (`exitOutcome`). The signature, the ticket and the event are judged as for an entry. A revoked
+ * ticket (or a superseded token) answers `revoked`, and a holder inside is still counted out.
+ * Otherwise a holder inside goes out (`checked_out`), and one who is not is `not_inside`.
  */
 export function decideExit(
   ticket: TicketRecord | null,
@@ -133,31 +166,18 @@ export function decideExit(
   presentedToken: string | null,
   presence: Presence | null,
 ): CheckInVerdict {
-  const entry = decide(ticket, eid, scannedAt, signatureProblem, presentedToken);
-  // Invalid signature, unknown ticket, another event: answered exactly as at an entry.
-  if (ticket === null || ['invalid_signature', 'not_found', 'wrong_event'].includes(entry.outcome)) return entry;
-  const inside = presence?.inside === true;
-  const checkOutAt = inside ? scannedAt : null;
-  const answer = (status: 'checked_out' | 'not_inside' | 'revoked'): CheckInVerdict['answer'] => ({
-    http_status: 200,
-    body: { status, ticket: exitTicket(ticket, presence, checkOutAt) },
-  });
-  if (entry.outcome === 'revoked') {
-    return {
-      outcome: 'revoked',
-      reason: entry.reason,
-      check_in_at: null,
-      check_out_at: checkOutAt,
-      answer: answer('revoked'),
-    };
+  const early = unusable(ticket, eid, signatureProblem);
+  if (early !== null || ticket === null) return early!;
+  const facts = factsOf(ticket, eid, scannedAt, presentedToken, presence);
+  const outcome = exitOutcome(facts);
+  if (outcome !== 'checked_out' && outcome !== 'not_inside' && outcome !== 'revoked') {
+    throw new Error(`unexpected exit outcome ${outcome}`);
   }
-  if (!inside)
-    return { outcome: 'not_inside', reason: null, check_in_at: null, check_out_at: null, answer: answer('not_inside') };
+  const move = moveFor(facts.holder, 'out', outcome, scannedAt);
   return {
-    outcome: 'checked_out',
-    reason: null,
-    check_in_at: null,
-    check_out_at: checkOutAt,
-    answer: answer('checked_out'),
+    outcome,
+    reason: outcome === 'revoked' ? revokedReason(ticket) : null,
+    move,
+    answer: answer(200, { status: outcome, ticket: exitTicket(ticket, presence, move?.at ?? null) }),
   };
 }

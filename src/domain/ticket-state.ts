@@ -1,5 +1,32 @@
-import type { TicketRecord } from '../store/store.ts';
+import { type EntryOutcome, type ExitOutcome, holderAfter, type HolderState } from '@ticket-issuer/protocol';
+import type { Presence, TicketMove, TicketRecord } from '../store/store.ts';
 import { toWire } from './time.ts';
+
+/**
+ * The ticket's state machine on the issuer's side: unused, inside, out, revoked. The rules and the
+ * transition table live in `packages/protocol` (`ticket-rules.ts`), shared with the scanners' offline
+ * verdict; here they meet the store's rows. Both stores apply the moves `moveFor` returns, each only
+ * from the state it names, in the attempt's transaction.
+ */
+
+/** Where the holder is, from the ticket row and its presence row (null: not read, or never came in). */
+export function holderState(ticket: TicketRecord, presence: Presence | null): HolderState {
+  if (ticket.checked_in_at === null) return 'unused';
+  return presence !== null && !presence.inside ? 'out' : 'inside';
+}
+
+/** The store's move for a scan's outcome, or null when the holder stays where they are. */
+export function moveFor(
+  before: HolderState,
+  direction: 'in' | 'out',
+  outcome: EntryOutcome | ExitOutcome,
+  at: string,
+): TicketMove | null {
+  const after = holderAfter(before, direction, outcome);
+  if (after === before) return null;
+  if (after === 'inside') return { to: 'inside', from: before === 'out' ? 'out' : 'unused', at };
+  return after === 'out' ? { to: 'out', at } : null;
+}
 
 export type TicketState = 'valid' | 'checked_in' | 'revoked' | 'expired';
 

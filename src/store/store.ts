@@ -137,16 +137,20 @@ export interface StoredAnswer {
   body: unknown;
 }
 
+/**
+ * A move of the ticket's state machine (`src/domain/ticket-state.ts`) that a verdict asks the store to
+ * apply in the attempt's transaction: the holder comes in (a first entry of an unused ticket, or a
+ * re-entry of a holder who went out) or goes out. A store applies a move only from the state it names,
+ * so two concurrent attempts never apply the same one twice.
+ */
+export type TicketMove = { to: 'inside'; from: 'unused' | 'out'; at: string } | { to: 'out'; at: string };
+
 /** What the domain decided for one check-in attempt, given the ticket as it is now. */
 export interface CheckInVerdict {
   outcome: ScanOutcome;
   reason: string | null;
-  /** When set, the ticket becomes checked in at this instant. */
-  check_in_at: string | null;
-  /** When set (exits only), a holder inside goes out at this instant. */
-  check_out_at?: string | null;
-  /** With `check_in_at`: a holder who went out comes in again (re-entry): `checked_in_at` moves to it. */
-  reentry?: boolean;
+  /** The ticket's move, or null: nothing about the ticket changes. */
+  move: TicketMove | null;
   answer: StoredAnswer;
 }
 
@@ -361,8 +365,8 @@ export interface Store {
   logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void>;
   /**
    * An exit scan, with check-in's idempotency (the same key space) and scan log: `decide` sees the
-   * ticket and whether its holder is inside; a verdict with `check_out_at` takes a holder inside
-   * out (and appends a `checked_out` change) in the same transaction.
+   * ticket and whether its holder is inside; a verdict's move `to: 'out'` takes a holder inside out
+   * (and appends a `checked_out` change) in the same transaction.
    */
   checkOut(
     attempt: CheckInAttempt,
@@ -370,7 +374,7 @@ export interface Store {
   ): Promise<CheckInResult>;
   /**
    * An entry decided with the holder's presence known (events with re-entry), in a transaction of
-   * its own like an exit; a verdict with `reentry` lets a holder who went out in again.
+   * its own like an exit; a verdict's move `from: 'out'` lets a holder who went out in again.
    */
   checkInWithPresence(
     attempt: CheckInAttempt,

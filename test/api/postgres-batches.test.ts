@@ -103,7 +103,7 @@ describe('check-ins batched on PostgreSQL, two instances', () => {
     const valid = (ticket: { tid: string } | null) => ({
       outcome: 'valid' as const,
       reason: null,
-      check_in_at: T0,
+      move: { to: 'inside' as const, from: 'unused' as const, at: T0 },
       answer: { http_status: 200, body: { status: 'valid', tid: ticket?.tid } },
     });
     const before = store.committedBatches;

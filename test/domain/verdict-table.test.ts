@@ -44,15 +44,14 @@ describe("the issuer's decide() on the verdict table shared with the scanner pac
             c.reentry ? { presence } : null,
           );
       assert.equal(verdict.outcome, c.outcome);
-      assert.equal(verdict.check_in_at, c.outcome === 'valid' ? SCANNED_AT : null, 'only valid checks in');
-      if (c.exit)
-        assert.equal(
-          verdict.check_out_at ?? null,
-          c.checkedIn && !c.wentOut && c.outcome !== 'invalid_signature' && c.outcome !== 'wrong_event'
-            ? SCANNED_AT
-            : null,
-          'a holder inside goes out',
-        );
+      const inside = c.checkedIn && !c.wentOut;
+      const movedIn =
+        c.outcome === 'valid' ? { to: 'inside', from: c.checkedIn ? 'out' : 'unused', at: SCANNED_AT } : null;
+      const movedOut =
+        c.exit && inside && !['invalid_signature', 'wrong_event'].includes(c.outcome)
+          ? { to: 'out', at: SCANNED_AT }
+          : null;
+      assert.deepEqual(verdict.move, c.exit ? movedOut : movedIn, 'only valid comes in; a holder inside goes out');
     });
   }
 });

@@ -129,7 +129,7 @@ function gateDecider(checkInAt: string, calls: (TicketRecord | null)[] = []) {
       return {
         outcome: 'not_found',
         reason: 'unknown tid',
-        check_in_at: null,
+        move: null,
         answer: { http_status: 404, body: { error: { code: 'NOT_FOUND', message: 'no such ticket', details: {} } } },
       };
     }
@@ -138,7 +138,7 @@ function gateDecider(checkInAt: string, calls: (TicketRecord | null)[] = []) {
     return {
       outcome: status,
       reason: fresh ? null : 'checked in before',
-      check_in_at: fresh ? checkInAt : null,
+      move: fresh ? { to: 'inside', from: 'unused', at: checkInAt } : null,
       answer: { http_status: 200, body: { status, ticket: { tid: ticket.tid, checked_in_at: ticket.checked_in_at } } },
     };
   };
@@ -592,7 +592,7 @@ export function storeConformance(
     });
 
     describe('check-in', () => {
-      test('decide sees the ticket as stored; a check_in_at verdict checks it in', async () => {
+      test('decide sees the ticket as stored; a verdict moving it inside checks it in', async () => {
         const { event, tickets } = await seed(1);
         const calls: (TicketRecord | null)[] = [];
         const result = await store().checkIn(newAttempt(event.eid, tickets[0]!.tid), gateDecider(at(5), calls));
@@ -660,23 +660,23 @@ export function storeConformance(
         assert.equal(after.kind === 'answered' && after.replay, false, 'the key was not used up');
       });
 
-      test('a verdict without check_in_at leaves the ticket as it is', async () => {
+      test('a verdict without a move leaves the ticket as it is', async () => {
         const { event, tickets } = await seed(1);
         await store().checkIn(newAttempt(event.eid, tickets[0]!.tid), () => ({
           outcome: 'invalid_signature',
           reason: 'bad signature',
-          check_in_at: null,
+          move: null,
           answer: { http_status: 400, body: { status: 'invalid_signature', ticket: null } },
         }));
         assert.deepEqual(await store().getTicket(tickets[0]!.tid), tickets[0]);
       });
 
-      test('a second check_in_at never overwrites the first check-in', async () => {
+      test('a second first entry never overwrites the first check-in', async () => {
         const { event, tickets } = await seed(1);
         const force = (when: string) => (): CheckInVerdict => ({
           outcome: 'valid',
           reason: null,
-          check_in_at: when,
+          move: { to: 'inside', from: 'unused', at: when },
           answer: { http_status: 200, body: { status: 'valid' } },
         });
         await store().checkIn(newAttempt(event.eid, tickets[0]!.tid), force(at(5)));

@@ -40,7 +40,7 @@ function gateDecider(checkInAt: string) {
     return {
       outcome: status,
       reason: null,
-      check_in_at: fresh ? checkInAt : null,
+      move: fresh ? { to: 'inside', from: 'unused', at: checkInAt } : null,
       answer: { http_status: ticket === null ? 404 : 200, body: { status } },
     };
   };

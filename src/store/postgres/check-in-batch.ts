@@ -234,9 +234,11 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
       plan.answers.push({ ok: false, error: asError(error) });
       continue;
     }
-    if (verdict.check_in_at !== null && ticket !== null && ticket.checked_in_at === null) {
-      state.tickets.set(ticket.tid, { ...ticket, checked_in_at: verdict.check_in_at });
-      plan.checkedIn.push({ attempt, at: verdict.check_in_at });
+    // Batches carry first entries only (an event with re-entry takes the presence path).
+    const move = verdict.move;
+    if (move?.to === 'inside' && move.from === 'unused' && ticket !== null && ticket.checked_in_at === null) {
+      state.tickets.set(ticket.tid, { ...ticket, checked_in_at: move.at });
+      plan.checkedIn.push({ attempt, at: move.at });
     }
     const remembered: KnownAttempt = {
       fingerprint: attempt.fingerprint,

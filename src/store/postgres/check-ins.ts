@@ -101,20 +101,21 @@ function recordAttempt(
       return result.result;
     }
     const verdict = await decide(db, ticket);
+    const move = verdict.move;
     let checkedIn = false;
     let checkedOut = false;
-    if (verdict.check_out_at) {
+    if (move?.to === 'out') {
       const out = await db.query('UPDATE presence SET inside = false, checked_out_at = $1 WHERE tid = $2 AND inside', [
-        verdict.check_out_at,
+        move.at,
         attempt.tid,
       ]);
       checkedOut = (out.rowCount ?? 0) > 0;
     }
-    if (verdict.check_in_at !== null) {
-      // A first entry only while the ticket is unused; a re-entry moves checked_in_at (decided on presence).
+    if (move?.to === 'inside') {
+      // Only from the state the move names: a first entry while unused, a re-entry while out.
       const changed = await db.query(
         'UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND (checked_in_at IS NULL OR $3::boolean)',
-        [verdict.check_in_at, attempt.tid, verdict.reentry === true],
+        [move.at, attempt.tid, move.from === 'out'],
       );
       checkedIn = (changed.rowCount ?? 0) > 0;
       if (checkedIn) {
@@ -141,13 +142,13 @@ function recordAttempt(
     await logScan(db, attempt, verdict.outcome, verdict.reason, false);
     // Last: the feed's per-event lock is then held only until the commit that follows.
     if (checkedIn) {
-      await appendChange(db, attempt.eid, 'checked_in', attempt.tid, verdict.check_in_at!, {
+      await appendChange(db, attempt.eid, 'checked_in', attempt.tid, move!.at, {
         scanner_id: attempt.scanner_id,
         gate_id: attempt.gate_id,
       });
     }
     if (checkedOut) {
-      await appendChange(db, attempt.eid, 'checked_out', attempt.tid, verdict.check_out_at!, {
+      await appendChange(db, attempt.eid, 'checked_out', attempt.tid, move!.at, {
         scanner_id: attempt.scanner_id,
         gate_id: attempt.gate_id,
       });

@@ -87,13 +87,14 @@ function recordAttempt(
     return result.result;
   }
   const verdict = decide(c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid));
-  if (verdict.check_in_at !== null) {
-    // A first entry only while the ticket is unused; a re-entry moves checked_in_at (decided on presence).
+  const move = verdict.move;
+  if (move?.to === 'inside') {
+    // Only from the state the move names: a first entry while unused, a re-entry while out.
     const changed = c.run(
       'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND (checked_in_at IS NULL OR ? = 1)',
-      verdict.check_in_at,
+      move.at,
       attempt.tid,
-      verdict.reentry ? 1 : 0,
+      move.from === 'out' ? 1 : 0,
     );
     if (changed > 0) {
       c.run(
@@ -101,20 +102,20 @@ function recordAttempt(
         attempt.tid,
         attempt.eid,
       );
-      appendChange(c, attempt.eid, 'checked_in', attempt.tid, verdict.check_in_at, {
+      appendChange(c, attempt.eid, 'checked_in', attempt.tid, move.at, {
         scanner_id: attempt.scanner_id,
         gate_id: attempt.gate_id,
       });
     }
   }
-  if (verdict.check_out_at) {
+  if (move?.to === 'out') {
     const out = c.run(
       'UPDATE presence SET inside = 0, checked_out_at = ? WHERE tid = ? AND inside = 1',
-      verdict.check_out_at,
+      move.at,
       attempt.tid,
     );
     if (out > 0) {
-      appendChange(c, attempt.eid, 'checked_out', attempt.tid, verdict.check_out_at, {
+      appendChange(c, attempt.eid, 'checked_out', attempt.tid, move.at, {
         scanner_id: attempt.scanner_id,
         gate_id: attempt.gate_id,
       });
