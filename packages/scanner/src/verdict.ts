@@ -1,9 +1,12 @@
 import {
-  gateRefusal,
+  entryOutcome,
+  exitOutcome,
   type GateRule,
+  type HolderState,
   type OfflineOutcome,
   type PublicJwk,
   type TicketClaims,
+  type TicketFacts,
 } from '@ticket-issuer/protocol';
 // jose's subpath entries load a few modules instead of the whole library: a CLI run starts faster.
 import { decodeProtectedHeader } from 'jose/decode/protected_header';
@@ -132,52 +135,62 @@ function isSuperseded(claims: TicketClaims, knowledge: LocalKnowledge): boolean 
   return jtis.has(typeof claims.jti === 'string' ? claims.jti : null);
 }
 
-/**
- * The offline decision, pure (no I/O, no clock): the issuer's order of checks, on what the device
- * knows. invalid_signature, wrong_event, revoked (a superseded token included),
- * ticket_type_not_admitted (at a declared gate), already_used, expired, else valid.
- */
-export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict> {
+/** Where the device knows the holder is: came in (the feed, or admitted here), and went out since. */
+function holderOf(tid: string, knowledge: LocalKnowledge): HolderState {
+  if (!knowledge.checkedIn.has(tid) && !knowledge.admitted.has(tid)) return 'unused';
+  return knowledge.out?.has(tid) === true ? 'out' : 'inside';
+}
+
+/** The facts of the shared rules, as the device knows them, for a token whose signature verified. */
+function factsOf(claims: TicketClaims, input: VerdictInput): TicketFacts {
+  const { knowledge } = input;
+  return {
+    signatureValid: true,
+    sameEvent: claims.eid === input.eid,
+    revoked: knowledge.revoked.has(claims.tid) || isSuperseded(claims, knowledge),
+    holder: holderOf(claims.tid, knowledge),
+    expired: typeof claims.exp === 'number' && claims.exp * 1000 <= input.scannedAt.getTime(),
+    ticketType: claims.ticket_type,
+  };
+}
+
+/** The verified claims of the token, or the verdict that ends the decision (unreadable, bad signature). */
+async function readVerified(input: VerdictInput): Promise<TicketClaims | OfflineVerdict> {
   const read = readToken(input.token);
   if (read === null) return reject('invalid_signature', null, null);
   const unverifiedTid = typeof read.payload.tid === 'string' ? read.payload.tid : null;
   const claims = await verifiedClaims(input.token, input, read.header);
-  if (claims === null) return reject('invalid_signature', unverifiedTid, null);
-  const { knowledge } = input;
-  if (claims.eid !== input.eid) return reject('wrong_event', claims.tid, claims);
-  if (knowledge.revoked.has(claims.tid) || isSuperseded(claims, knowledge))
-    return reject('revoked', claims.tid, claims);
-  if (gateRefusal(input.gate ?? null, claims.ticket_type) !== null) {
-    return reject('ticket_type_not_admitted', claims.tid, claims);
-  }
-  const used = knowledge.checkedIn.has(claims.tid) || knowledge.admitted.has(claims.tid);
-  // With re-entry, a holder the device knows went out comes in again.
-  if (used && !(knowledge.reentry === true && knowledge.out?.has(claims.tid) === true)) {
-    return reject('already_used', claims.tid, claims);
-  }
-  if (typeof claims.exp === 'number' && claims.exp * 1000 <= input.scannedAt.getTime()) {
-    return reject('expired', claims.tid, claims);
-  }
-  return { verdict: 'admit', reason: 'valid', tid: claims.tid, claims };
+  return claims ?? reject('invalid_signature', unverifiedTid, null);
+}
+
+const isVerdict = (value: TicketClaims | OfflineVerdict): value is OfflineVerdict => 'verdict' in value;
+
+/**
+ * The offline decision, pure (no I/O, no clock): the shared rules (`entryOutcome`, the issuer's
+ * order of checks) on what the device knows. invalid_signature, wrong_event, revoked (a superseded
+ * token included), ticket_type_not_admitted (at a declared gate), already_used (a holder who went
+ * out comes in again where the event allows re-entry), expired, else valid.
+ */
+export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict> {
+  const claims = await readVerified(input);
+  if (isVerdict(claims)) return claims;
+  const outcome = entryOutcome(factsOf(claims, input), input.gate ?? null, input.knowledge.reentry === true);
+  if (outcome === 'valid') return { verdict: 'admit', reason: 'valid', tid: claims.tid, claims };
+  return reject(outcome, claims.tid, claims);
 }
 
 /**
- * The offline decision on an exit scan: the signature and the event as at an entry; a revoked ticket
- * (or superseded token) is let out (the issuer counts a holder inside out); a holder the device knows
- * is not inside (never came in, or went out) is `not_inside`; otherwise `exit`. Never refused for the
- * gate or the expiry: the holder is leaving.
+ * The offline decision on an exit scan, on the shared rules (`exitOutcome`): the signature and the
+ * event as at an entry; a revoked ticket (or superseded token) is let out (the issuer counts a holder
+ * inside out); a holder the device knows is not inside (never came in, or went out) is `not_inside`;
+ * otherwise `exit`. Never refused for the gate or the expiry: the holder is leaving.
  */
 export async function decideExitOffline(input: VerdictInput): Promise<OfflineVerdict> {
-  const read = readToken(input.token);
-  if (read === null) return reject('invalid_signature', null, null);
-  const unverifiedTid = typeof read.payload.tid === 'string' ? read.payload.tid : null;
-  const claims = await verifiedClaims(input.token, input, read.header);
-  if (claims === null) return reject('invalid_signature', unverifiedTid, null);
-  const { knowledge } = input;
-  if (claims.eid !== input.eid) return reject('wrong_event', claims.tid, claims);
-  const exit = (reason: OfflineOutcome): OfflineVerdict => ({ verdict: 'exit', reason, tid: claims.tid, claims });
-  if (knowledge.revoked.has(claims.tid) || isSuperseded(claims, knowledge)) return exit('revoked');
-  const cameIn = knowledge.checkedIn.has(claims.tid) || knowledge.admitted.has(claims.tid);
-  if (!cameIn || knowledge.out?.has(claims.tid) === true) return reject('not_inside', claims.tid, claims);
-  return exit('checked_out');
+  const claims = await readVerified(input);
+  if (isVerdict(claims)) return claims;
+  const outcome = exitOutcome(factsOf(claims, input));
+  if (outcome === 'checked_out' || outcome === 'revoked') {
+    return { verdict: 'exit', reason: outcome, tid: claims.tid, claims };
+  }
+  return reject(outcome, claims.tid, claims);
 }
