@@ -76,8 +76,9 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
     }
     return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
   }
-  await ctx.queue.ack([scan.idempotency_key]);
   const out = answer.status === 'checked_out' || answer.status === 'revoked';
+  // Remembered: the next scan of this ticket on this device knows the holder went out.
+  await ctx.queue.ack([scan.idempotency_key], [], out ? [scan.tid] : []);
   return {
     verdict: out ? 'exit' : 'reject',
     reason: answer.status,

@@ -30,15 +30,23 @@ export interface QueuedScan {
   maybe_sent_plain: boolean;
 }
 
+/** Where a holder went through this device, as the issuer answered: `[tid, 'inside' | 'out', number]`. */
+type Move = [string, HolderMove, number];
+export type HolderMove = 'inside' | 'out';
+
 /**
  * Journal lines, one JSON object each: a new scan; the change of an online scan to an offline
- * verdict; acknowledgements (several keys per line); tickets this device admitted.
+ * verdict; acknowledgements (several keys per line); tickets this device admitted; holders this
+ * device let in or out on the issuer's answer (numbered), and the number up to which the changes
+ * feed the device holds has them too.
  */
 type JournalEntry =
   | { op: 'scan'; scan: QueuedScan }
   | { op: 'offline'; key: string; admitted_offline: boolean; maybe_sent_plain: boolean; turned_away?: boolean }
   | { op: 'done'; keys: string[] }
-  | { op: 'admitted'; tids: string[] };
+  | { op: 'admitted'; tids: string[] }
+  | { op: 'moved'; moves: Move[] }
+  | { op: 'moves_in_feed'; up_to: number };
 
 const ADMITTED_PER_LINE = 1000;
 
@@ -107,9 +115,21 @@ function parseEntry(line: string, lineNumber: number): JournalEntry {
       typeof scan.admitted_offline === 'boolean') ||
     (entry.op === 'offline' && typeof entry.key === 'string') ||
     (entry.op === 'done' && strings(entry.keys)) ||
-    (entry.op === 'admitted' && strings(entry.tids));
+    (entry.op === 'admitted' && strings(entry.tids)) ||
+    (entry.op === 'moved' && Array.isArray(entry.moves) && entry.moves.every(isMove)) ||
+    (entry.op === 'moves_in_feed' && Number.isSafeInteger(entry.up_to));
   if (!ok) throw corrupt();
   return entry as JournalEntry;
+}
+
+function isMove(value: unknown): value is Move {
+  return (
+    Array.isArray(value) &&
+    value.length === 3 &&
+    typeof value[0] === 'string' &&
+    (value[1] === 'inside' || value[1] === 'out') &&
+    Number.isSafeInteger(value[2])
+  );
 }
 
 /**
@@ -119,6 +139,12 @@ function parseEntry(line: string, lineNumber: number): JournalEntry {
 export class ScanQueue {
   private readonly scans = new Map<string, QueuedScan>();
   private readonly admittedTids = new Set<string>();
+  /**
+   * Holders this device let in or out on the issuer's answer, by tid, last move only, until the
+   * changes feed the device holds reports them (the feed then knows them, and what came after).
+   */
+  private readonly ownMoves = new Map<string, { to: HolderMove; n: number }>();
+  private lastMoveNumber = 0;
   private journalLines = 0;
   /** Appends under way; they may overlap one another (each is durable on its own). */
   private readonly appending = new Set<Promise<unknown>>();
@@ -169,6 +195,22 @@ export class ScanQueue {
     return this.admittedTids;
   }
 
+  /** The holders this device let in or out on the issuer's answer, oldest move first, not yet in the feed. */
+  get moves(): ReadonlyMap<string, { readonly to: HolderMove; readonly n: number }> {
+    return this.ownMoves;
+  }
+
+  /** The number of the last move recorded (0: none yet). */
+  get lastMove(): number {
+    return this.lastMoveNumber;
+  }
+
+  /** The changes feed now holds every move up to `upTo` (pulled after they were answered). */
+  async movesInFeed(upTo: number): Promise<void> {
+    if (![...this.ownMoves.values()].some((move) => move.n <= upTo)) return;
+    await this.write([{ op: 'moves_in_feed', up_to: upTo }]);
+  }
+
   /** Records new scans, and the tickets admitted with them, in one durable write. */
   async record(scans: readonly QueuedScan[], admitted: readonly string[] = []): Promise<void> {
     const entries: JournalEntry[] = scans.map((scan) => ({ op: 'scan', scan }));
@@ -187,17 +229,28 @@ export class ScanQueue {
     await this.write(entries);
   }
 
-  /** Acknowledges scans the issuer answered (or refused for good), in one durable write. */
-  async ack(keys: readonly string[], admitted: readonly string[] = []): Promise<void> {
+  /**
+   * Acknowledges scans the issuer answered (or refused for good), in one durable write, with the
+   * holders its answers let in (`admitted`) or out (`out`).
+   */
+  async ack(keys: readonly string[], admitted: readonly string[] = [], out: readonly string[] = []): Promise<void> {
     const entries: JournalEntry[] = [];
     if (keys.length > 0) entries.push({ op: 'done', keys: [...keys] });
     if (admitted.length > 0) entries.push({ op: 'admitted', tids: [...admitted] });
+    // Numbered now, after the issuer answered: a feed pulled from here on holds every move numbered so far.
+    const moves: Move[] = [
+      ...admitted.map((tid): Move => [tid, 'inside', ++this.lastMoveNumber]),
+      ...out.map((tid): Move => [tid, 'out', ++this.lastMoveNumber]),
+    ];
+    if (moves.length > 0) entries.push({ op: 'moved', moves });
     await this.write(entries);
   }
 
   /** Whether the journal holds enough answered scans to be worth rewriting. */
   get compactable(): boolean {
-    return this.journalLines > this.scans.size + Math.ceil(this.admittedTids.size / ADMITTED_PER_LINE) + 64;
+    const kept =
+      Math.ceil(this.admittedTids.size / ADMITTED_PER_LINE) + Math.ceil(this.ownMoves.size / ADMITTED_PER_LINE);
+    return this.journalLines > this.scans.size + kept + 64;
   }
 
   /** Rewrites the journal atomically with only the pending scans and the admitted tickets. */
@@ -211,6 +264,10 @@ export class ScanQueue {
     for (let i = 0; i < tids.length; i += ADMITTED_PER_LINE) {
       lines.push(JSON.stringify({ op: 'admitted', tids: tids.slice(i, i + ADMITTED_PER_LINE) }));
     }
+    const moves = [...this.ownMoves].map(([tid, move]): Move => [tid, move.to, move.n]);
+    for (let i = 0; i < moves.length; i += ADMITTED_PER_LINE) {
+      lines.push(JSON.stringify({ op: 'moved', moves: moves.slice(i, i + ADMITTED_PER_LINE) }));
+    }
     for (const scan of this.scans.values()) lines.push(JSON.stringify({ op: 'scan', scan }));
     await this.storage.replaceJournal(lines);
     this.journalLines = lines.length;
@@ -222,6 +279,8 @@ export class ScanQueue {
       await this.storage.replaceJournal([]);
       this.scans.clear();
       this.admittedTids.clear();
+      this.ownMoves.clear();
+      this.lastMoveNumber = 0;
       this.journalLines = 0;
     });
   }
@@ -251,7 +310,16 @@ export class ScanQueue {
     if (entry.op === 'scan') this.scans.set(entry.scan.idempotency_key, entry.scan);
     else if (entry.op === 'done') for (const key of entry.keys) this.scans.delete(key);
     else if (entry.op === 'admitted') for (const tid of entry.tids) this.admittedTids.add(tid);
-    else {
+    else if (entry.op === 'moved') {
+      for (const [tid, to, n] of entry.moves) {
+        // Deleted first: the map keeps the order of the last moves.
+        this.ownMoves.delete(tid);
+        this.ownMoves.set(tid, { to, n });
+        this.lastMoveNumber = Math.max(this.lastMoveNumber, n);
+      }
+    } else if (entry.op === 'moves_in_feed') {
+      for (const [tid, move] of this.ownMoves) if (move.n <= entry.up_to) this.ownMoves.delete(tid);
+    } else {
       const scan = this.scans.get(entry.key);
       if (scan) {
         scan.admitted_offline = entry.admitted_offline;

@@ -84,11 +84,16 @@ function decide(
 }
 
 /**
- * The tickets whose holder the device knows went out: the feed's exits, then this device's own
- * entries and exits still queued, in scan order (an entry after an exit takes the holder in again).
+ * The tickets whose holder the device knows went out: the feed's exits, then this device's own moves
+ * the issuer answered since that feed, then its entries and exits still queued, in scan order (an
+ * entry after an exit takes the holder in again).
  */
 export function whoIsOut(ctx: ScanContext): Set<string> {
   const out = new Set(ctx.feedOut ?? []);
+  for (const [tid, move] of ctx.queue.moves) {
+    if (move.to === 'out') out.add(tid);
+    else out.delete(tid);
+  }
   for (const scan of ctx.queue.pending()) {
     if (scan.direction === 'out' && scan.verdict === 'exit') out.add(scan.tid);
     else if (scan.direction !== 'out' && scan.verdict === 'admit') out.delete(scan.tid);

@@ -170,6 +170,9 @@ export class Scanner {
     let changes = 0;
     let problem: Error | null = upload.problem;
     if (upload.reachable) {
+      // Every move this device recorded so far was answered before this pull: the feed will hold it.
+      const movesSeen = this.queue.lastMove;
+      let pulled = false;
       try {
         changes = await pullChanges(
           this.client,
@@ -179,6 +182,7 @@ export class Scanner {
           timer,
         );
         this.knowledge.lastSyncAt = (this.options.now?.() ?? new Date()).toISOString();
+        pulled = true;
         await this.refreshDiscovery();
         await this.refreshGates();
       } catch (error) {
@@ -187,6 +191,7 @@ export class Scanner {
       }
       // Whatever pages arrived are kept with their cursor, even when a later page failed.
       await this.storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(this.knowledge)}\n`);
+      if (pulled) await this.queue.movesInFeed(movesSeen);
     }
     if (this.queue.compactable) await this.queue.compact();
     const { uploaded, refused, outcomes } = upload;

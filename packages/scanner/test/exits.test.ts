@@ -79,3 +79,24 @@ test('with re-entry, an offline scanner lets a holder who went out in again afte
   const reading = await occupancy(eid);
   assert.deepEqual([reading.inside, reading.entries, reading.exits], [1, 2, 1]);
 });
+
+test('the device remembers its own online exits: offline right after, it knows the holder is out', async () => {
+  const eid = await issuer.createEvent('Own exits');
+  await issuer.admin('PATCH', `/admin/v1/events/${eid}`, { reentry: true });
+  const [ticket] = await issuer.issue(eid, 1);
+  const dir = await enrolled(eid, 'side-door');
+  assert.equal((await runCli(['sync', '--state', dir, '--json'])).code, 0);
+  assert.equal((await run('scan', dir, ticket!.token, false)).verdict, 'admit');
+  assert.equal((await run('exit', dir, ticket!.token, false)).reason, 'checked_out');
+  // No sync since: the device knows from its own journal, not from the feed.
+  const again = await run('exit', dir, ticket!.token, true);
+  assert.deepEqual([again.verdict, again.reason], ['reject', 'not_inside']);
+  const back = await run('scan', dir, ticket!.token, true);
+  assert.deepEqual([back.verdict, back.reason], ['admit', 'valid'], 're-entry of a holder who went out here');
+  assert.equal((await runCli(['sync', '--state', dir, '--json'])).code, 0);
+  const reading = await occupancy(eid);
+  assert.deepEqual([reading.inside, reading.entries, reading.exits], [1, 2, 1]);
+  // After the sync the feed holds every move; the device still judges the same.
+  const inside = await run('scan', dir, ticket!.token, true);
+  assert.deepEqual([inside.verdict, inside.reason], ['reject', 'already_used']);
+});

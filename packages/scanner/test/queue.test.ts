@@ -105,6 +105,29 @@ describe('the scan journal', () => {
     assert.equal(last.admitted_offline, true);
     assert.equal(last.maybe_sent_plain, true);
   });
+
+  test('holders let in or out on the issuer’s answer are kept, in order, until the feed holds them', async () => {
+    const { storage, queue } = await fsQueue();
+    await queue.ack([], ['A', 'B']);
+    await queue.ack([], [], ['A']);
+    const seen = queue.lastMove;
+    await queue.ack([], [], ['B']);
+    const moves = (q: ScanQueue) => [...q.moves].map(([tid, move]) => [tid, move.to]);
+    assert.deepEqual(moves(queue), [
+      ['A', 'out'],
+      ['B', 'out'],
+    ]);
+    // A feed pulled after the first three moves holds them; the fourth came after it.
+    await queue.movesInFeed(seen);
+    assert.deepEqual(moves(queue), [['B', 'out']]);
+    for (let i = 0; i < 80; i += 1) await queue.ack([], [], [`X${i}`]);
+    await queue.compact();
+    const reopened = await ScanQueue.open(storage);
+    assert.deepEqual(moves(reopened), moves(queue), 'kept across compaction and a restart');
+    assert.equal(reopened.lastMove, queue.lastMove, 'numbers go on from the last one');
+    await reopened.movesInFeed(reopened.lastMove);
+    assert.equal((await ScanQueue.open(storage)).moves.size, 0);
+  });
 });
 
 storageConformance('MemoryStorage', async () => {
