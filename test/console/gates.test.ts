@@ -109,4 +109,40 @@ describe('console in Chromium: the gate editor', () => {
       }
     },
   );
+
+  browserTest('the entry rules set re-entry and the capacity that Inside now reads against', async () => {
+    const issuer = f.issuer();
+    const eid = await createEvent(issuer, 'Rules Revue');
+    const { context, page } = await openConsole(f.browser(), issuer);
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'Rules Revue' }).click();
+      const rules = page.getByRole('region', { name: 'Entry rules' });
+      const reentry = rules.getByLabel('Let holders who went out back in (re-entry)');
+      assert.equal(await reentry.isChecked(), false, 'off by default');
+      await reentry.check();
+      await rules.getByLabel('Capacity').fill('250');
+      await rules.getByRole('button', { name: 'Save entry rules' }).click();
+      await rules.getByRole('status').filter({ hasText: 'Entry rules saved.' }).waitFor();
+      const saved = await admin<{ reentry: boolean; capacity: number | null }>(issuer, 'GET', `/events/${eid}`);
+      assert.deepEqual([saved.reentry, saved.capacity], [true, 250]);
+      await page.getByTestId('count-inside').filter({ hasText: '0 of 250' }).waitFor({ timeout: 5000 });
+
+      await rules.getByLabel('Capacity').fill('0');
+      await rules.getByRole('button', { name: 'Save entry rules' }).click();
+      assert.equal(
+        await rules.getByLabel('Capacity').evaluate((input: HTMLInputElement) => input.validity.valid),
+        false,
+      );
+      await rules.getByLabel('Capacity').fill('');
+      await reentry.uncheck();
+      await rules.getByRole('button', { name: 'Save entry rules' }).click();
+      await rules.getByRole('status').filter({ hasText: 'Entry rules saved.' }).waitFor();
+      await page.getByTestId('count-inside').filter({ hasText: /^0$/ }).waitFor({ timeout: 5000 });
+      const cleared = await admin<{ reentry: boolean; capacity: number | null }>(issuer, 'GET', `/events/${eid}`);
+      assert.deepEqual([cleared.reentry, cleared.capacity], [false, null]);
+    } finally {
+      await context.close();
+    }
+  });
 });

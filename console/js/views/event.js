@@ -4,6 +4,7 @@ import { h, replace, uid, when } from '../dom.js';
 import { poll } from '../poll.js';
 import { fetchConflicts, renderConflicts, renderScanLog, scanLog } from './activity.js';
 import { gateEditor } from './gates.js';
+import { eventSettings } from './event-settings.js';
 import { enrolment, scannerList } from './scanners.js';
 import { ticketImport } from './ticket-import.js';
 import { ticketSearch } from './ticket-search.js';
@@ -112,6 +113,10 @@ export async function eventView(main, eid) {
         section(
           'Set up a scanner',
           enrolment(eid, () => refreshSlow()),
+        ),
+        section(
+          'Entry rules',
+          eventSettings(event, () => refreshLive()),
         ),
         section('Gates', gates.node),
         section('Scanners', scanners.node),
