@@ -2,6 +2,7 @@ import type {
   ApiKeyRecord,
   CheckInAttempt,
   CheckInResult,
+  GateRecord,
   Presence,
   StoredAnswer,
   Store,
@@ -169,9 +170,13 @@ async function attemptCheckIn(
   };
   const presented = request.ticket_token ?? null;
   const entry = async () => {
-    // A declared gate's rules; an undeclared gate_id is for audit only (the spec's meaning).
-    const gate = attempt.gate_id === null ? null : await deps.store.getGate(request.eid, attempt.gate_id);
-    const judge = (ticket: TicketRecord | null, reentry: { presence: Presence | null } | null) => {
+    // A declared gate's rules, as the store reads them in the attempt's transaction; an undeclared
+    // gate_id is for audit only (the spec's meaning).
+    const judge = (
+      ticket: TicketRecord | null,
+      gate: GateRecord | null,
+      reentry: { presence: Presence | null } | null,
+    ) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
       const verdict = decide(ticket, request.eid, scannedAt, problem, presented, gate, reentry);
@@ -179,9 +184,9 @@ async function attemptCheckIn(
     };
     // With re-entry, an entry depends on whether the holder is out: decided on their presence.
     if (await deps.reentry?.(request.eid)) {
-      return deps.store.checkInWithPresence(attempt, (ticket, presence) => judge(ticket, { presence }));
+      return deps.store.checkInWithPresence(attempt, (ticket, presence, gate) => judge(ticket, gate, { presence }));
     }
-    return deps.store.checkIn(attempt, (ticket) => judge(ticket, null));
+    return deps.store.checkIn(attempt, (ticket, gate) => judge(ticket, gate, null));
   };
   // Exits are never refused for the gate: the holder is leaving.
   const exit = () =>

@@ -154,6 +154,16 @@ export interface CheckInVerdict {
   answer: StoredAnswer;
 }
 
+/** The domain's decision on an attempt, given what the store read in its transaction. */
+export type CheckInDecider = (ticket: TicketRecord | null, gate: GateRecord | null) => CheckInVerdict;
+
+/** The same, with the holder's presence (locked for the transaction) read as well. */
+export type PresenceDecider = (
+  ticket: TicketRecord | null,
+  presence: Presence | null,
+  gate: GateRecord | null,
+) => CheckInVerdict;
+
 /** Whether a ticket's holder is inside now, and when they last went out. */
 export interface Presence {
   inside: boolean;
@@ -355,12 +365,12 @@ export interface Store {
    * inside the transaction (revoked, or expired at `received_at`: `key_refused`, nothing stored), so
    * a key revoked anywhere is refused on its next check-in. A known idempotency key (per event) with the same
    * fingerprint returns its first answer; with another fingerprint, a conflict. Otherwise
-   * `decide` sees the ticket as it is inside the transaction and its verdict is applied and
-   * remembered; if `decide` throws, nothing is stored and the error reaches the caller.
+   * `decide` sees the ticket as it is inside the transaction, and the declared gate the attempt names
+   * (null when it names none or an undeclared one), and its verdict is applied and remembered; if `decide` throws, nothing is stored and the error reaches the caller.
    * Concurrent attempts on one ticket or one key are serialized: one winner.
    * Every attempt is appended to the scan log; a check-in appends a `checked_in` change to the feed.
    */
-  checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult>;
+  checkIn(attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult>;
   /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */
   logRefusedAttempt(attempt: CheckInAttempt, reason: string): Promise<void>;
   /**
@@ -368,18 +378,12 @@ export interface Store {
    * ticket and whether its holder is inside; a verdict's move `to: 'out'` takes a holder inside out
    * (and appends a `checked_out` change) in the same transaction.
    */
-  checkOut(
-    attempt: CheckInAttempt,
-    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-  ): Promise<CheckInResult>;
+  checkOut(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult>;
   /**
    * An entry decided with the holder's presence known (events with re-entry), in a transaction of
    * its own like an exit; a verdict's move `from: 'out'` lets a holder who went out in again.
    */
-  checkInWithPresence(
-    attempt: CheckInAttempt,
-    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-  ): Promise<CheckInResult>;
+  checkInWithPresence(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult>;
   /** Whether the ticket's holder is inside (null: never came in). */
   getPresence(tid: string): Promise<Presence | null>;
   /** The event's occupancy: inside now, and entries and exits per gate, from its counter rows. */

@@ -602,6 +602,25 @@ export function storeConformance(
         assert.deepEqual(await store().getTicket(tickets[0]!.tid), { ...tickets[0], checked_in_at: at(5) });
       });
 
+      test('decide sees the declared gate the attempt names, read in its transaction', async () => {
+        const { event, tickets } = await seed(3);
+        await store().putGate({ eid: event.eid, gate_id: 'vip', name: 'VIP', admits: ['VIP'], updated_at: at(1) });
+        const seen: unknown[] = [];
+        const decider = gateDecider(at(5));
+        const watch = (ticket: TicketRecord | null, gate: unknown) => {
+          seen.push(gate);
+          return decider(ticket);
+        };
+        await store().checkIn(newAttempt(event.eid, tickets[0]!.tid, { gate_id: 'vip' }), watch);
+        await store().checkIn(newAttempt(event.eid, tickets[1]!.tid, { gate_id: 'side-door' }), watch);
+        await store().checkIn(newAttempt(event.eid, tickets[2]!.tid), watch);
+        await store().checkInWithPresence(newAttempt(event.eid, tickets[0]!.tid, { gate_id: 'vip' }), (t, _p, gate) =>
+          watch(t, gate),
+        );
+        const vip = { eid: event.eid, gate_id: 'vip', name: 'VIP', admits: ['VIP'], updated_at: at(1) };
+        assert.deepEqual(seen, [vip, null, null, vip], 'declared, undeclared, none named, and with presence');
+      });
+
       test('a key revoked or expired by the time the transaction runs is refused; nothing is stored', async () => {
         const { event, tickets } = await seed(1);
         const revoked = (await enrol(event.eid)).key.api_key_id;

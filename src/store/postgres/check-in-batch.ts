@@ -1,13 +1,15 @@
 import type pg from 'pg';
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import type { Row } from '../rows.ts';
+import { type Row, toGate } from '../rows.ts';
 import { isStoreUnavailable } from '../unavailable.ts';
 import type {
   ApiKeyRecord,
   CheckInAttempt,
+  CheckInDecider,
   CheckInResult,
   CheckInVerdict,
+  GateRecord,
   ScanOutcome,
   TicketRecord,
 } from '../store.ts';
@@ -16,7 +18,7 @@ import { batchWrite, type CheckedIn, type LoggedScan, type Remembered } from './
 /** One check-in waiting for its batch. */
 export interface PendingCheckIn {
   attempt: CheckInAttempt;
-  decide: (ticket: TicketRecord | null) => CheckInVerdict;
+  decide: CheckInDecider;
   resolve: (result: CheckInResult) => void;
   reject: (error: Error) => void;
 }
@@ -28,7 +30,8 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 
 /**
  * What a batch reads once its idempotency keys are locked, in one statement: the tickets (locked,
- * in tid order), the standing of the API keys, and the answers already given under the keys.
+ * in tid order), the standing of the API keys, the answers already given under the keys, and the
+ * declared gates the check-ins name.
  */
 const READ_SQL = `
   WITH locked AS (SELECT * FROM tickets WHERE tid = ANY($1::text[]) ORDER BY tid FOR UPDATE),
@@ -36,9 +39,12 @@ const READ_SQL = `
        known AS (
          SELECT i.eid, i.idempotency_key, i.fingerprint, i.http_status, i.body, i.outcome, i.reason
          FROM idempotency_keys i JOIN unnest($3::text[], $4::text[]) AS k (eid, idempotency_key)
-           ON i.eid = k.eid AND i.idempotency_key = k.idempotency_key)
+           ON i.eid = k.eid AND i.idempotency_key = k.idempotency_key),
+       named AS (
+         SELECT DISTINCT g.* FROM gates g JOIN unnest($5::text[], $6::text[]) AS n (eid, gate_id)
+           ON g.eid = n.eid AND g.gate_id = n.gate_id)
   SELECT (SELECT json_agg(locked) FROM locked) AS tickets, (SELECT json_agg(keys) FROM keys) AS keys,
-         (SELECT json_agg(known) FROM known) AS known`;
+         (SELECT json_agg(known) FROM known) AS known, (SELECT json_agg(named) FROM named) AS gates`;
 
 /**
  * Check-ins that arrive together on one instance are applied in one transaction of four round trips
@@ -138,6 +144,8 @@ interface BatchState {
   tickets: Map<string, TicketRecord>;
   keys: Map<string, Pick<ApiKeyRecord, 'revoked_at' | 'expires_at'>>;
   known: Map<string, KnownAttempt>;
+  /** The declared gates named, by eid and gate_id. */
+  gates: Map<string, GateRecord>;
 }
 
 /** Each check-in's result, or the error its `decide` threw (nothing of it is stored then). */
@@ -177,11 +185,14 @@ const knownKey = (eid: string, idempotencyKey: string) => `${eid}\u0000${idempot
 
 async function readState(client: pg.PoolClient, batch: PendingCheckIn[]): Promise<BatchState> {
   const attempts = batch.map((item) => item.attempt);
+  const gated = attempts.filter((a) => a.gate_id !== null);
   const { rows } = await client.query<Row>(READ_SQL, [
     [...new Set(attempts.map((a) => a.tid))],
     [...new Set(attempts.map((a) => a.api_key_id))],
     attempts.map((a) => a.eid),
     attempts.map((a) => a.idempotency_key),
+    gated.map((a) => a.eid),
+    gated.map((a) => a.gate_id!),
   ]);
   const row = rows[0]!;
   const list = <T>(value: unknown) => (value ?? []) as T[];
@@ -194,6 +205,7 @@ async function readState(client: pg.PoolClient, batch: PendingCheckIn[]): Promis
         k,
       ]),
     ),
+    gates: new Map(list<Row>(row.gates).map((g) => [knownKey(g.eid as string, g.gate_id as string), toGate(g)])),
   };
 }
 
@@ -229,7 +241,8 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
     const ticket = state.tickets.get(attempt.tid) ?? null;
     let verdict: CheckInVerdict;
     try {
-      verdict = decide(ticket);
+      const gate = attempt.gate_id === null ? null : (state.gates.get(knownKey(attempt.eid, attempt.gate_id)) ?? null);
+      verdict = decide(ticket, gate);
     } catch (error) {
       plan.answers.push({ ok: false, error: asError(error) });
       continue;

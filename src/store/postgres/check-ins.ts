@@ -3,6 +3,7 @@ import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import {
   type CountRow,
   occupancyOf,
+  toGate,
   page,
   type Row,
   SCAN_INSERT_COLUMNS,
@@ -13,11 +14,14 @@ import {
 import type {
   ApiKeyRecord,
   CheckInAttempt,
+  CheckInDecider,
   CheckInResult,
   CheckInVerdict,
+  GateRecord,
   Occupancy,
   Page,
   Presence,
+  PresenceDecider,
   ScanRecord,
   TicketRecord,
 } from '../store.ts';
@@ -26,25 +30,24 @@ import { appendChange } from './feed.ts';
 import { all, type Db, one, type Tx } from './queries.ts';
 
 /** One check-in in a transaction of its own: what a batch falls back to when it fails as a whole. */
-export function checkInAlone(
-  tx: Tx,
-  attempt: CheckInAttempt,
-  decide: (ticket: TicketRecord | null) => CheckInVerdict,
-): Promise<CheckInResult> {
-  return recordAttempt(tx, attempt, async (_db, ticket) => decide(ticket));
+export function checkInAlone(tx: Tx, attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult> {
+  return recordAttempt(tx, attempt, async (db, ticket) => decide(ticket, await gateOf(db, attempt)));
+}
+
+/** The declared gate the attempt names, read in its transaction (null: none named, or not declared). */
+async function gateOf(db: Db, attempt: CheckInAttempt): Promise<GateRecord | null> {
+  if (attempt.gate_id === null) return null;
+  const row = await one<Row>(db, 'SELECT * FROM gates WHERE eid = $1 AND gate_id = $2', [attempt.eid, attempt.gate_id]);
+  return row ? toGate(row) : null;
 }
 
 /**
  * An exit scan, or an entry of an event with re-entry, in a transaction of its own (not batched):
  * decided with the holder's presence, locked for the transaction.
  */
-export function withPresence(
-  tx: Tx,
-  attempt: CheckInAttempt,
-  decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-): Promise<CheckInResult> {
+export function withPresence(tx: Tx, attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
   return recordAttempt(tx, attempt, async (db, ticket) =>
-    decide(ticket, ticket === null ? null : await presenceOf(db, ticket.tid, true)),
+    decide(ticket, ticket === null ? null : await presenceOf(db, ticket.tid, true), await gateOf(db, attempt)),
   );
 }
 

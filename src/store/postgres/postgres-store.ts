@@ -9,7 +9,8 @@ import type {
   ChangeRecord,
   CheckInAttempt,
   CheckInResult,
-  CheckInVerdict,
+  CheckInDecider,
+  PresenceDecider,
   ConflictRecord,
   EnrollmentTokenRecord,
   EventCounters,
@@ -190,7 +191,7 @@ export class PostgresStore implements Store {
    * serialized across processes, and every attempt is appended to the scan log. Attempts arriving
    * together share one transaction (see CheckInBatcher); each is still decided on its own.
    */
-  checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
+  checkIn(attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult> {
     return this.batcher.run(attempt, decide);
   }
 
@@ -203,17 +204,11 @@ export class PostgresStore implements Store {
     return checkIns.logRefusedAttempt(this.pool, attempt, reason);
   }
 
-  checkOut(
-    attempt: CheckInAttempt,
-    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-  ): Promise<CheckInResult> {
+  checkOut(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
     return checkIns.withPresence(this.tx, attempt, decide);
   }
 
-  checkInWithPresence(
-    attempt: CheckInAttempt,
-    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-  ): Promise<CheckInResult> {
+  checkInWithPresence(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
     return checkIns.withPresence(this.tx, attempt, decide);
   }
 

@@ -1,11 +1,14 @@
 import type {
   ApiKeyRecord,
   CheckInAttempt,
+  CheckInDecider,
   CheckInResult,
   CheckInVerdict,
+  GateRecord,
   Occupancy,
   Page,
   Presence,
+  PresenceDecider,
   ScanRecord,
   TicketRecord,
 } from '../store.ts';
@@ -14,6 +17,7 @@ import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import {
   type CountRow,
   occupancyOf,
+  toGate,
   page,
   type Row,
   SCAN_INSERT_COLUMNS,
@@ -25,21 +29,22 @@ import type { SqliteContext } from './context.ts';
 import { appendChange } from './feed.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
-export function checkIn(
-  c: SqliteContext,
-  attempt: CheckInAttempt,
-  decide: (ticket: TicketRecord | null) => CheckInVerdict,
-): CheckInResult {
-  return recordAttempt(c, attempt, (ticket) => decide(ticket));
+export function checkIn(c: SqliteContext, attempt: CheckInAttempt, decide: CheckInDecider): CheckInResult {
+  return recordAttempt(c, attempt, (ticket) => decide(ticket, gateOf(c, attempt)));
+}
+
+/** The declared gate the attempt names, read in its transaction (null: none named, or not declared). */
+function gateOf(c: SqliteContext, attempt: CheckInAttempt): GateRecord | null {
+  if (attempt.gate_id === null) return null;
+  const row = c.one<Row>('SELECT * FROM gates WHERE eid = ? AND gate_id = ?', attempt.eid, attempt.gate_id);
+  return row ? toGate(row) : null;
 }
 
 /** An exit scan, or an entry of an event with re-entry: decided with the holder's presence known. */
-export function withPresence(
-  c: SqliteContext,
-  attempt: CheckInAttempt,
-  decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-): CheckInResult {
-  return recordAttempt(c, attempt, (ticket) => decide(ticket, ticket === null ? null : presenceOf(c, ticket.tid)));
+export function withPresence(c: SqliteContext, attempt: CheckInAttempt, decide: PresenceDecider): CheckInResult {
+  return recordAttempt(c, attempt, (ticket) =>
+    decide(ticket, ticket === null ? null : presenceOf(c, ticket.tid), gateOf(c, attempt)),
+  );
 }
 
 function presenceOf(c: SqliteContext, tid: string): Presence | null {

@@ -7,7 +7,8 @@ import type {
   ChangeRecord,
   CheckInAttempt,
   CheckInResult,
-  CheckInVerdict,
+  CheckInDecider,
+  PresenceDecider,
   ConflictRecord,
   EnrollmentTokenRecord,
   EventCounters,
@@ -225,7 +226,7 @@ export class SqliteStore implements Store {
   }
 
   /** Check-ins arriving together share one commit (see GroupCommit); each is still atomic on its own. */
-  checkIn(attempt: CheckInAttempt, decide: (ticket: TicketRecord | null) => CheckInVerdict): Promise<CheckInResult> {
+  checkIn(attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult> {
     return this.groupCommit.run(() => checkIn(this.ctx, attempt, decide));
   }
 
@@ -233,17 +234,11 @@ export class SqliteStore implements Store {
     return logRefusedAttempt(this.ctx, attempt, reason);
   }
 
-  checkOut(
-    attempt: CheckInAttempt,
-    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-  ): Promise<CheckInResult> {
+  checkOut(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
     return this.groupCommit.run(() => withPresence(this.ctx, attempt, decide));
   }
 
-  checkInWithPresence(
-    attempt: CheckInAttempt,
-    decide: (ticket: TicketRecord | null, presence: Presence | null) => CheckInVerdict,
-  ): Promise<CheckInResult> {
+  checkInWithPresence(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
     return this.groupCommit.run(() => withPresence(this.ctx, attempt, decide));
   }
 
