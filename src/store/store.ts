@@ -1,3 +1,12 @@
+import type {
+  AttemptResult,
+  ClaimedMessage,
+  ClaimRequest,
+  DeliveryRecord,
+  OutboxMessage,
+  WebhookChange,
+  WebhookRecord,
+} from './webhook-records.ts';
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
  * Instants are strings in the stored form of `domain/time.ts`.
@@ -390,6 +399,28 @@ export interface Store {
   occupancy(eid: string): Promise<Occupancy>;
   /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>>;
+
+  /** Stores a webhook endpoint and, while it is enabled, its subscriptions. */
+  createWebhook(webhook: WebhookRecord): Promise<void>;
+  getWebhook(webhookId: string): Promise<WebhookRecord | null>;
+  /** Endpoints in webhook_id order, a page at a time. */
+  listWebhooks(limit: number, after: string | null): Promise<Page<WebhookRecord>>;
+  /** Changes an endpoint (disabling it fails its pending messages); null when there is none. */
+  updateWebhook(webhookId: string, change: WebhookChange): Promise<WebhookRecord | null>;
+  /** Deletes an endpoint, its messages and their attempts. */
+  deleteWebhook(webhookId: string): Promise<boolean>;
+  /** Writes one message for one endpoint (a test message); its message_id. */
+  enqueueWebhookMessage(webhookId: string, message: OutboxMessage): Promise<string>;
+  /** Takes due messages under a lease (see ClaimRequest). */
+  claimWebhookMessages(request: ClaimRequest): Promise<ClaimedMessage[]>;
+  /** Records the ends of attempts, in one transaction. */
+  finishWebhookAttempts(results: AttemptResult[]): Promise<void>;
+  /** An endpoint's messages with their attempts, newest first (cursor: the last seq seen). */
+  listWebhookDeliveries(webhookId: string, limit: number, before: number | null): Promise<Page<DeliveryRecord>>;
+  /** Makes a message of the endpoint pending again, due at `now`; false when there is no such message. */
+  redeliverWebhookMessage(webhookId: string, messageId: string, now: string): Promise<boolean>;
+  /** How many messages wait for delivery (the gauge). */
+  countPendingWebhookMessages(): Promise<number>;
 
   /** Inserts a signing key and retires every other active one, atomically. */
   addSigningKey(key: SigningKeyRecord): Promise<void>;

@@ -21,6 +21,7 @@ import type {
 } from '../../src/store/store.ts';
 import { consoleConformance } from './console-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
+import { outboxConformance } from './outbox-conformance.ts';
 
 /** Options of one run of the suite. */
 export interface ConformanceOptions {
@@ -395,6 +396,7 @@ export function storeConformance(
     });
 
     feedConformance({ test, store, seed, newAttempt, gateDecider, at });
+    outboxConformance({ test, store, seed, newAttempt, gateDecider, at });
     consoleConformance({ test, store, seed, at });
 
     describe('tickets', () => {

@@ -14,6 +14,7 @@ import type {
   TicketRecord,
 } from '../store.ts';
 import { batchWrite, type CheckedIn, type LoggedScan, type Remembered } from './check-in-writes.ts';
+import { fanOutConflicts } from './outbox.ts';
 
 /** One check-in waiting for its batch. */
 export interface PendingCheckIn {
@@ -125,6 +126,7 @@ export class CheckInBatcher {
       if (plan.scans.length > 0) {
         const write = batchWrite(plan.remembered, plan.scans, plan.checkedIn);
         await client.query(write.text, write.values);
+        await reportConflicts(client, plan.scans);
       }
       await client.query('COMMIT');
       this.committedBatches += 1;
@@ -266,4 +268,16 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
     plan.answers.push({ ok: true, result: { kind: 'answered', answer: verdict.answer, replay: false } });
   }
   return plan;
+}
+
+/** The conflict messages of the batch's duplicate scans (rare: one more statement only when there are some). */
+async function reportConflicts(client: pg.PoolClient, scans: LoggedScan[]): Promise<void> {
+  const byEvent = new Map<string, { keys: string[]; at: string }>();
+  for (const s of scans) {
+    if (s.outcome !== 'already_used' || s.replay) continue;
+    const entry = byEvent.get(s.attempt.eid) ?? { keys: [], at: s.attempt.received_at };
+    entry.keys.push(s.attempt.idempotency_key);
+    byEvent.set(s.attempt.eid, entry);
+  }
+  for (const [eid, { keys, at }] of byEvent) await fanOutConflicts(client, eid, keys, at);
 }

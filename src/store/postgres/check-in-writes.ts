@@ -26,7 +26,8 @@ export interface CheckedIn {
  * one parameter array per column whatever the batch size): the remembered answers, the scan log in
  * item order, the tickets checked in (and inside), and their `checked_in` changes. Each event's feed counter
  * moves once by the number of its changes (events in eid order: the last lock of the batch's
- * order), and the changes take the positions just below the new value, in item order.
+ * order), and the changes take the positions just below the new value, in item order. Last, each
+ * change's `ticket.checked_in` message for every subscribed webhook endpoint, with its position.
  */
 const WRITE_SQL = `
   WITH remembered AS (
@@ -61,14 +62,26 @@ const WRITE_SQL = `
     JOIN counters ON counters.eid = g.eid -- after the feed counters: every writer's lock order
     GROUP BY 1, 2 ORDER BY 1, 2
     ON CONFLICT (eid, gate_key) DO UPDATE SET entries = gate_counts.entries + EXCLUDED.entries
+  ), fed AS (
+    INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+    SELECT c.eid,
+      counters.last_position - count(*) OVER (PARTITION BY c.eid) + row_number() OVER (PARTITION BY c.eid ORDER BY c.n),
+      'checked_in', c.tid, c.at, c.scanner_id, c.gate_id
+    FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[]) WITH ORDINALITY
+      AS c (eid, tid, at, scanner_id, gate_id, n)
+    JOIN counters ON counters.eid = c.eid
+    RETURNING eid, position, tid, at, scanner_id, gate_id
   )
-  INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
-  SELECT c.eid,
-    counters.last_position - count(*) OVER (PARTITION BY c.eid) + row_number() OVER (PARTITION BY c.eid ORDER BY c.n),
-    'checked_in', c.tid, c.at, c.scanner_id, c.gate_id
-  FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[]) WITH ORDINALITY
-    AS c (eid, tid, at, scanner_id, gate_id, n)
-  JOIN counters ON counters.eid = c.eid`;
+  INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.webhook_id, 'ticket.checked_in',
+    json_build_object('eid', f.eid, 'tid', f.tid, 'holder_name', t.holder_name, 'ticket_type', t.ticket_type,
+      'checked_in_at', CASE WHEN f.at LIKE '%.000Z' THEN left(f.at, -5) || 'Z' ELSE f.at END,
+      'scanner_id', f.scanner_id, 'gate_id', f.gate_id, 'admitted_offline', x.admitted_offline)::text,
+    f.position, x.received_at, 'pending', x.received_at
+  FROM fed f
+  JOIN unnest($22::text[], $27::boolean[], $28::text[]) AS x (tid, admitted_offline, received_at) ON x.tid = f.tid
+  JOIN tickets t ON t.tid = f.tid
+  JOIN webhook_subscriptions s ON s.type IN ('ticket.checked_in', '*') AND s.eid_key IN (f.eid, '')`;
 
 /** The batch's one write statement and its parameters. */
 export function batchWrite(
@@ -106,6 +119,8 @@ export function batchWrite(
       column(checkedIn, (c) => c.attempt.scanner_id),
       column(checkedIn, (c) => c.attempt.gate_id),
       column(scans, (s) => s.attempt.admitted_offline === false),
+      column(checkedIn, (c) => c.attempt.admitted_offline === true),
+      column(checkedIn, (c) => c.attempt.received_at),
     ],
   };
 }

@@ -26,7 +26,9 @@ import type {
   TicketRecord,
 } from '../store.ts';
 import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
+import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
+import { fanOutConflicts } from './outbox.ts';
 import { all, type Db, one, type Tx } from './queries.ts';
 
 /** One check-in in a transaction of its own: what a batch falls back to when it fails as a whole. */
@@ -143,18 +145,31 @@ function recordAttempt(
       ],
     );
     await logScan(db, attempt, verdict.outcome, verdict.reason, false);
+    if (verdict.outcome === 'already_used') {
+      await fanOutConflicts(db, attempt.eid, [attempt.idempotency_key], attempt.received_at);
+    }
     // Last: the feed's per-event lock is then held only until the commit that follows.
     if (checkedIn) {
-      await appendChange(db, attempt.eid, 'checked_in', attempt.tid, move!.at, {
-        scanner_id: attempt.scanner_id,
-        gate_id: attempt.gate_id,
-      });
+      await appendChange(
+        db,
+        attempt.eid,
+        'checked_in',
+        attempt.tid,
+        move!.at,
+        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
+        checkedInMessage(ticket!, attempt, move!.at),
+      );
     }
     if (checkedOut) {
-      await appendChange(db, attempt.eid, 'checked_out', attempt.tid, move!.at, {
-        scanner_id: attempt.scanner_id,
-        gate_id: attempt.gate_id,
-      });
+      await appendChange(
+        db,
+        attempt.eid,
+        'checked_out',
+        attempt.tid,
+        move!.at,
+        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
+        checkedOutMessage(attempt, move!.at),
+      );
     }
     return { kind: 'answered', answer: verdict.answer, replay: false };
   });

@@ -1,6 +1,8 @@
 import { CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
 import { page, type Row } from '../rows.ts';
 import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
+import type { OutboxMessage } from '../webhook-records.ts';
+import { NEW_MESSAGE_ID } from './outbox.ts';
 import { all, type Db, numbered, type Tx } from './queries.ts';
 
 const CONFLICT_FIRSTS = numbered(CONFLICT_FIRSTS_SQL);
@@ -50,15 +52,33 @@ export async function appendChange(
   tid: string,
   at: string,
   extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+  message: Omit<OutboxMessage, 'position'> | null = null,
 ): Promise<void> {
+  // The webhook messages that report the change go in the same statement: no round trip of their own.
   await db.query(
     `WITH next AS (
        INSERT INTO change_counters (eid, last_position) VALUES ($1, 1)
        ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1
-       RETURNING last_position)
-     INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti)
-     SELECT $1, last_position, $2, $3, $4, $5, $6, $7 FROM next`,
-    [eid, type, tid, at, extra.scanner_id ?? null, extra.gate_id ?? null, extra.jti ?? null],
+       RETURNING last_position),
+     fed AS (
+       INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti)
+       SELECT $1, last_position, $2, $3, $4, $5, $6, $7 FROM next)
+     INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
+     SELECT ${NEW_MESSAGE_ID}, s.webhook_id, $8, $9, next.last_position, $10, 'pending', $10
+       FROM next, webhook_subscriptions s
+      WHERE $8::text IS NOT NULL AND s.type IN ($8, '*') AND s.eid_key IN ($1, '')`,
+    [
+      eid,
+      type,
+      tid,
+      at,
+      extra.scanner_id ?? null,
+      extra.gate_id ?? null,
+      extra.jti ?? null,
+      message?.type ?? null,
+      message === null ? null : JSON.stringify(message.data),
+      message?.occurred_at ?? null,
+    ],
   );
   // After the counter row: the lock order of every writer (see the check-in batch).
   if (type === 'checked_in' || type === 'checked_out') {

@@ -141,6 +141,34 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
           FROM changes WHERE type IN ('checked_in', 'checked_out') GROUP BY eid, COALESCE(gate_id, '');
     `,
   },
+  {
+    // As SQLite's version 8: webhook endpoints, subscriptions, the outbox and the attempts.
+    version: 8,
+    sql: `
+      CREATE TABLE webhooks (
+        webhook_id TEXT COLLATE "C" PRIMARY KEY, url TEXT NOT NULL, event_types TEXT NOT NULL, eid TEXT COLLATE "C",
+        description TEXT, enabled BOOLEAN NOT NULL, secret_enc TEXT NOT NULL, previous_secret_enc TEXT,
+        previous_secret_until TEXT, created_at TEXT NOT NULL, failing_since TEXT, disabled_reason TEXT
+      );
+      CREATE TABLE webhook_subscriptions (
+        type TEXT COLLATE "C" NOT NULL, eid_key TEXT COLLATE "C" NOT NULL, webhook_id TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (type, eid_key, webhook_id)
+      );
+      CREATE INDEX webhook_subscriptions_of ON webhook_subscriptions (webhook_id);
+      CREATE TABLE webhook_messages (
+        seq BIGSERIAL PRIMARY KEY, message_id TEXT COLLATE "C" NOT NULL UNIQUE, webhook_id TEXT COLLATE "C" NOT NULL,
+        type TEXT NOT NULL, data TEXT NOT NULL, position BIGINT, occurred_at TEXT NOT NULL,
+        state TEXT NOT NULL, next_attempt_at TEXT COLLATE "C", attempt_count INTEGER NOT NULL DEFAULT 0,
+        lease_until TEXT COLLATE "C", lease_owner TEXT
+      );
+      CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_messages_of ON webhook_messages (webhook_id, seq);
+      CREATE TABLE webhook_attempts (
+        message_id TEXT COLLATE "C" NOT NULL, n INTEGER NOT NULL, at TEXT NOT NULL, status_code INTEGER, error TEXT,
+        duration_ms INTEGER NOT NULL, PRIMARY KEY (message_id, n)
+      );
+    `,
+  },
 ];
 
 /**

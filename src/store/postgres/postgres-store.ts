@@ -1,3 +1,14 @@
+import type {
+  AttemptResult,
+  ClaimedMessage,
+  ClaimRequest,
+  DeliveryRecord,
+  OutboxMessage,
+  WebhookChange,
+  WebhookRecord,
+} from '../webhook-records.ts';
+import * as outbox from './outbox.ts';
+import * as webhooks from './webhooks.ts';
 import pg from 'pg';
 import type {
   EventSettings,
@@ -218,6 +229,50 @@ export class PostgresStore implements Store {
 
   occupancy(eid: string): Promise<Occupancy> {
     return checkIns.occupancy(this.pool, eid);
+  }
+
+  createWebhook(webhook: WebhookRecord): Promise<void> {
+    return webhooks.createWebhook(this.tx, webhook);
+  }
+
+  getWebhook(webhookId: string): Promise<WebhookRecord | null> {
+    return webhooks.getWebhook(this.pool, webhookId);
+  }
+
+  listWebhooks(limit: number, after: string | null): Promise<Page<WebhookRecord>> {
+    return webhooks.listWebhooks(this.pool, limit, after);
+  }
+
+  updateWebhook(webhookId: string, change: WebhookChange): Promise<WebhookRecord | null> {
+    return webhooks.updateWebhook(this.tx, webhookId, change);
+  }
+
+  deleteWebhook(webhookId: string): Promise<boolean> {
+    return webhooks.deleteWebhook(this.tx, webhookId);
+  }
+
+  enqueueWebhookMessage(webhookId: string, message: OutboxMessage): Promise<string> {
+    return outbox.enqueueTo(this.pool, webhookId, message);
+  }
+
+  claimWebhookMessages(request: ClaimRequest): Promise<ClaimedMessage[]> {
+    return outbox.claim(this.pool, request);
+  }
+
+  finishWebhookAttempts(results: AttemptResult[]): Promise<void> {
+    return outbox.finish(this.tx, results);
+  }
+
+  listWebhookDeliveries(webhookId: string, limit: number, before: number | null): Promise<Page<DeliveryRecord>> {
+    return outbox.listDeliveries(this.tx, webhookId, limit, before);
+  }
+
+  redeliverWebhookMessage(webhookId: string, messageId: string, now: string): Promise<boolean> {
+    return outbox.redeliver(this.pool, webhookId, messageId, now);
+  }
+
+  countPendingWebhookMessages(): Promise<number> {
+    return outbox.pendingCount(this.pool);
   }
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
     return checkIns.listScans(this.pool, eid, limit, after);

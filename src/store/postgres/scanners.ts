@@ -1,3 +1,5 @@
+import { enrolledMessage, scannerRevokedMessage } from '../outbox-data.ts';
+import { fanOut } from './outbox.ts';
 import { redemption } from '../redeem.ts';
 import { page } from '../rows.ts';
 import type { ApiKeyRecord, EnrollmentTokenRecord, NewApiKey, Page, RedeemResult } from '../store.ts';
@@ -37,6 +39,7 @@ export function redeemEnrollmentToken(tx: Tx, tokenHash: string, at: string, key
     if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
     await db.query('UPDATE enrollment_tokens SET used_at = $1 WHERE token_id = $2', [at, outcome.token.token_id]);
     await insertApiKey(db, outcome.record);
+    await fanOut(db, enrolledMessage(outcome.record, at));
     return { kind: 'enrolled', key: outcome.record, token: { ...outcome.token, used_at: at } };
   });
 }
@@ -57,8 +60,13 @@ export async function touchApiKey(db: Db, apiKeyId: string, at: string): Promise
 /** Revokes the key once; null if unknown. */
 export function revokeApiKey(tx: Tx, apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
   return tx(async (db) => {
-    await db.query('UPDATE api_keys SET revoked_at = $1 WHERE api_key_id = $2 AND revoked_at IS NULL', [at, apiKeyId]);
-    return one<ApiKeyRecord>(db, 'SELECT * FROM api_keys WHERE api_key_id = $1', [apiKeyId]);
+    const changed = await db.query('UPDATE api_keys SET revoked_at = $1 WHERE api_key_id = $2 AND revoked_at IS NULL', [
+      at,
+      apiKeyId,
+    ]);
+    const key = await one<ApiKeyRecord>(db, 'SELECT * FROM api_keys WHERE api_key_id = $1', [apiKeyId]);
+    if ((changed.rowCount ?? 0) > 0 && key) await fanOut(db, scannerRevokedMessage(key, at));
+    return key;
   });
 }
 

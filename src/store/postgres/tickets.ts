@@ -2,6 +2,7 @@ import { searchPatterns, searchTicketsSql } from '../console-queries.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { page } from '../rows.ts';
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
+import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 
@@ -72,9 +73,11 @@ export function revokeTicket(tx: Tx, tid: string, at: string, reason: string | n
       'UPDATE tickets SET revoked_at = $1, revoke_reason = $2 WHERE tid = $3 AND revoked_at IS NULL RETURNING eid',
       [at, reason, tid],
     );
-    const eid = changed.rows[0]?.eid as string | undefined;
-    if (eid !== undefined) await appendChange(db, eid, 'revoked', tid, at);
-    return one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+    const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+    if ((changed.rowCount ?? 0) > 0 && ticket) {
+      await appendChange(db, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
+    }
+    return ticket;
   });
 }
 
@@ -92,7 +95,15 @@ export function reissueTicket(
     const refusal = reissueRefusal(ticket, previousToken);
     if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
     await db.query('UPDATE tickets SET ticket_token = $1 WHERE tid = $2', [nextToken, tid]);
-    await appendChange(db, ticket.eid, 'token_superseded', tid, at, { jti: supersededJti });
+    await appendChange(
+      db,
+      ticket.eid,
+      'token_superseded',
+      tid,
+      at,
+      { jti: supersededJti },
+      reissuedMessage(ticket, nextToken, supersededJti, at),
+    );
     return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
   });
 }

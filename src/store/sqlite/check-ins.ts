@@ -26,7 +26,9 @@ import {
   toScan,
 } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
+import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
+import { fanOutConflicts } from './outbox.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
 export function checkIn(c: SqliteContext, attempt: CheckInAttempt, decide: CheckInDecider): CheckInResult {
@@ -91,7 +93,8 @@ function recordAttempt(
     logScan(c, attempt, result.outcome, result.reason, result.replay);
     return result.result;
   }
-  const verdict = decide(c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid));
+  const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid);
+  const verdict = decide(ticket);
   const move = verdict.move;
   if (move?.to === 'inside') {
     // Only from the state the move names: a first entry while unused, a re-entry while out.
@@ -107,10 +110,15 @@ function recordAttempt(
         attempt.tid,
         attempt.eid,
       );
-      appendChange(c, attempt.eid, 'checked_in', attempt.tid, move.at, {
-        scanner_id: attempt.scanner_id,
-        gate_id: attempt.gate_id,
-      });
+      appendChange(
+        c,
+        attempt.eid,
+        'checked_in',
+        attempt.tid,
+        move.at,
+        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
+        checkedInMessage(ticket!, attempt, move.at),
+      );
     }
   }
   if (move?.to === 'out') {
@@ -120,10 +128,15 @@ function recordAttempt(
       attempt.tid,
     );
     if (out > 0) {
-      appendChange(c, attempt.eid, 'checked_out', attempt.tid, move.at, {
-        scanner_id: attempt.scanner_id,
-        gate_id: attempt.gate_id,
-      });
+      appendChange(
+        c,
+        attempt.eid,
+        'checked_out',
+        attempt.tid,
+        move.at,
+        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
+        checkedOutMessage(attempt, move.at),
+      );
     }
   }
   c.run(
@@ -139,6 +152,8 @@ function recordAttempt(
     attempt.received_at,
   );
   logScan(c, attempt, verdict.outcome, verdict.reason, false);
+  if (verdict.outcome === 'already_used')
+    fanOutConflicts(c, attempt.eid, [attempt.idempotency_key], attempt.received_at);
   return { kind: 'answered', answer: verdict.answer, replay: false };
 }
 

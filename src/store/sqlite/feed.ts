@@ -1,9 +1,14 @@
 import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
 import { CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
 import { page, type Row } from '../rows.ts';
+import type { OutboxMessage } from '../webhook-records.ts';
 import type { SqliteContext } from './context.ts';
+import { fanOut } from './outbox.ts';
 
-/** Appends a change at the event's next position; runs inside the caller's transaction (SQLite serializes them). */
+/**
+ * Appends a change at the event's next position, and the webhook message that reports it (with that
+ * position) for every subscribed endpoint; runs inside the caller's transaction (SQLite serializes them).
+ */
 export function appendChange(
   c: SqliteContext,
   eid: string,
@@ -11,6 +16,7 @@ export function appendChange(
   tid: string,
   at: string,
   extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+  message: Omit<OutboxMessage, 'position'> | null = null,
 ): void {
   const position = c.one<{ last_position: number }>(
     `INSERT INTO change_counters (eid, last_position) VALUES (?, 1)
@@ -39,6 +45,7 @@ export function appendChange(
       1 - entry,
     );
   }
+  if (message !== null) fanOut(c, { ...message, position });
 }
 
 export async function listChanges(

@@ -140,6 +140,36 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
           FROM changes WHERE type IN ('checked_in', 'checked_out') GROUP BY eid, COALESCE(gate_id, '');
     `,
   },
+  {
+    // Webhooks: the endpoints, their subscriptions (one row per type and event scope, only while the
+    // endpoint is enabled: a change's transaction fans its messages out with one indexed read), the
+    // outbox of messages (written in the change's own transaction) and every delivery attempt.
+    version: 8,
+    sql: `
+      CREATE TABLE webhooks (
+        webhook_id TEXT PRIMARY KEY, url TEXT NOT NULL, event_types TEXT NOT NULL, eid TEXT, description TEXT,
+        enabled INTEGER NOT NULL, secret_enc TEXT NOT NULL, previous_secret_enc TEXT, previous_secret_until TEXT,
+        created_at TEXT NOT NULL, failing_since TEXT, disabled_reason TEXT
+      );
+      CREATE TABLE webhook_subscriptions (
+        type TEXT NOT NULL, eid_key TEXT NOT NULL, webhook_id TEXT NOT NULL,
+        PRIMARY KEY (type, eid_key, webhook_id)
+      );
+      CREATE INDEX webhook_subscriptions_of ON webhook_subscriptions (webhook_id);
+      CREATE TABLE webhook_messages (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL,
+        type TEXT NOT NULL, data TEXT NOT NULL, position INTEGER, occurred_at TEXT NOT NULL,
+        state TEXT NOT NULL, next_attempt_at TEXT, attempt_count INTEGER NOT NULL DEFAULT 0, lease_until TEXT,
+        lease_owner TEXT
+      );
+      CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_messages_of ON webhook_messages (webhook_id, seq);
+      CREATE TABLE webhook_attempts (
+        message_id TEXT NOT NULL, n INTEGER NOT NULL, at TEXT NOT NULL, status_code INTEGER, error TEXT,
+        duration_ms INTEGER NOT NULL, PRIMARY KEY (message_id, n)
+      );
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

@@ -1,7 +1,9 @@
 import type { ApiKeyRecord, EnrollmentTokenRecord, NewApiKey, Page, RedeemResult } from '../store.ts';
+import { enrolledMessage, scannerRevokedMessage } from '../outbox-data.ts';
 import { redemption } from '../redeem.ts';
 import { page } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
+import { fanOut } from './outbox.ts';
 
 export function createEnrollmentToken(c: SqliteContext, t: EnrollmentTokenRecord): Promise<void> {
   return c.tx(() => {
@@ -48,6 +50,7 @@ export function redeemEnrollmentToken(
            @scanner_platform, @token_id, @enrolled_at, @expires_at, @last_seen_at, @revoked_at)`,
       outcome.record,
     );
+    fanOut(c, enrolledMessage(outcome.record, at));
     return { kind: 'enrolled', key: outcome.record, token: { ...outcome.token, used_at: at } };
   });
 }
@@ -69,8 +72,14 @@ export function touchApiKey(c: SqliteContext, apiKeyId: string, at: string): Pro
 
 export function revokeApiKey(c: SqliteContext, apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
   return c.tx(() => {
-    c.run('UPDATE api_keys SET revoked_at = ? WHERE api_key_id = ? AND revoked_at IS NULL', at, apiKeyId);
-    return c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE api_key_id = ?', apiKeyId);
+    const changed = c.run(
+      'UPDATE api_keys SET revoked_at = ? WHERE api_key_id = ? AND revoked_at IS NULL',
+      at,
+      apiKeyId,
+    );
+    const key = c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE api_key_id = ?', apiKeyId);
+    if (changed > 0 && key) fanOut(c, scannerRevokedMessage(key, at));
+    return key;
   });
 }
 

@@ -1,3 +1,14 @@
+import type {
+  AttemptResult,
+  ClaimedMessage,
+  ClaimRequest,
+  DeliveryRecord,
+  OutboxMessage,
+  WebhookChange,
+  WebhookRecord,
+} from '../webhook-records.ts';
+import * as outbox from './outbox.ts';
+import * as webhooks from './webhooks.ts';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -248,6 +259,50 @@ export class SqliteStore implements Store {
 
   occupancy(eid: string): Promise<Occupancy> {
     return occupancy(this.ctx, eid);
+  }
+
+  createWebhook(webhook: WebhookRecord): Promise<void> {
+    return webhooks.createWebhook(this.ctx, webhook);
+  }
+
+  getWebhook(webhookId: string): Promise<WebhookRecord | null> {
+    return webhooks.getWebhook(this.ctx, webhookId);
+  }
+
+  listWebhooks(limit: number, after: string | null): Promise<Page<WebhookRecord>> {
+    return webhooks.listWebhooks(this.ctx, limit, after);
+  }
+
+  updateWebhook(webhookId: string, change: WebhookChange): Promise<WebhookRecord | null> {
+    return webhooks.updateWebhook(this.ctx, webhookId, change);
+  }
+
+  deleteWebhook(webhookId: string): Promise<boolean> {
+    return webhooks.deleteWebhook(this.ctx, webhookId);
+  }
+
+  enqueueWebhookMessage(webhookId: string, message: OutboxMessage): Promise<string> {
+    return outbox.enqueueTo(this.ctx, webhookId, message);
+  }
+
+  claimWebhookMessages(request: ClaimRequest): Promise<ClaimedMessage[]> {
+    return outbox.claim(this.ctx, request);
+  }
+
+  finishWebhookAttempts(results: AttemptResult[]): Promise<void> {
+    return outbox.finish(this.ctx, results);
+  }
+
+  listWebhookDeliveries(webhookId: string, limit: number, before: number | null): Promise<Page<DeliveryRecord>> {
+    return outbox.listDeliveries(this.ctx, webhookId, limit, before);
+  }
+
+  redeliverWebhookMessage(webhookId: string, messageId: string, now: string): Promise<boolean> {
+    return outbox.redeliver(this.ctx, webhookId, messageId, now);
+  }
+
+  countPendingWebhookMessages(): Promise<number> {
+    return outbox.pendingCount(this.ctx);
   }
 
   listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {

@@ -3,6 +3,7 @@ import { searchPatterns, searchTicketsSql } from '../console-queries.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { page } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
+import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 
 export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promise<void> {
@@ -65,7 +66,7 @@ export function revokeTicket(
       tid,
     );
     const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
-    if (changed > 0 && ticket) appendChange(c, ticket.eid, 'revoked', tid, at);
+    if (changed > 0 && ticket) appendChange(c, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
     return ticket;
   });
 }
@@ -83,7 +84,15 @@ export function reissueTicket(
     const refusal = reissueRefusal(ticket, previousToken);
     if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
     c.run('UPDATE tickets SET ticket_token = ? WHERE tid = ?', nextToken, tid);
-    appendChange(c, ticket.eid, 'token_superseded', tid, at, { jti: supersededJti });
+    appendChange(
+      c,
+      ticket.eid,
+      'token_superseded',
+      tid,
+      at,
+      { jti: supersededJti },
+      reissuedMessage(ticket, nextToken, supersededJti, at),
+    );
     return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
   });
 }

@@ -1,0 +1,209 @@
+/**
+ * The webhook outbox on SQLite: messages written in the transaction of the change they report, one
+ * per subscribed endpoint; claims under a lease; the end of each attempt; the deliveries log.
+ */
+import { page, type Row } from '../rows.ts';
+import type { Page } from '../store.ts';
+import {
+  type AttemptResult,
+  type ClaimedMessage,
+  type ClaimRequest,
+  deliveriesOf,
+  type DeliveryRecord,
+  type OutboxMessage,
+  toClaimed,
+} from '../webhook-records.ts';
+import type { SqliteContext } from './context.ts';
+import { failPending } from './webhooks.ts';
+
+const NEW_ID = `'msg_' || lower(hex(randomblob(16)))`;
+
+/** Writes the message for every endpoint subscribed to its type and event; inside the caller's transaction. */
+export function fanOut(c: SqliteContext, m: OutboxMessage): void {
+  c.run(
+    `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
+     SELECT ${NEW_ID}, webhook_id, ?, ?, ?, ?, 'pending', ?
+       FROM webhook_subscriptions WHERE type IN (?, '*') AND eid_key IN (?, '')`,
+    m.type,
+    JSON.stringify(m.data),
+    m.position,
+    m.occurred_at,
+    m.occurred_at,
+    m.type,
+    m.eid ?? '',
+  );
+}
+
+/** Writes a message for one endpoint, whatever it subscribes to (a test message); its message_id. */
+export function enqueueTo(c: SqliteContext, webhookId: string, m: OutboxMessage): Promise<string> {
+  return c.tx(() => {
+    const row = c.one<{ message_id: string }>(
+      `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
+       VALUES (${NEW_ID}, ?, ?, ?, ?, ?, 'pending', ?) RETURNING message_id`,
+      webhookId,
+      m.type,
+      JSON.stringify(m.data),
+      m.position,
+      m.occurred_at,
+      m.occurred_at,
+    );
+    return row!.message_id;
+  });
+}
+
+/**
+ * The conflicts that scans just logged under these idempotency keys make (the conflicts report's rule:
+ * a duplicate `already_used` scan by another scanner that let the holder in offline, or could not have
+ * known), each with the check-in it conflicts with; inside the caller's transaction.
+ */
+export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], at: string): void {
+  if (keys.length === 0) return;
+  c.run(
+    `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
+     SELECT ${NEW_ID}, s.webhook_id, 'checkin.conflict',
+       json_object('eid', d.eid, 'tid', d.tid, 'holder_name', t.holder_name,
+         'first', json_object('scanner_id', v.scanner_id, 'gate_id', v.gate_id, 'scanned_at', v.scanned_at,
+           'received_at', v.received_at),
+         'duplicate', json_object('scanner_id', d.scanner_id, 'gate_id', d.gate_id, 'scanned_at', d.scanned_at,
+           'received_at', d.received_at, 'admitted_offline', json(CASE WHEN d.admitted_offline THEN 'true' ELSE 'false' END))),
+       NULL, ?, 'pending', ?
+     FROM scans d
+     JOIN scans v ON v.scan_id = (
+       SELECT MAX(x.scan_id) FROM scans x
+        WHERE x.eid = d.eid AND x.tid = d.tid AND x.outcome = 'valid' AND x.replay = 0 AND x.scanner_id <> d.scanner_id
+          AND (d.admitted_offline = 1 OR d.scanned_at < x.received_at))
+     JOIN tickets t ON t.tid = d.tid
+     JOIN webhook_subscriptions s ON s.type IN ('checkin.conflict', '*') AND s.eid_key IN (d.eid, '')
+     WHERE d.eid = ? AND d.idempotency_key IN (SELECT value FROM json_each(?)) AND d.outcome = 'already_used'
+       AND d.replay = 0 AND d.turned_away_offline = 0`,
+    at,
+    at,
+    eid,
+    JSON.stringify(keys),
+  );
+}
+
+/** Takes due messages under a lease: no two workers attempt one message at the same moment. */
+export function claim(c: SqliteContext, r: ClaimRequest): Promise<ClaimedMessage[]> {
+  return c.tx(() => {
+    const rows = c.all<Row>(
+      `UPDATE webhook_messages SET lease_until = ?, lease_owner = ?
+        WHERE message_id IN (
+          SELECT message_id FROM (
+            SELECT message_id, webhook_id, next_attempt_at, seq,
+                   ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, seq) AS rn
+              FROM webhook_messages
+             WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?))
+          WHERE rn <= ? AND webhook_id NOT IN (SELECT value FROM json_each(?))
+          ORDER BY next_attempt_at, seq LIMIT ?)
+        RETURNING *`,
+      r.leaseUntil,
+      r.owner,
+      r.now,
+      r.now,
+      r.perEndpoint,
+      JSON.stringify(r.exclude),
+      r.limit,
+    );
+    return rows.map(toClaimed);
+  });
+}
+
+/** Records the attempts' ends in one transaction: their rows, the messages' states, the endpoints'. */
+export function finish(c: SqliteContext, results: AttemptResult[]): Promise<void> {
+  return c.tx(() => {
+    for (const r of results) {
+      const failed = r.next.state !== 'delivered';
+      if (failed) {
+        c.run(
+          'UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE webhook_id = ?',
+          r.attempt.at,
+          r.webhook_id,
+        );
+        const reason =
+          r.disable ??
+          (c.one(
+            'SELECT 1 FROM webhooks WHERE webhook_id = ? AND enabled = 1 AND failing_since <= ?',
+            r.webhook_id,
+            r.failing_before,
+          )
+            ? 'failing'
+            : null);
+        if (reason !== null) disable(c, r.webhook_id, reason);
+      } else {
+        c.run(
+          'UPDATE webhooks SET failing_since = NULL WHERE webhook_id = ? AND failing_since IS NOT NULL',
+          r.webhook_id,
+        );
+      }
+      const enabled = c.one<{ enabled: number }>('SELECT enabled FROM webhooks WHERE webhook_id = ?', r.webhook_id);
+      // A disabled endpoint's message is not tried again (a redelivery makes it pending once more).
+      const next = r.next.state === 'pending' && enabled?.enabled !== 1 ? { state: 'failed' as const } : r.next;
+      const updated = c.one<{ attempt_count: number }>(
+        `UPDATE webhook_messages SET state = ?, next_attempt_at = ?, attempt_count = attempt_count + 1,
+           lease_until = NULL, lease_owner = NULL
+         WHERE message_id = ? AND lease_owner = ? RETURNING attempt_count`,
+        next.state,
+        next.state === 'pending' ? next.next_attempt_at : null,
+        r.message_id,
+        r.lease_owner,
+      );
+      if (!updated) continue;
+      c.run(
+        'INSERT INTO webhook_attempts (message_id, n, at, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)',
+        r.message_id,
+        updated.attempt_count,
+        r.attempt.at,
+        r.attempt.status_code,
+        r.attempt.error,
+        r.attempt.duration_ms,
+      );
+    }
+  });
+}
+
+function disable(c: SqliteContext, webhookId: string, reason: string): void {
+  c.run('UPDATE webhooks SET enabled = 0, disabled_reason = ? WHERE webhook_id = ? AND enabled = 1', reason, webhookId);
+  c.run('DELETE FROM webhook_subscriptions WHERE webhook_id = ?', webhookId);
+  failPending(c, webhookId);
+}
+
+/** An endpoint's messages, newest first, each with its attempts. */
+export async function listDeliveries(
+  c: SqliteContext,
+  webhookId: string,
+  limit: number,
+  before: number | null,
+): Promise<Page<DeliveryRecord>> {
+  return c.db.transaction(() => {
+    const rows = c.all<Row>(
+      'SELECT * FROM webhook_messages WHERE webhook_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      webhookId,
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    );
+    const shown = rows.slice(0, limit);
+    const attempts = c.all<Row>(
+      `SELECT * FROM webhook_attempts WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, n`,
+      JSON.stringify(shown.map((r) => r.message_id)),
+    );
+    return page(deliveriesOf(rows, attempts), limit, (d) => String(d.seq));
+  })();
+}
+
+/** Makes a message pending again, due now; false when the endpoint has no such message. */
+export function redeliver(c: SqliteContext, webhookId: string, messageId: string, now: string): Promise<boolean> {
+  return c.tx(
+    () =>
+      c.run(
+        `UPDATE webhook_messages SET state = 'pending', next_attempt_at = ? WHERE webhook_id = ? AND message_id = ?`,
+        now,
+        webhookId,
+        messageId,
+      ) > 0,
+  );
+}
+
+export async function pendingCount(c: SqliteContext): Promise<number> {
+  return c.one<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_messages WHERE state = 'pending'`)!.n;
+}
