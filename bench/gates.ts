@@ -1,7 +1,7 @@
 /**
- * Gates and occupancy. (1) Check-in through the HTTP app (in process, app.inject, SQLite on a
- * temporary file, every commit durable) at a declared gate that admits the type, against the same
- * run's check-ins that name no gate: the ratio is what declaring gates costs a check-in (target:
+ * Gates and occupancy. (1) Check-in through the HTTP app (in process, app.inject; SQLite on a
+ * temporary file, every commit durable, then a fresh PostgreSQL database when one answers) at a
+ * declared gate that admits the type, against the same run's check-ins that name no gate: the ratio is what declaring gates costs a check-in (target:
  * at least 0.9). Rounds alternate so both see the same machine. (2) `GET …/occupancy` on an event of
  * 1,000,000 tickets, 600,000 of them entered and 200,000 gone out, on SQLite and on PostgreSQL
  * (skipped when none answers): median and worst of the reads (target: at most 50 ms).
@@ -118,23 +118,37 @@ async function checkIns(app: App, target: Awaited<ReturnType<typeof eventWith>>,
 const quantile = (values: number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]!;
 
-// (1) The cost of a declared gate.
-const sqlite = new SqliteStore(join(dir, 'gates.db'));
-const app = await appOn(sqlite);
-const plain = await eventWith(app, PER_ROUND * ROUNDS, null);
-const gated = await eventWith(app, PER_ROUND * ROUNDS, 'vip');
-const ratios: number[] = [];
-const rates = { plain: [] as number[], gated: [] as number[] };
-for (let round = 0; round < ROUNDS; round++) {
-  const slice = (t: { tids: string[] }) => t.tids.slice(round * PER_ROUND, (round + 1) * PER_ROUND);
-  const a = await checkIns(app, plain, slice(plain), null);
-  const b = await checkIns(app, gated, slice(gated), 'vip');
-  rates.plain.push(a);
-  rates.gated.push(b);
-  ratios.push(b / a);
+// (1) The cost of a declared gate, on each store: rounds alternate, the ratio is per round.
+async function gateCost(store: Store) {
+  const app = await appOn(store);
+  const plain = await eventWith(app, PER_ROUND * ROUNDS, null);
+  const gated = await eventWith(app, PER_ROUND * ROUNDS, 'vip');
+  const ratios: number[] = [];
+  const rates = { plain: [] as number[], gated: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const slice = (t: { tids: string[] }) => t.tids.slice(round * PER_ROUND, (round + 1) * PER_ROUND);
+    const a = await checkIns(app, plain, slice(plain), null);
+    const b = await checkIns(app, gated, slice(gated), 'vip');
+    rates.plain.push(a);
+    rates.gated.push(b);
+    ratios.push(b / a);
+  }
+  await app.close();
+  return { ratios, rates };
 }
-await app.close();
+
+const sqlite = new SqliteStore(join(dir, 'gates.db'));
+const costs: { name: string; cost: Awaited<ReturnType<typeof gateCost>> | null }[] = [
+  { name: 'SQLite', cost: await gateCost(sqlite) },
+];
 await sqlite.close();
+const gatesDatabase = await freshPostgres();
+if (gatesDatabase) {
+  const pgStore = await PostgresStore.open(gatesDatabase.url);
+  costs.push({ name: 'PostgreSQL', cost: await gateCost(pgStore) });
+  await pgStore.close();
+  await gatesDatabase.drop();
+} else costs.push({ name: 'PostgreSQL', cost: null });
 
 // (2) Occupancy of a million-ticket event, seeded straight into the tables (the write paths are
 // measured above; here only the read matters).
@@ -212,9 +226,15 @@ process.stdout.write(
     '',
     '## Gates and occupancy',
     '',
-    `Check-in at a declared gate against no gate (SQLite, ${CONCURRENCY} at a time, ${ROUNDS} rounds of ${PER_ROUND}):`,
-    `per round, gated/plain: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${quantile(ratios, 0.5).toFixed(2)} (target ≥ 0.9);`,
-    `plain ${Math.round(quantile(rates.plain, 0.5))}/s, gated ${Math.round(quantile(rates.gated, 0.5))}/s.`,
+    `Check-in at a declared gate against no gate (${CONCURRENCY} at a time, ${ROUNDS} rounds of ${PER_ROUND}, target ≥ 0.9):`,
+    '',
+    '| store | gated/plain per round | median | plain/s | gated/s |',
+    '|---|---|---:|---:|---:|',
+    ...costs.map(({ name, cost }) =>
+      cost === null
+        ? `| ${name} | skipped: no PostgreSQL | | | |`
+        : `| ${name} | ${cost.ratios.map((r) => r.toFixed(2)).join(', ')} | ${quantile(cost.ratios, 0.5).toFixed(2)} | ${Math.round(quantile(cost.rates.plain, 0.5))} | ${Math.round(quantile(cost.rates.gated, 0.5))} |`,
+    ),
     '',
     '| occupancy of 1,000,000 tickets, ms | reads | median | max |',
     '|---|---:|---:|---:|',
