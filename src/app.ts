@@ -31,6 +31,8 @@ import { adminEventRoutes } from './http/routes/admin/events.ts';
 import { adminScanRoutes } from './http/routes/admin/scans.ts';
 import { adminScannerRoutes } from './http/routes/admin/scanners.ts';
 import { adminSigningKeyRoutes } from './http/routes/admin/signing-keys.ts';
+import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
 import { adminTicketRoutes } from './http/routes/admin/tickets.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -53,6 +55,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** A certificate and its private key (PEM): the issuer then serves HTTPS itself. */
   tls?: { cert: Buffer; key: Buffer } | null;
+  /** Run this instance's webhook delivery worker (default true). */
+  webhookWorker?: boolean;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -200,6 +204,22 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const adminTokenHash = deps.adminTokenHashSource ?? (async () => deps.adminTokenHash);
   metrics.instrument(app);
   const limits = rateLimitHooks(app, config.rateLimits, limitMaxima, (limit) => metrics.limited(limit));
+  const webhooks =
+    deps.webhookWorker === false
+      ? null
+      : new WebhookWorker({
+          store: deps.store,
+          keyEncryptionKey: deps.keyEncryptionKey,
+          settings: config.webhooks,
+          clock,
+          log: app.log.child({ component: 'webhooks' }),
+          onAttempt: (delivered) => metrics.webhookAttempt(delivered),
+        });
+  metrics.webhookPending(() => deps.store.countPendingWebhookMessages());
+  if (webhooks) {
+    app.addHook('onReady', async () => webhooks.start());
+    app.addHook('onClose', async () => webhooks.stop());
+  }
   const ctx: AppContext = {
     config,
     store: deps.store,
@@ -209,6 +229,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     adminTokenHash,
     limits,
     eventSettings: new EventSettingsCache(deps.store),
+    keyEncryptionKey: deps.keyEncryptionKey,
+    webhooks,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);
@@ -229,6 +251,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     adminScannerRoutes(admin, ctx);
     adminScanRoutes(admin, ctx);
     adminSigningKeyRoutes(admin, ctx);
+    adminWebhookRoutes(admin, ctx);
   });
 
   app.setNotFoundHandler({ preHandler: ctx.limits.unknownRoutePerIp }, async (request, reply) => {

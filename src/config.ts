@@ -36,6 +36,14 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** TLS_CERT_FILE and TLS_KEY_FILE (PEM): both set, the issuer serves HTTPS on PORT; else null. */
   tls: { certFile: string; keyFile: string } | null;
+  webhooks: {
+    /** Seconds a receiver has to answer (WEBHOOK_TIMEOUT_S). */
+    timeoutSeconds: number;
+    /** Delays after each failed attempt, in seconds (WEBHOOK_RETRY_SCHEDULE_S). */
+    retrySchedule: number[];
+    /** Receivers on loopback and private networks are allowed (WEBHOOK_ALLOW_PRIVATE). */
+    allowPrivate: boolean;
+  };
 }
 
 /** A configuration problem, reported at boot with the variable's name. */
@@ -207,5 +215,30 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: secretToken(env, 'METRICS_TOKEN'),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_S', 15, 1, 3600),
     tls,
+    webhooks: {
+      timeoutSeconds: integer(env, 'WEBHOOK_TIMEOUT_S', 10, 1, 300),
+      retrySchedule: retrySchedule(env),
+      allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    },
   };
+}
+
+/** WEBHOOK_RETRY_SCHEDULE_S: delays in seconds after each failed attempt, separated by commas. */
+function retrySchedule(env: Env): number[] {
+  const raw = text(env, 'WEBHOOK_RETRY_SCHEDULE_S') ?? '5,300,1800,7200,18000,36000,36000';
+  const delays = raw.split(',').map((part) => part.trim());
+  if (delays.length > 50 || delays.some((d) => !/^\d{1,6}$/.test(d) || Number(d) < 1 || Number(d) > 604_800)) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE_S must be up to 50 delays in seconds (1 to 604800) separated by commas, got "${raw}"`,
+    );
+  }
+  return delays.map(Number);
+}
+
+/** A boolean variable: true/1 or false/0 (unset: false). */
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === null || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }

@@ -29,6 +29,8 @@ export const newTicketId = (): string => newUlid();
 export const newEventId = (): string => `evt_${newUlid()}`;
 /** An API key id, safe to log: `sck_` + ULID. */
 export const newApiKeyId = (): string => `sck_${newUlid()}`;
+/** A webhook endpoint id: `whk_` + ULID. */
+export const newWebhookId = (): string => `whk_${newUlid()}`;
 /** An enrolment token id, safe to log: `set_` + ULID. */
 export const newEnrollmentTokenId = (): string => `set_${newUlid()}`;
 

@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { TicketSigner } from '../domain/signing.ts';
 import type { Store } from '../store/store.ts';
+import type { WebhookWorker } from '../webhooks/worker.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 
@@ -27,6 +28,10 @@ export interface AppContext {
   limits: RateLimitHooks;
   /** Events' re-entry settings for check-ins (see EventSettingsCache). */
   eventSettings: EventSettingsCache;
+  /** Seals webhook secrets (and the signing keys) at rest. */
+  keyEncryptionKey: Buffer;
+  /** This instance's webhook delivery worker (null where none runs). */
+  webhooks: WebhookWorker | null;
   auth: {
     scanner: onRequestAsyncHookHandler;
     /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */

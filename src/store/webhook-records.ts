@@ -121,8 +121,8 @@ export interface ClaimRequest {
   owner: string;
   limit: number;
   perEndpoint: number;
-  /** Endpoints this worker has no room for now. */
-  exclude: string[];
+  /** Endpoints with fewer free slots than `perEndpoint` in this worker, and how many (0: none). */
+  limits: { webhook_id: string; free: number }[];
 }
 
 export function toWebhook(row: Row): WebhookRecord {

@@ -38,7 +38,7 @@ export function outboxConformance(c: OutboxSuiteContext): void {
   const { test, store, seed, newAttempt, gateDecider, at } = c;
   const deliveries = async (webhookId: string) => (await store().listWebhookDeliveries(webhookId, 100, null)).items;
   const claimAll = (owner: string, now = at(60)) =>
-    store().claimWebhookMessages({ now, leaseUntil: at(61), owner, limit: 1000, perEndpoint: 1000, exclude: [] });
+    store().claimWebhookMessages({ now, leaseUntil: at(61), owner, limit: 1000, perEndpoint: 1000, limits: [] });
 
   describe('webhook outbox', () => {
     test('a check-in writes one message per subscribed endpoint, in its transaction; a replay none', async () => {
@@ -119,7 +119,7 @@ export function outboxConformance(c: OutboxSuiteContext): void {
             owner: `w${i}`,
             limit: 1000,
             perEndpoint: 6,
-            exclude: [],
+            limits: [],
           }),
         ),
       );

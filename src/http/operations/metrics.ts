@@ -36,7 +36,27 @@ export class IssuerMetrics {
     registers: [this.registry],
   });
 
+  private readonly webhookAttempts = new Counter({
+    name: 'issuer_webhook_attempts_total',
+    help: 'Webhook delivery attempts made by this instance, by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  private pendingSource: (() => Promise<number>) | null = null;
+
   constructor() {
+    const pending = () => this.pendingSource;
+    new Gauge({
+      name: 'issuer_webhook_pending',
+      help: 'Webhook messages waiting for delivery (every instance sees the same outbox)',
+      registers: [this.registry],
+      async collect() {
+        const source = pending();
+        if (source) this.set(await source().catch(() => 0));
+      },
+    });
+    for (const result of ['delivered', 'failed']) this.webhookAttempts.labels(result).inc(0);
     collectDefaultMetrics({ register: this.registry });
     // Every outcome is shown from the start, at zero, so that a rate() over it is defined before the first scan.
     for (const outcome of CHECK_IN_OUTCOMES) this.checkIns.labels(outcome).inc(0);
@@ -47,6 +67,16 @@ export class IssuerMetrics {
   checkIn(outcome: unknown, replay: boolean): void {
     if (replay) this.replays.inc();
     else if ((CHECK_IN_OUTCOMES as readonly unknown[]).includes(outcome)) this.checkIns.labels(String(outcome)).inc();
+  }
+
+  /** Counts one webhook delivery attempt. */
+  webhookAttempt(delivered: boolean): void {
+    this.webhookAttempts.labels(delivered ? 'delivered' : 'failed').inc();
+  }
+
+  /** Where the pending-messages gauge reads its value when scraped. */
+  webhookPending(source: () => Promise<number>): void {
+    this.pendingSource = source;
   }
 
   /** Says where rate limits are counted now: in Redis (shared) or in this instance. */

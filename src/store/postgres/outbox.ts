@@ -79,7 +79,8 @@ export async function claim(db: Db, r: ClaimRequest): Promise<ClaimedMessage[]> 
                 row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, seq) AS rn
            FROM webhook_messages
           WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)) c
-       WHERE rn <= $4 AND NOT (webhook_id = ANY($5::text[]))
+       LEFT JOIN unnest($5::text[], $7::int[]) AS l (webhook_id, free) ON l.webhook_id = c.webhook_id
+       WHERE rn <= COALESCE(l.free, $4)
        ORDER BY next_attempt_at, seq LIMIT $6),
      locked AS (
        SELECT m.message_id FROM webhook_messages m
@@ -89,7 +90,15 @@ export async function claim(db: Db, r: ClaimRequest): Promise<ClaimedMessage[]> 
      UPDATE webhook_messages m SET lease_until = $2, lease_owner = $3
        FROM locked WHERE m.message_id = locked.message_id
      RETURNING m.*`,
-    [r.now, r.leaseUntil, r.owner, r.perEndpoint, r.exclude, r.limit],
+    [
+      r.now,
+      r.leaseUntil,
+      r.owner,
+      r.perEndpoint,
+      r.limits.map((l) => l.webhook_id),
+      r.limit,
+      r.limits.map((l) => l.free),
+    ],
   );
   return rows.map(toClaimed);
 }

@@ -85,6 +85,14 @@ export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], a
 
 /** Takes due messages under a lease: no two workers attempt one message at the same moment. */
 export function claim(c: SqliteContext, r: ClaimRequest): Promise<ClaimedMessage[]> {
+  // Most looks find nothing due: a read, without taking the write lock or syncing a commit.
+  const due = c.one(
+    `SELECT 1 FROM webhook_messages
+      WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) LIMIT 1`,
+    r.now,
+    r.now,
+  );
+  if (due === null) return Promise.resolve([]);
   return c.tx(() => {
     const rows = c.all<Row>(
       `UPDATE webhook_messages SET lease_until = ?, lease_owner = ?
@@ -94,15 +102,17 @@ export function claim(c: SqliteContext, r: ClaimRequest): Promise<ClaimedMessage
                    ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, seq) AS rn
               FROM webhook_messages
              WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?))
-          WHERE rn <= ? AND webhook_id NOT IN (SELECT value FROM json_each(?))
+          WHERE rn <= COALESCE(
+            (SELECT json_extract(l.value, '$.free') FROM json_each(?) AS l
+              WHERE json_extract(l.value, '$.webhook_id') = webhook_id), ?)
           ORDER BY next_attempt_at, seq LIMIT ?)
         RETURNING *`,
       r.leaseUntil,
       r.owner,
       r.now,
       r.now,
+      JSON.stringify(r.limits),
       r.perEndpoint,
-      JSON.stringify(r.exclude),
       r.limit,
     );
     return rows.map(toClaimed);

@@ -7,6 +7,7 @@ export const CURSOR = {
   event: new RegExp(`^evt_${ULID}$`),
   ticket: new RegExp(`^${ULID}$`),
   scanner: new RegExp(`^sck_${ULID}$`),
+  webhook: new RegExp(`^whk_${ULID}$`),
   scan: /^\d{1,15}$/,
 } as const;
 

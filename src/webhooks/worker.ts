@@ -1,0 +1,245 @@
+/**
+ * The delivery worker, one per instance, beside the request path: it claims due messages from the
+ * outbox under a lease (no two instances attempt one message at the same moment), signs and sends
+ * each, and records the attempts in batches. At most `perEndpoint` requests are in flight to one
+ * endpoint from one instance, so a slow or dead receiver holds a few sockets, never a check-in.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
+import { unsealWebhookSecret } from '../domain/webhooks.ts';
+import type { Store } from '../store/store.ts';
+import type { AttemptResult, ClaimedMessage, WebhookRecord } from '../store/webhook-records.ts';
+import { type AttemptOutcome, Transport } from './deliver.ts';
+import { retryDelaySeconds } from './schedule.ts';
+import { signatureHeader } from './signing.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** An endpoint that failed every attempt for this long is disabled. */
+const DISABLE_AFTER_MS = 5 * DAY_MS;
+/** A lease outlives the attempt's timeout by this much: a message cut off by a crash is tried again after it. */
+const LEASE_MARGIN_MS = 20_000;
+
+export interface WorkerOptions {
+  store: Store;
+  keyEncryptionKey: Buffer;
+  settings: Config['webhooks'];
+  clock: Clock;
+  log: FastifyBaseLogger;
+  /** Counts attempts by result (`delivered`, `failed`). */
+  onAttempt?: (delivered: boolean) => void;
+  /** How often to look for due messages when nothing is under way (ms). */
+  pollMs?: number;
+  /** Requests in flight to one endpoint from this instance. */
+  perEndpoint?: number;
+  /** Messages claimed at once. */
+  claimLimit?: number;
+}
+
+/** The message's body as every attempt sends it: type, the change's timestamp, and data with its position. */
+export function messageBody(message: Pick<ClaimedMessage, 'type' | 'data' | 'position' | 'occurred_at'>): string {
+  const data = JSON.parse(message.data) as Record<string, unknown>;
+  const timestamp = message.occurred_at.endsWith('.000Z')
+    ? `${message.occurred_at.slice(0, -5)}Z`
+    : message.occurred_at;
+  return JSON.stringify({
+    type: message.type,
+    timestamp,
+    data: message.position === null ? data : { ...data, position: message.position },
+  });
+}
+
+export class WebhookWorker {
+  private readonly owner = `worker_${randomUUID()}`;
+  private readonly transport: Transport;
+  private readonly inFlight = new Map<string, number>();
+  private readonly attempts = new Set<Promise<void>>();
+  private results: AttemptResult[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private claiming = false;
+  private again = false;
+  private stopped = true;
+  private readonly endpoints = new Map<string, { record: WebhookRecord | null; readAt: number }>();
+  private readonly pollMs: number;
+  private readonly perEndpoint: number;
+  private readonly claimLimit: number;
+
+  constructor(private readonly o: WorkerOptions) {
+    this.transport = new Transport(o.settings.allowPrivate);
+    this.pollMs = o.pollMs ?? 250;
+    this.perEndpoint = o.perEndpoint ?? 16;
+    this.claimLimit = o.claimLimit ?? 200;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Stops claiming, lets the attempts under way end, and records them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.attempts]);
+    await this.flush();
+    this.transport.close();
+  }
+
+  /** Looks for due messages now (or as soon as the claim under way ends). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.claiming = true;
+    void this.claimAndSend()
+      .catch((error: unknown) => this.o.log.warn({ err: error }, 'webhook delivery: claiming due messages failed'))
+      .finally(() => {
+        this.claiming = false;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else this.timer = setTimeout(() => this.wake(), this.pollMs);
+      });
+  }
+
+  private async claimAndSend(): Promise<void> {
+    const now = this.o.clock.now();
+    const limits = [...this.inFlight].map(([webhook_id, n]) => ({
+      webhook_id,
+      free: Math.max(0, this.perEndpoint - n),
+    }));
+    const claimed = await this.o.store.claimWebhookMessages({
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + this.o.settings.timeoutSeconds * 1000 + LEASE_MARGIN_MS).toISOString(),
+      owner: this.owner,
+      limit: this.claimLimit,
+      perEndpoint: this.perEndpoint,
+      limits,
+    });
+    for (const message of claimed) {
+      this.inFlight.set(message.webhook_id, (this.inFlight.get(message.webhook_id) ?? 0) + 1);
+      const attempt = this.attempt(message).finally(() => {
+        this.attempts.delete(attempt);
+        const left = (this.inFlight.get(message.webhook_id) ?? 1) - 1;
+        if (left === 0) this.inFlight.delete(message.webhook_id);
+        else this.inFlight.set(message.webhook_id, left);
+        // A slot came free: more of that endpoint's messages may be due.
+        this.wake();
+      });
+      this.attempts.add(attempt);
+    }
+    // A full claim means more are due at once.
+    if (claimed.length === this.claimLimit) this.again = true;
+  }
+
+  /** The endpoint as it is now (read at most once a second per endpoint). */
+  private async endpoint(webhookId: string): Promise<WebhookRecord | null> {
+    const cached = this.endpoints.get(webhookId);
+    const now = Date.now();
+    if (cached && now - cached.readAt < 1000) return cached.record;
+    const record = await this.o.store.getWebhook(webhookId);
+    this.endpoints.set(webhookId, { record, readAt: now });
+    return record;
+  }
+
+  private async attempt(message: ClaimedMessage): Promise<void> {
+    const endpoint = await this.endpoint(message.webhook_id).catch(() => null);
+    if (endpoint === null) return; // deleted meanwhile: its messages went with it (or the lease lapses)
+    const startedAt = this.o.clock.now();
+    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const body = messageBody(message);
+    let outcome: AttemptOutcome;
+    try {
+      const secrets = this.secrets(endpoint, startedAt);
+      outcome = await this.transport.post(
+        endpoint.url,
+        body,
+        {
+          'webhook-id': message.message_id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(secrets, message.message_id, timestamp, body),
+        },
+        this.o.settings.timeoutSeconds * 1000,
+      );
+    } catch (error) {
+      this.o.log.warn({ err: error, webhook_id: endpoint.webhook_id }, 'webhook delivery: attempt could not be made');
+      outcome = { status_code: null, error: 'the attempt could not be made', duration_ms: 0, retry_after_s: null };
+    }
+    const delivered = outcome.status_code !== null && outcome.status_code >= 200 && outcome.status_code < 300;
+    this.o.onAttempt?.(delivered);
+    this.record(message, startedAt, outcome, delivered);
+  }
+
+  private secrets(endpoint: WebhookRecord, now: Date): string[] {
+    const secrets = [unsealWebhookSecret(this.o.keyEncryptionKey, endpoint.webhook_id, endpoint.secret_enc)];
+    if (
+      endpoint.previous_secret_enc !== null &&
+      endpoint.previous_secret_until !== null &&
+      endpoint.previous_secret_until > now.toISOString()
+    ) {
+      secrets.push(unsealWebhookSecret(this.o.keyEncryptionKey, endpoint.webhook_id, endpoint.previous_secret_enc));
+    }
+    return secrets;
+  }
+
+  private record(message: ClaimedMessage, at: Date, outcome: AttemptOutcome, delivered: boolean): void {
+    const gone = outcome.status_code === 410;
+    let next: AttemptResult['next'] = { state: 'delivered' };
+    if (!delivered) {
+      const delay = gone
+        ? null
+        : retryDelaySeconds(this.o.settings.retrySchedule, message.attempt_count + 1, outcome.retry_after_s);
+      next =
+        delay === null
+          ? { state: 'failed' }
+          : { state: 'pending', next_attempt_at: new Date(at.getTime() + delay * 1000).toISOString() };
+    }
+    this.results.push({
+      message_id: message.message_id,
+      webhook_id: message.webhook_id,
+      lease_owner: this.owner,
+      attempt: {
+        at: at.toISOString(),
+        status_code: outcome.status_code,
+        error: outcome.error,
+        duration_ms: outcome.duration_ms,
+      },
+      next,
+      disable: gone ? 'gone' : null,
+      failing_before: new Date(at.getTime() - DISABLE_AFTER_MS).toISOString(),
+    });
+    if (this.results.length >= 100) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), 20);
+  }
+
+  /** Records the attempts that ended, in one transaction; kept for the next try if the store cannot. */
+  private flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    this.flushing = this.flushing.then(async () => {
+      const batch = this.results;
+      if (batch.length === 0) return;
+      this.results = [];
+      try {
+        await this.o.store.finishWebhookAttempts(batch);
+        // An endpoint the batch may have disabled is read afresh.
+        for (const result of batch) if (result.next.state !== 'delivered') this.endpoints.delete(result.webhook_id);
+      } catch (error) {
+        this.o.log.warn({ err: error }, 'webhook delivery: recording attempts failed; kept to try again');
+        this.results = batch.concat(this.results);
+        if (!this.stopped) this.flushTimer ??= setTimeout(() => void this.flush(), 1000);
+      }
+    });
+    return this.flushing;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * A webhook receiver on 127.0.0.1, as an organizer's would be: it records every request and answers
+ * as the test tells it (200 by default). Messages are checked with the `standardwebhooks` package.
+ */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Received {
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  headers: http.IncomingHttpHeaders;
+}
+
+export type Answer = { status: number; headers?: Record<string, string> };
+
+export class Receiver {
+  readonly requests: Received[] = [];
+  /** Decides each answer from the request (default: 200). */
+  answer: (request: Received, index: number) => Answer | Promise<Answer> = () => ({ status: 200 });
+  private readonly server: http.Server;
+
+  private constructor(server: http.Server) {
+    this.server = server;
+  }
+
+  static async start(port = 0): Promise<Receiver> {
+    const server = http.createServer();
+    const receiver = new Receiver(server);
+    server.on('request', (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', async () => {
+        const received: Received = {
+          id: String(request.headers['webhook-id']),
+          timestamp: String(request.headers['webhook-timestamp']),
+          signature: String(request.headers['webhook-signature']),
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+          headers: request.headers,
+        };
+        const index = receiver.requests.push(received) - 1;
+        const answer = await receiver.answer(received, index);
+        response.writeHead(answer.status, answer.headers ?? {});
+        response.end();
+      });
+    });
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    return receiver;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  /** The parsed bodies of the requests so far. */
+  bodies(): { type: string; timestamp: string; data: Record<string, unknown> }[] {
+    return this.requests.map(
+      (r) => JSON.parse(r.body) as { type: string; timestamp: string; data: Record<string, unknown> },
+    );
+  }
+
+  /** Waits until `count` requests matching `match` arrived (polling; fails after `timeoutMs`). */
+  async waitFor(match: (r: Received) => boolean, count = 1, timeoutMs = 10_000): Promise<Received[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.requests.filter(match);
+      if (found.length >= count) return found;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `waited ${timeoutMs} ms for ${count} request(s); ${found.length} came (${this.requests.length} in all)`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Waits for a message of this type and returns its verified payload (throws if the signature fails). */
+  async message(secret: string, type: string, timeoutMs = 10_000) {
+    const [request] = await this.waitFor((r) => (JSON.parse(r.body) as { type: string }).type === type, 1, timeoutMs);
+    return { request: request!, payload: verify(secret, request!) };
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, 'close').catch(() => undefined);
+  }
+}
+
+/** What a receiver does with the `standardwebhooks` package: verify the signature, then parse. */
+export function verify(secret: string, request: Received) {
+  return new Webhook(secret).verify(request.body, {
+    'webhook-id': request.id,
+    'webhook-timestamp': request.timestamp,
+    'webhook-signature': request.signature,
+  }) as { type: string; timestamp: string; data: Record<string, unknown> };
+}
