@@ -23,6 +23,11 @@ export class Receiver {
   readonly requests: Received[] = [];
   /** Decides each answer from the request (default: 200). */
   answer: (request: Received, index: number) => Answer | Promise<Answer> = () => ({ status: 200 });
+  /** How long each answer is held back (ms): long enough for a second attempt of one message to overlap. */
+  holdMs = 0;
+  /** webhook-ids that arrived while an attempt with the same id was still open. */
+  readonly overlaps: string[] = [];
+  private readonly open = new Set<string>();
   private readonly server: http.Server;
 
   private constructor(server: http.Server) {
@@ -45,7 +50,11 @@ export class Receiver {
           headers: request.headers,
         };
         const index = receiver.requests.push(received) - 1;
+        if (receiver.open.has(received.id)) receiver.overlaps.push(received.id);
+        receiver.open.add(received.id);
         const answer = await receiver.answer(received, index);
+        if (receiver.holdMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.holdMs));
+        receiver.open.delete(received.id);
         response.writeHead(answer.status, answer.headers ?? {});
         response.end();
       });
@@ -57,6 +66,11 @@ export class Receiver {
 
   get port(): number {
     return (this.server.address() as AddressInfo).port;
+  }
+
+  /** The distinct webhook-ids received so far. */
+  ids(): Set<string> {
+    return new Set(this.requests.map((r) => r.id));
   }
 
   get url(): string {

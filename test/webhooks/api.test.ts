@@ -191,4 +191,12 @@ describe('webhooks: endpoints through the admin API (SQLite)', () => {
     const keyRevoked = (await receiver.message(secret, 'scanner.revoked')).payload.data;
     assert.deepEqual(keyRevoked, { eid: s.eid, api_key_id: other.apiKeyId });
   });
+  test('the metrics count attempts by result and show the messages pending', async () => {
+    const metrics = await issuer.app.inject({ method: 'GET', url: '/metrics', headers: admin });
+    assert.equal(metrics.statusCode, 200);
+    const delivered = /^issuer_webhook_attempts_total\{result="delivered"\} (\d+)$/m.exec(metrics.body);
+    assert.ok(delivered && Number(delivered[1]) >= 1, 'the deliveries above are counted');
+    assert.match(metrics.body, /^issuer_webhook_attempts_total\{result="failed"\} \d+$/m);
+    assert.match(metrics.body, /^issuer_webhook_pending \d+$/m);
+  });
 });
