@@ -60,6 +60,7 @@ export class WebhookWorker {
   private flushTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private claiming = false;
+  private storeFailing = false;
   private again = false;
   private stopped = true;
   private readonly endpoints = new Map<string, { record: WebhookRecord | null; readAt: number }>();
@@ -100,15 +101,25 @@ export class WebhookWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.claiming = true;
+    let failed = false;
     void this.claimAndSend()
-      .catch((error: unknown) => this.o.log.warn({ err: error }, 'webhook delivery: claiming due messages failed'))
+      .then(() => {
+        if (this.storeFailing) this.o.log.info('webhook delivery: the store answers again; delivering');
+        this.storeFailing = false;
+      })
+      .catch((error: unknown) => {
+        failed = true;
+        // Said once per outage, not at every look (the store's own faults are answered elsewhere).
+        if (!this.storeFailing) this.o.log.warn({ err: error }, 'webhook delivery: the store cannot be read; retrying');
+        this.storeFailing = true;
+      })
       .finally(() => {
         this.claiming = false;
         if (this.stopped) return;
-        if (this.again) {
+        if (this.again && !failed) {
           this.again = false;
           this.wake();
-        } else this.timer = setTimeout(() => this.wake(), this.pollMs);
+        } else this.timer = setTimeout(() => this.wake(), failed ? Math.max(this.pollMs, 1000) : this.pollMs);
       });
   }
 
@@ -235,7 +246,10 @@ export class WebhookWorker {
         // An endpoint the batch may have disabled is read afresh.
         for (const result of batch) if (result.next.state !== 'delivered') this.endpoints.delete(result.webhook_id);
       } catch (error) {
-        this.o.log.warn({ err: error }, 'webhook delivery: recording attempts failed; kept to try again');
+        if (!this.storeFailing) {
+          this.o.log.warn({ err: error }, 'webhook delivery: recording attempts failed; kept to try again');
+        }
+        this.storeFailing = true;
         this.results = batch.concat(this.results);
         if (!this.stopped) this.flushTimer ??= setTimeout(() => void this.flush(), 1000);
       }

@@ -195,4 +195,25 @@ describe('webhooks with real issuer processes', () => {
     await assertEachOnce(r, s.secret, s.tids);
     await allDelivered(second.url, s.webhookId, 30);
   });
+
+  it('an attempt cut off by kill -9 is made again after the restart, within WEBHOOK_TIMEOUT_S + 30 s', async () => {
+    const r = await receiver();
+    let hang = true;
+    // While `hang`, the receiver never answers: the issuer is killed in the middle of the attempt.
+    r.answer = () => (hang ? new Promise<never>(() => undefined) : { status: 200 });
+    const database = `sqlite:${join(dir, 'cut-off.db')}`;
+    const first = await start(env(database, { WEBHOOK_TIMEOUT_S: '2' }));
+    const s = await setUp(first.url, 1, r.url);
+    assert.equal((await checkIn(first.url, s.eid, s.tids[0]!, s.scanner)).body.status, 'valid');
+    const [cut] = await r.waitFor(() => true);
+    await first.stop('SIGKILL');
+    hang = false;
+    const second = await start(env(database, { WEBHOOK_TIMEOUT_S: '2' }));
+    const restarted = Date.now();
+    const attempts = await r.waitFor((request) => request.id === cut!.id, 2, 40_000);
+    const after = attempts[1]!.at - restarted;
+    assert.ok(after <= 32_000, `made again ${after} ms after the restart`);
+    verify(s.secret, attempts[1]!);
+    await allDelivered(second.url, s.webhookId, 1);
+  });
 });
