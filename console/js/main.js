@@ -5,6 +5,7 @@ import { eventsView } from './views/events.js';
 import { keysView } from './views/keys.js';
 import { printView } from './views/print.js';
 import { signInView } from './views/sign-in.js';
+import { webhooksView } from './views/webhooks.js';
 
 /** Hash routes: the issuer serves one page, and a reload keeps the organizer where they were. */
 const ROUTES = [
@@ -12,6 +13,7 @@ const ROUTES = [
   [/^#\/events\/([^/?]+)$/, () => eventView],
   [/^#\/events\/([^/?]+)\/print(?:\?after=([^&]+))?$/, () => printView],
   [/^#\/keys$/, () => keysView],
+  [/^#\/webhooks$/, () => webhooksView],
 ];
 
 const main = document.getElementById('main');
