@@ -66,12 +66,14 @@ export interface RunningIssuer {
 
 /**
  * `port`: listen there, with BASE_URL naming it (what a scanner enrolled from a setup code talks to);
- * otherwise any free port, with BASE_URL http://127.0.0.1.
+ * otherwise any free port, with BASE_URL http://127.0.0.1. `env`: further configuration variables.
  */
-export async function startIssuer(options: { store?: Store; port?: number } = {}): Promise<RunningIssuer> {
+export async function startIssuer(
+  options: { store?: Store; port?: number; env?: Record<string, string> } = {},
+): Promise<RunningIssuer> {
   // Plain http on loopback, as an organizer's laptop at a venue would run it.
   const baseUrl = options.port === undefined ? 'http://127.0.0.1' : `http://127.0.0.1:${options.port}`;
-  const config = loadConfig({ ADMIN_TOKEN, BASE_URL: baseUrl, LOG_LEVEL: 'warn', ...NO_LIMITS });
+  const config = loadConfig({ ADMIN_TOKEN, BASE_URL: baseUrl, LOG_LEVEL: 'warn', ...NO_LIMITS, ...options.env });
   const store = options.store ?? new SqliteStore(':memory:');
   const app = await buildApp(config, {
     store,
@@ -186,8 +188,11 @@ export function browserTest(name: string, fn: () => Promise<void>): void {
   it(name, { skip: browserSkipReason() ?? false }, fn);
 }
 
-/** A browser and an issuer for one test file, opened before its tests and closed after (not without Chromium). */
-export function consoleFixture(): {
+/**
+ * A browser and an issuer for one test file, opened before its tests and closed after (not without
+ * Chromium). `env`: configuration variables for the issuer (e.g. WEBHOOK_ALLOW_PRIVATE).
+ */
+export function consoleFixture(env: Record<string, string> = {}): {
   browser: () => Browser;
   issuer: () => RunningIssuer;
   open: () => Promise<void>;
@@ -200,7 +205,7 @@ export function consoleFixture(): {
     issuer: () => issuer ?? assert.fail('no issuer'),
     open: async () => {
       if (browserSkipReason() !== undefined) return;
-      issuer = await startIssuer();
+      issuer = await startIssuer({ env });
       browser = await launchBrowser();
     },
     close: async () => {
