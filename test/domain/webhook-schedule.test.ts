@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { isPublicAddress, urlFormProblem } from '../../src/webhooks/receiver-url.ts';
+import { parseRetryAfter, retryDelaySeconds } from '../../src/webhooks/schedule.ts';
+import { newWebhookSecret, signature, signatureHeader } from '../../src/webhooks/signing.ts';
+import { messageBody } from '../../src/webhooks/worker.ts';
+
+describe('webhook retry schedule', () => {
+  const schedule = [5, 300, 1800];
+
+  it('each retry comes after its delay, within ±10 % (the contract allows ±20 % with lateness)', () => {
+    for (const [attempt, delay] of schedule.entries()) {
+      assert.equal(
+        retryDelaySeconds(schedule, attempt + 1, null, () => 0),
+        delay * 0.9,
+      );
+      assert.equal(
+        retryDelaySeconds(schedule, attempt + 1, null, () => 1),
+        delay * 1.1,
+      );
+      assert.equal(
+        retryDelaySeconds(schedule, attempt + 1, null, () => 0.5),
+        delay,
+      );
+    }
+  });
+
+  it('past the last delay the message has failed', () => {
+    assert.equal(retryDelaySeconds(schedule, 4, null), null);
+    assert.equal(retryDelaySeconds(schedule, 4, 10), null, 'a Retry-After does not add attempts');
+  });
+
+  it('a Retry-After of up to an hour replaces the delay; a longer one is ignored', () => {
+    assert.equal(retryDelaySeconds(schedule, 2, 42), 42);
+    assert.equal(retryDelaySeconds(schedule, 2, 3600), 3600);
+    assert.equal(
+      retryDelaySeconds(schedule, 2, 3601, () => 0.5),
+      300,
+    );
+  });
+
+  it('Retry-After is read as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-11-25T10:00:00Z');
+    assert.equal(parseRetryAfter('120', now), 120);
+    assert.equal(parseRetryAfter('Wed, 25 Nov 2026 10:01:30 GMT', now), 90);
+    assert.equal(parseRetryAfter('Wed, 25 Nov 2026 09:00:00 GMT', now), 0);
+    assert.equal(parseRetryAfter('soon', now), null);
+    assert.equal(parseRetryAfter(undefined, now), null);
+  });
+});
+
+describe('webhook signatures', () => {
+  it('match what the standardwebhooks package signs and verifies', () => {
+    const secret = newWebhookSecret();
+    const body = messageBody({
+      type: 'webhook.test',
+      data: '{"webhook_id":"whk_1"}',
+      position: null,
+      occurred_at: '2026-11-25T10:00:00.000Z',
+    });
+    assert.equal(body, '{"type":"webhook.test","timestamp":"2026-11-25T10:00:00Z","data":{"webhook_id":"whk_1"}}');
+    const now = new Date();
+    const timestamp = Math.floor(now.getTime() / 1000);
+    assert.equal(signature(secret, 'msg_1', timestamp, body), new Webhook(secret).sign('msg_1', now, body));
+    const header = signatureHeader([newWebhookSecret(), secret], 'msg_1', timestamp, body);
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': header };
+    assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+  });
+
+  it('a position joins the data last', () => {
+    const body = messageBody({
+      type: 'ticket.revoked',
+      data: '{"eid":"evt_1","tid":"T1","revoked_at":"2026-11-25T10:00:00Z","reason":null}',
+      position: 7,
+      occurred_at: '2026-11-25T10:00:00.123Z',
+    });
+    assert.equal(
+      body,
+      '{"type":"ticket.revoked","timestamp":"2026-11-25T10:00:00.123Z","data":{"eid":"evt_1","tid":"T1","revoked_at":"2026-11-25T10:00:00Z","reason":null,"position":7}}',
+    );
+  });
+});
+
+describe('webhook receiver URLs', () => {
+  it('take http and https without user info, up to 2,048 characters', () => {
+    assert.equal(urlFormProblem('https://hooks.example.com/t?x=1'), null);
+    assert.match(urlFormProblem('ftp://hooks.example.com/')!, /http or https/);
+    assert.match(urlFormProblem('https://me:pw@hooks.example.com/')!, /user info/);
+    assert.match(urlFormProblem(`https://hooks.example.com/${'a'.repeat(2030)}`)!, /2048/);
+    assert.match(urlFormProblem('hooks.example.com/hook')!, /absolute/);
+  });
+
+  it('count only public addresses as public', () => {
+    for (const address of ['93.184.216.34', '2606:2800:220:1::1'])
+      assert.equal(isPublicAddress(address), true, address);
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd12::1',
+      '::ffff:127.0.0.1',
+      'not an address',
+    ]) {
+      assert.equal(isPublicAddress(address), false, address);
+    }
+  });
+});
