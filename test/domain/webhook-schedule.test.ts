@@ -112,3 +112,27 @@ describe('webhook receiver URLs', () => {
     }
   });
 });
+
+describe('webhook attempts to private addresses', () => {
+  it('are refused at connection time without WEBHOOK_ALLOW_PRIVATE, and made with it', async () => {
+    const { Receiver } = await import('../helpers/webhook-receiver.ts');
+    const { Transport } = await import('../../src/webhooks/deliver.ts');
+    const receiver = await Receiver.start();
+    const filtered = new Transport(false);
+    const open = new Transport(true);
+    try {
+      const refused = await filtered.post(receiver.url, '{}', {}, 2000);
+      assert.deepEqual(
+        [refused.status_code, refused.error],
+        [null, 'address not allowed: a loopback or private network'],
+      );
+      assert.equal(receiver.requests.length, 0, 'nothing reached the receiver');
+      const made = await open.post(receiver.url, '{}', {}, 2000);
+      assert.equal(made.status_code, 200);
+    } finally {
+      filtered.close();
+      open.close();
+      await receiver.close();
+    }
+  });
+});
