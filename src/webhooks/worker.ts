@@ -63,7 +63,6 @@ export class WebhookWorker {
   private storeFailing = false;
   private again = false;
   private stopped = true;
-  private readonly endpoints = new Map<string, { record: WebhookRecord | null; readAt: number }>();
   private readonly pollMs: number;
   private readonly perEndpoint: number;
   private readonly claimLimit: number;
@@ -137,9 +136,17 @@ export class WebhookWorker {
       perEndpoint: this.perEndpoint,
       limits,
     });
+    // Each claim reads its endpoints afresh: a rotation or a change of URL applies to the next claim.
+    const endpoints = new Map<string, Promise<WebhookRecord | null>>();
     for (const message of claimed) {
+      if (!endpoints.has(message.webhook_id)) {
+        endpoints.set(
+          message.webhook_id,
+          this.o.store.getWebhook(message.webhook_id).catch(() => null),
+        );
+      }
       this.inFlight.set(message.webhook_id, (this.inFlight.get(message.webhook_id) ?? 0) + 1);
-      const attempt = this.attempt(message).finally(() => {
+      const attempt = this.attempt(message, endpoints.get(message.webhook_id)!).finally(() => {
         this.attempts.delete(attempt);
         const left = (this.inFlight.get(message.webhook_id) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(message.webhook_id);
@@ -153,18 +160,8 @@ export class WebhookWorker {
     if (claimed.length === this.claimLimit) this.again = true;
   }
 
-  /** The endpoint as it is now (read at most once a second per endpoint). */
-  private async endpoint(webhookId: string): Promise<WebhookRecord | null> {
-    const cached = this.endpoints.get(webhookId);
-    const now = Date.now();
-    if (cached && now - cached.readAt < 1000) return cached.record;
-    const record = await this.o.store.getWebhook(webhookId);
-    this.endpoints.set(webhookId, { record, readAt: now });
-    return record;
-  }
-
-  private async attempt(message: ClaimedMessage): Promise<void> {
-    const endpoint = await this.endpoint(message.webhook_id).catch(() => null);
+  private async attempt(message: ClaimedMessage, read: Promise<WebhookRecord | null>): Promise<void> {
+    const endpoint = await read;
     if (endpoint === null) return; // deleted meanwhile: its messages went with it (or the lease lapses)
     const startedAt = this.o.clock.now();
     const timestamp = Math.floor(startedAt.getTime() / 1000);
@@ -243,8 +240,6 @@ export class WebhookWorker {
       this.results = [];
       try {
         await this.o.store.finishWebhookAttempts(batch);
-        // An endpoint the batch may have disabled is read afresh.
-        for (const result of batch) if (result.next.state !== 'delivered') this.endpoints.delete(result.webhook_id);
       } catch (error) {
         if (!this.storeFailing) {
           this.o.log.warn({ err: error }, 'webhook delivery: recording attempts failed; kept to try again');

@@ -114,8 +114,8 @@ async function allDelivered(base: string, webhookId: string, count: number, time
 }
 
 /** Exactly one message per ticket checked in, each verified, none attempted twice at the same moment. */
-async function assertEachOnce(r: Receiver, secret: string, tids: string[]) {
-  await r.waitFor(() => r.ids().size >= tids.length, 1, 20_000);
+async function assertEachOnce(r: Receiver, secret: string, tids: string[], timeoutMs = 20_000) {
+  await r.waitFor(() => r.ids().size >= tids.length, 1, timeoutMs);
   const firsts = new Map(r.requests.map((request) => [request.id, request]));
   assert.equal(firsts.size, tids.length, 'one message per check-in');
   const reported = [...firsts.values()].map((request) => {
@@ -186,14 +186,16 @@ describe('webhooks with real issuer processes', () => {
   it('kill -9 between the change and its delivery: delivered after the restart', async () => {
     const port = await freePort();
     const database = `sqlite:${join(dir, 'killed.db')}`;
-    const first = await start(env(database, { WEBHOOK_RETRY_SCHEDULE_S: '1,1,1,1,1,1,1,1,1,1' }));
+    // A short timeout: a message claimed at the moment of the kill waits for its lease (the timeout + 20 s).
+    const settings = { WEBHOOK_RETRY_SCHEDULE_S: '1,1,1,1,1,1,1,1,1,1', WEBHOOK_TIMEOUT_S: '2' };
+    const first = await start(env(database, settings));
     const s = await setUp(first.url, 30, `http://127.0.0.1:${port}/hook`);
     for (const tid of s.tids) assert.equal((await checkIn(first.url, s.eid, tid, s.scanner)).body.status, 'valid');
     await first.stop('SIGKILL');
     const r = await receiver(port);
-    const second = await start(env(database));
-    await assertEachOnce(r, s.secret, s.tids);
-    await allDelivered(second.url, s.webhookId, 30);
+    const second = await start(env(database, settings));
+    await assertEachOnce(r, s.secret, s.tids, 40_000);
+    await allDelivered(second.url, s.webhookId, 30, 40_000);
   });
 
   it('an attempt cut off by kill -9 is made again after the restart, within WEBHOOK_TIMEOUT_S + 30 s', async () => {
