@@ -193,6 +193,35 @@ describe('webhooks: endpoints through the admin API (SQLite)', () => {
     const keyRevoked = (await receiver.message(secret, 'scanner.revoked')).payload.data;
     assert.deepEqual(keyRevoked, { eid: s.eid, api_key_id: other.apiKeyId });
   });
+  test('PATCH changes what an endpoint receives at once; DELETE removes it with its messages', async () => {
+    const s = await eventNow(issuer);
+    const { body: w } = await call(issuer, 'POST', '/admin/v1/webhooks', {
+      url: receiver.url,
+      event_types: ['ticket.checked_in'],
+      eid: s.eid,
+    });
+    const bad = await call(issuer, 'PATCH', `/admin/v1/webhooks/${w!.webhook_id}`, { url: 'ftp://files.example/x' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body!.error.details.fields[0].field, 'url');
+    const changed = await call(issuer, 'PATCH', `/admin/v1/webhooks/${w!.webhook_id}`, {
+      event_types: ['ticket.revoked'],
+      description: 'revocations only',
+    });
+    assert.deepEqual([changed.body!.event_types, changed.body!.description], [['ticket.revoked'], 'revocations only']);
+    const now = issuer.clock.now().toISOString();
+    assert.equal((await postCheckIn(issuer.app, s.apiKey, checkInBody(s, now))).json().status, 'valid');
+    await call(issuer, 'POST', `/admin/v1/tickets/${s.tid}/revoke`, { reason: 'changed plans' });
+    const deliveries = (await call(issuer, 'GET', `/admin/v1/webhooks/${w!.webhook_id}/deliveries`)).body!.deliveries;
+    assert.deepEqual(
+      deliveries.map((d: { type: string }) => d.type),
+      ['ticket.revoked'],
+      'the check-in after the change is not sent',
+    );
+    assert.equal((await call(issuer, 'DELETE', `/admin/v1/webhooks/${w!.webhook_id}`)).status, 204);
+    assert.equal((await call(issuer, 'GET', `/admin/v1/webhooks/${w!.webhook_id}`)).status, 404);
+    assert.equal((await call(issuer, 'GET', `/admin/v1/webhooks/${w!.webhook_id}/deliveries`)).status, 404);
+  });
+
   test('the metrics count attempts by result and show the messages pending', async () => {
     const metrics = await issuer.app.inject({ method: 'GET', url: '/metrics', headers: admin });
     assert.equal(metrics.statusCode, 200);
