@@ -183,3 +183,29 @@ export function deliveriesOf(messages: Row[], attempts: Row[]): DeliveryRecord[]
     attempts: byMessage.get(row.message_id as string) ?? [],
   }));
 }
+
+/**
+ * What a batch of attempt results does to each endpoint's failure run, in the order the attempts
+ * ended: `failingSince` null when its last attempt delivered; else the first failure of the run that
+ * the batch ends with, `restarted` when a delivery in the batch broke the earlier run.
+ */
+export function failureRuns(results: AttemptResult[]) {
+  const runs = new Map<
+    string,
+    { failingSince: string | null; restarted: boolean; gone: boolean; failingBefore: string }
+  >();
+  const ordered = [...results].sort((a, b) => (a.attempt.at < b.attempt.at ? -1 : a.attempt.at > b.attempt.at ? 1 : 0));
+  for (const r of ordered) {
+    const run = runs.get(r.webhook_id) ?? { failingSince: null, restarted: false, gone: false, failingBefore: '' };
+    if (r.next.state === 'delivered') {
+      run.failingSince = null;
+      run.restarted = true;
+    } else {
+      run.failingSince ??= r.attempt.at;
+      run.gone ||= r.disable === 'gone';
+    }
+    run.failingBefore = r.failing_before;
+    runs.set(r.webhook_id, run);
+  }
+  return runs;
+}

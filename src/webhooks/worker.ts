@@ -20,6 +20,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const DISABLE_AFTER_MS = 5 * DAY_MS;
 /** A lease outlives the attempt's timeout by this much: a message cut off by a crash is tried again after it. */
 const LEASE_MARGIN_MS = 20_000;
+/** Slots freed within this many milliseconds share one claim. */
+const COALESCE_MS = 5;
 
 export interface WorkerOptions {
   store: Store;
@@ -59,6 +61,7 @@ export class WebhookWorker {
   private flushing: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private soonTimer: NodeJS.Timeout | null = null;
   private claiming = false;
   private storeFailing = false;
   private again = false;
@@ -70,7 +73,7 @@ export class WebhookWorker {
   constructor(private readonly o: WorkerOptions) {
     this.transport = new Transport(o.settings.allowPrivate);
     this.pollMs = o.pollMs ?? 250;
-    this.perEndpoint = o.perEndpoint ?? 16;
+    this.perEndpoint = o.perEndpoint ?? 32;
     this.claimLimit = o.claimLimit ?? 200;
   }
 
@@ -84,7 +87,9 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.soonTimer) clearTimeout(this.soonTimer);
     this.timer = null;
+    this.soonTimer = null;
     await Promise.allSettled([...this.attempts]);
     await this.flush();
     this.transport.close();
@@ -122,6 +127,15 @@ export class WebhookWorker {
       });
   }
 
+  /** Wakes shortly: the claim then takes every slot freed meanwhile. */
+  private soon(): void {
+    if (this.stopped || this.soonTimer !== null) return;
+    this.soonTimer = setTimeout(() => {
+      this.soonTimer = null;
+      this.wake();
+    }, COALESCE_MS);
+  }
+
   private async claimAndSend(): Promise<void> {
     const now = this.o.clock.now();
     const limits = [...this.inFlight].map(([webhook_id, n]) => ({
@@ -151,8 +165,9 @@ export class WebhookWorker {
         const left = (this.inFlight.get(message.webhook_id) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(message.webhook_id);
         else this.inFlight.set(message.webhook_id, left);
-        // A slot came free: more of that endpoint's messages may be due.
-        this.wake();
+        // A slot came free: more of that endpoint's messages may be due. Slots freed within a few
+        // milliseconds of each other share one claim.
+        this.soon();
       });
       this.attempts.add(attempt);
     }

@@ -99,9 +99,24 @@ export class Receiver {
     }
   }
 
-  /** Waits for a message of this type and returns its verified payload (throws if the signature fails). */
+  /**
+   * Waits for a message of this type signed with this secret (other endpoints' messages, signed with
+   * their own, are passed over) and returns its verified payload.
+   */
   async message(secret: string, type: string, timeoutMs = 10_000) {
-    const [request] = await this.waitFor((r) => (JSON.parse(r.body) as { type: string }).type === type, 1, timeoutMs);
+    const signed = (r: Received) => {
+      try {
+        verify(secret, r);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const [request] = await this.waitFor(
+      (r) => (JSON.parse(r.body) as { type: string }).type === type && signed(r),
+      1,
+      timeoutMs,
+    );
     return { request: request!, payload: verify(secret, request!) };
   }
 

@@ -162,6 +162,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
         lease_until TEXT COLLATE "C", lease_owner TEXT
       );
       CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_messages_due_of ON webhook_messages (webhook_id, next_attempt_at, seq) WHERE state = 'pending';
       CREATE INDEX webhook_messages_of ON webhook_messages (webhook_id, seq);
       CREATE TABLE webhook_attempts (
         message_id TEXT COLLATE "C" NOT NULL, n INTEGER NOT NULL, at TEXT NOT NULL, status_code INTEGER, error TEXT,

@@ -11,6 +11,7 @@ import {
   type ClaimRequest,
   deliveriesOf,
   type DeliveryRecord,
+  failureRuns,
   type OutboxMessage,
   toClaimed,
 } from '../webhook-records.ts';
@@ -69,24 +70,27 @@ export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: s
   );
 }
 
-/** Takes due messages under a lease: no two workers attempt one message at the same moment. */
+/**
+ * Takes due messages under a lease: no two workers attempt one message at the same moment (rows
+ * taken with SKIP LOCKED, then leased). Each endpoint's first due messages are read by index
+ * (`webhook_messages_due_of`), as many as the worker has room for.
+ */
 export async function claim(db: Db, r: ClaimRequest): Promise<ClaimedMessage[]> {
   const rows = await all<Row>(
     db,
-    `WITH ranked AS (
-       SELECT message_id, next_attempt_at, seq FROM (
-         SELECT message_id, webhook_id, next_attempt_at, seq,
-                row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, seq) AS rn
-           FROM webhook_messages
-          WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)) c
-       LEFT JOIN unnest($5::text[], $7::int[]) AS l (webhook_id, free) ON l.webhook_id = c.webhook_id
-       WHERE rn <= COALESCE(l.free, $4)
-       ORDER BY next_attempt_at, seq LIMIT $6),
+    `WITH room AS (
+       SELECT w.webhook_id, LEAST(COALESCE(l.free, $4), $6) AS free
+         FROM webhooks w LEFT JOIN unnest($5::text[], $7::int[]) AS l (webhook_id, free) ON l.webhook_id = w.webhook_id),
      locked AS (
-       SELECT m.message_id FROM webhook_messages m
-        WHERE m.message_id IN (SELECT message_id FROM ranked)
-          AND m.state = 'pending' AND (m.lease_until IS NULL OR m.lease_until < $1)
-        FOR UPDATE SKIP LOCKED)
+       SELECT due.message_id FROM room
+       CROSS JOIN LATERAL (
+         SELECT m.message_id FROM webhook_messages m
+          WHERE m.webhook_id = room.webhook_id AND m.state = 'pending' AND m.next_attempt_at <= $1
+            AND (m.lease_until IS NULL OR m.lease_until < $1)
+          ORDER BY m.next_attempt_at, m.seq LIMIT room.free
+          FOR UPDATE SKIP LOCKED) due
+       WHERE room.free > 0
+       LIMIT $6)
      UPDATE webhook_messages m SET lease_until = $2, lease_owner = $3
        FROM locked WHERE m.message_id = locked.message_id
      RETURNING m.*`,
@@ -103,54 +107,59 @@ export async function claim(db: Db, r: ClaimRequest): Promise<ClaimedMessage[]> 
   return rows.map(toClaimed);
 }
 
-/** Records the attempts' ends in one transaction: their rows, the messages' states, the endpoints'. */
+/**
+ * Records the attempts' ends in one transaction: first each endpoint's failure run (in endpoint order,
+ * so two instances never wait on each other in a cycle) and whether it is disabled now, then every
+ * message and its attempt row in one statement. A message whose endpoint is disabled is not tried again.
+ */
 export function finish(tx: Tx, results: AttemptResult[]): Promise<void> {
   return tx(async (db) => {
-    // Endpoints in one order, whoever finishes: two instances never wait on each other in a cycle.
-    const sorted = [...results].sort((a, b) =>
-      a.webhook_id < b.webhook_id ? -1 : a.webhook_id > b.webhook_id ? 1 : 0,
-    );
-    for (const r of sorted) {
-      if (r.next.state !== 'delivered') {
-        const endpoint = await one<{ enabled: boolean; failing_since: string }>(
-          db,
-          `UPDATE webhooks SET failing_since = COALESCE(failing_since, $1) WHERE webhook_id = $2
-           RETURNING enabled, failing_since`,
-          [r.attempt.at, r.webhook_id],
-        );
-        const reason =
-          r.disable ?? (endpoint?.enabled === true && endpoint.failing_since <= r.failing_before ? 'failing' : null);
-        if (reason !== null) await disable(db, r.webhook_id, reason);
-      } else {
+    for (const [webhookId, run] of [...failureRuns(results)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (run.failingSince === null) {
         await db.query('UPDATE webhooks SET failing_since = NULL WHERE webhook_id = $1 AND failing_since IS NOT NULL', [
-          r.webhook_id,
+          webhookId,
         ]);
+        continue;
       }
-      const enabled = await one<{ enabled: boolean }>(db, 'SELECT enabled FROM webhooks WHERE webhook_id = $1', [
-        r.webhook_id,
-      ]);
-      // A disabled endpoint's message is not tried again (a redelivery makes it pending once more).
-      const next = r.next.state === 'pending' && enabled?.enabled !== true ? { state: 'failed' as const } : r.next;
-      const updated = await one<{ attempt_count: number }>(
+      const endpoint = await one<{ enabled: boolean; failing_since: string }>(
         db,
-        `UPDATE webhook_messages SET state = $1, next_attempt_at = $2, attempt_count = attempt_count + 1,
-           lease_until = NULL, lease_owner = NULL
-         WHERE message_id = $3 AND lease_owner = $4 RETURNING attempt_count`,
-        [next.state, next.state === 'pending' ? next.next_attempt_at : null, r.message_id, r.lease_owner],
+        `UPDATE webhooks SET failing_since = CASE WHEN $3 THEN $1 ELSE COALESCE(failing_since, $1) END
+          WHERE webhook_id = $2 RETURNING enabled, failing_since`,
+        [run.failingSince, webhookId, run.restarted],
       );
-      if (!updated) continue;
-      await db.query(
-        'INSERT INTO webhook_attempts (message_id, n, at, status_code, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6)',
-        [
-          r.message_id,
-          updated.attempt_count,
-          r.attempt.at,
-          r.attempt.status_code,
-          r.attempt.error,
-          r.attempt.duration_ms,
-        ],
-      );
+      const reason = run.gone
+        ? 'gone'
+        : endpoint?.enabled && endpoint.failing_since <= run.failingBefore
+          ? 'failing'
+          : null;
+      if (reason !== null) await disable(db, webhookId, reason);
     }
+    await db.query(
+      `WITH ended AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[])
+           AS e (message_id, owner, state, next_attempt_at, at, status_code, error, duration_ms)),
+       moved AS (
+         UPDATE webhook_messages m
+            SET state = CASE WHEN ended.state = 'pending' AND NOT w.enabled THEN 'failed' ELSE ended.state END,
+                next_attempt_at = CASE WHEN ended.state = 'pending' AND w.enabled THEN ended.next_attempt_at END,
+                attempt_count = m.attempt_count + 1, lease_until = NULL, lease_owner = NULL
+           FROM ended JOIN webhooks w ON TRUE
+          WHERE m.message_id = ended.message_id AND m.lease_owner = ended.owner AND w.webhook_id = m.webhook_id
+         RETURNING m.message_id, m.attempt_count)
+       INSERT INTO webhook_attempts (message_id, n, at, status_code, error, duration_ms)
+       SELECT moved.message_id, moved.attempt_count, ended.at, ended.status_code, ended.error, ended.duration_ms
+         FROM moved JOIN ended ON ended.message_id = moved.message_id`,
+      [
+        results.map((r) => r.message_id),
+        results.map((r) => r.lease_owner),
+        results.map((r) => r.next.state),
+        results.map((r) => (r.next.state === 'pending' ? r.next.next_attempt_at : null)),
+        results.map((r) => r.attempt.at),
+        results.map((r) => r.attempt.status_code),
+        results.map((r) => r.attempt.error),
+        results.map((r) => r.attempt.duration_ms),
+      ],
+    );
   });
 }
 

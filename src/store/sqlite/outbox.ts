@@ -83,39 +83,44 @@ export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], a
   );
 }
 
-/** Takes due messages under a lease: no two workers attempt one message at the same moment. */
+/**
+ * Takes due messages under a lease: no two workers attempt one message at the same moment. Each
+ * endpoint's first due messages are read by index (`webhook_messages_due_of`), as many as the worker
+ * has room for; the endpoints with something due are found first.
+ */
 export function claim(c: SqliteContext, r: ClaimRequest): Promise<ClaimedMessage[]> {
   // Most looks find nothing due: a read, without taking the write lock or syncing a commit.
-  const due = c.one(
-    `SELECT 1 FROM webhook_messages
-      WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) LIMIT 1`,
+  const endpoints = c.all<{ webhook_id: string }>(
+    `SELECT DISTINCT webhook_id FROM webhook_messages
+      WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
     r.now,
     r.now,
   );
-  if (due === null) return Promise.resolve([]);
+  if (endpoints.length === 0) return Promise.resolve([]);
+  const room = new Map(r.limits.map((l) => [l.webhook_id, l.free]));
   return c.tx(() => {
-    const rows = c.all<Row>(
-      `UPDATE webhook_messages SET lease_until = ?, lease_owner = ?
-        WHERE message_id IN (
-          SELECT message_id FROM (
-            SELECT message_id, webhook_id, next_attempt_at, seq,
-                   ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, seq) AS rn
-              FROM webhook_messages
-             WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?))
-          WHERE rn <= COALESCE(
-            (SELECT json_extract(l.value, '$.free') FROM json_each(?) AS l
-              WHERE json_extract(l.value, '$.webhook_id') = webhook_id), ?)
-          ORDER BY next_attempt_at, seq LIMIT ?)
-        RETURNING *`,
-      r.leaseUntil,
-      r.owner,
-      r.now,
-      r.now,
-      JSON.stringify(r.limits),
-      r.perEndpoint,
-      r.limit,
-    );
-    return rows.map(toClaimed);
+    const claimed: ClaimedMessage[] = [];
+    for (const { webhook_id } of endpoints) {
+      const take = Math.min(room.get(webhook_id) ?? r.perEndpoint, r.limit - claimed.length);
+      if (take <= 0) continue;
+      const rows = c.all<Row>(
+        `UPDATE webhook_messages SET lease_until = ?, lease_owner = ?
+          WHERE message_id IN (
+            SELECT message_id FROM webhook_messages
+             WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
+               AND (lease_until IS NULL OR lease_until < ?)
+             ORDER BY next_attempt_at, seq LIMIT ?)
+          RETURNING *`,
+        r.leaseUntil,
+        r.owner,
+        webhook_id,
+        r.now,
+        r.now,
+        take,
+      );
+      claimed.push(...rows.map(toClaimed));
+    }
+    return claimed;
   });
 }
 
