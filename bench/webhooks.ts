@@ -318,7 +318,7 @@ process.stdout.write(
         : [`${name}: the receiver had ${cost.received} distinct webhook-ids of ${PER_ROUND * ROUNDS}.`],
     ),
     '',
-    `Delivery of ${MESSAGES} messages from the outbox to one receiver (target ≤ 10 s; worker defaults: 16 in flight per endpoint, claims of up to 200, a look every 250 ms):`,
+    `Delivery of ${MESSAGES} messages from the outbox to one receiver (target ≤ 10 s; worker defaults: 32 in flight per endpoint, claims of up to 200, a look every 250 ms):`,
     '',
     '| store | all received, s | all recorded, s | messages/s | requests | claims / time / messages per claim | recordings / time |',
     '|---|---:|---:|---:|---:|---|---|',

@@ -22,6 +22,14 @@ const DISABLE_AFTER_MS = 5 * DAY_MS;
 const LEASE_MARGIN_MS = 20_000;
 /** Slots freed within this many milliseconds share one claim. */
 const COALESCE_MS = 5;
+/**
+ * While the gates keep the instance busy, delivery gives way: at most this many requests in flight per
+ * endpoint, claims of at most BUSY_CLAIM, one every BUSY_PACE_MS (about 160 messages a second, a few
+ * per cent of a core); the backlog goes out at full speed once the rush eases.
+ */
+const BUSY_IN_FLIGHT = 4;
+const BUSY_CLAIM = 8;
+const BUSY_PACE_MS = 50;
 
 export interface WorkerOptions {
   store: Store;
@@ -37,6 +45,8 @@ export interface WorkerOptions {
   perEndpoint?: number;
   /** Messages claimed at once. */
   claimLimit?: number;
+  /** Whether scanners' requests keep the instance busy now: delivery then gives way. */
+  busy?: () => boolean;
 }
 
 /** The message's body as every attempt sends it: type, the change's timestamp, and data with its position. */
@@ -65,6 +75,8 @@ export class WebhookWorker {
   private claiming = false;
   private storeFailing = false;
   private again = false;
+  /** Whether the last claim found the instance busy with scanners' requests. */
+  private yielding = false;
   private stopped = true;
   private readonly pollMs: number;
   private readonly perEndpoint: number;
@@ -122,7 +134,8 @@ export class WebhookWorker {
         if (this.stopped) return;
         if (this.again && !failed) {
           this.again = false;
-          this.wake();
+          if (this.yielding) this.timer = setTimeout(() => this.wake(), BUSY_PACE_MS);
+          else this.wake();
         } else this.timer = setTimeout(() => this.wake(), failed ? Math.max(this.pollMs, 1000) : this.pollMs);
       });
   }
@@ -130,24 +143,30 @@ export class WebhookWorker {
   /** Wakes shortly: the claim then takes every slot freed meanwhile. */
   private soon(): void {
     if (this.stopped || this.soonTimer !== null) return;
-    this.soonTimer = setTimeout(() => {
-      this.soonTimer = null;
-      this.wake();
-    }, COALESCE_MS);
+    this.soonTimer = setTimeout(
+      () => {
+        this.soonTimer = null;
+        this.wake();
+      },
+      this.yielding ? BUSY_PACE_MS : COALESCE_MS,
+    );
   }
 
   private async claimAndSend(): Promise<void> {
     const now = this.o.clock.now();
+    this.yielding = this.o.busy?.() ?? false;
+    const perEndpoint = this.yielding ? Math.min(BUSY_IN_FLIGHT, this.perEndpoint) : this.perEndpoint;
+    const claimLimit = this.yielding ? Math.min(BUSY_CLAIM, this.claimLimit) : this.claimLimit;
     const limits = [...this.inFlight].map(([webhook_id, n]) => ({
       webhook_id,
-      free: Math.max(0, this.perEndpoint - n),
+      free: Math.max(0, perEndpoint - n),
     }));
     const claimed = await this.o.store.claimWebhookMessages({
       now: now.toISOString(),
       leaseUntil: new Date(now.getTime() + this.o.settings.timeoutSeconds * 1000 + LEASE_MARGIN_MS).toISOString(),
       owner: this.owner,
-      limit: this.claimLimit,
-      perEndpoint: this.perEndpoint,
+      limit: claimLimit,
+      perEndpoint,
       limits,
     });
     // Each claim reads its endpoints afresh: a rotation or a change of URL applies to the next claim.
@@ -172,7 +191,7 @@ export class WebhookWorker {
       this.attempts.add(attempt);
     }
     // A full claim means more are due at once.
-    if (claimed.length === this.claimLimit) this.again = true;
+    if (claimed.length === claimLimit) this.again = true;
   }
 
   private async attempt(message: ClaimedMessage, read: Promise<WebhookRecord | null>): Promise<void> {

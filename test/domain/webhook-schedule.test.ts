@@ -136,3 +136,17 @@ describe('webhook attempts to private addresses', () => {
     }
   });
 });
+
+describe('request pressure (when delivery gives way to the gates)', () => {
+  it('is busy with 4 scanners’ requests under way, and not once they ended a while ago', async () => {
+    const { RequestPressure } = await import('../../src/webhooks/pressure.ts');
+    const pressure = new RequestPressure();
+    assert.equal(pressure.busy(), false, 'nothing arrived');
+    for (const id of ['r1', 'r2', 'r3']) pressure.started(id);
+    pressure.started('r4');
+    assert.equal(pressure.busy(), true);
+    for (const id of ['r1', 'r2', 'r3', 'r4', 'r4']) pressure.ended(id);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(pressure.busy(), false, 'the rush is over');
+  });
+});
