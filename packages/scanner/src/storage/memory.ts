@@ -20,6 +20,8 @@ export class MemoryStorage implements Storage {
   }
 
   async appendLog(name: string, lines: readonly string[]): Promise<void> {
+    // Nothing to append creates nothing, as on the other storages.
+    if (lines.length === 0) return;
     this.files.set(name, (this.files.get(name) ?? '') + lines.map((line) => `${line}\n`).join(''));
   }
 
