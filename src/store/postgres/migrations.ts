@@ -170,6 +170,13 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    // Version 6's presence_inside index served occupancy while it counted presence rows; occupancy
+    // reads gate_counts since version 7 and nothing reads the index, so entries and exits stop
+    // keeping it up to date.
+    version: 9,
+    sql: `DROP INDEX IF EXISTS presence_inside;`,
+  },
 ];
 
 /**
