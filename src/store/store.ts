@@ -7,275 +7,37 @@ import type {
   WebhookChange,
   WebhookRecord,
 } from './webhook-records.ts';
+import type {
+  AdminSessionRecord,
+  ApiKeyRecord,
+  ChangeRecord,
+  CheckInAttempt,
+  CheckInDecider,
+  CheckInResult,
+  ConflictRecord,
+  EnrollmentTokenRecord,
+  EventCounters,
+  EventRecord,
+  EventSettings,
+  GateRecord,
+  NewApiKey,
+  Occupancy,
+  Page,
+  Presence,
+  PresenceDecider,
+  RedeemResult,
+  ReissueResult,
+  ScanRecord,
+  SigningKeyRecord,
+  TicketRecord,
+} from './records.ts';
+
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
- * Instants are strings in the stored form of `domain/time.ts`.
+ * Instants are strings in the stored form of `domain/time.ts`. The records it speaks of are in
+ * `records.ts`, re-exported here.
  */
-
-export interface EventRecord {
-  eid: string;
-  name: string;
-  event_date: string;
-  ends_at: string | null;
-  created_at: string;
-  /** A ticket that went out may come in again (`valid` once more); off by default, as the spec says. */
-  reentry: boolean;
-  /** How many may be inside at once (the console warns near it; nobody is refused for it), or null. */
-  capacity: number | null;
-}
-
-/** What `PATCH /admin/v1/events/{eid}` may change; absent fields stay as they are. */
-export interface EventSettings {
-  reentry?: boolean;
-  capacity?: number | null;
-}
-
-/** A gate declared for an event: which ticket types it admits (null: every type). */
-export interface GateRecord {
-  eid: string;
-  gate_id: string;
-  name: string;
-  admits: string[] | null;
-  updated_at: string;
-}
-
-export interface EventCounters {
-  issued: number;
-  checked_in: number;
-  revoked: number;
-  /** Tickets let in twice by offline scanners (see `listConflicts`). */
-  conflicts: number;
-}
-
-export interface TicketRecord {
-  tid: string;
-  eid: string;
-  holder_name: string;
-  ticket_type: string;
-  issued_at: string;
-  expires_at: string | null;
-  checked_in_at: string | null;
-  revoked_at: string | null;
-  revoke_reason: string | null;
-  ticket_token: string;
-}
-
-export interface EnrollmentTokenRecord {
-  token_id: string;
-  token_hash: string;
-  eid: string;
-  gate_id: string | null;
-  expires_at: string;
-  key_expires_at: string;
-  created_at: string;
-  used_at: string | null;
-  revoked_at: string | null;
-}
-
-/** An API key and the scanner it was issued to: the admin interface's scanner record. */
-export interface ApiKeyRecord {
-  api_key_id: string;
-  key_hash: string;
-  eid: string;
-  gate_id: string | null;
-  scanner_id: string;
-  scanner_name: string | null;
-  scanner_platform: string | null;
-  token_id: string;
-  enrolled_at: string;
-  expires_at: string;
-  last_seen_at: string | null;
-  revoked_at: string | null;
-}
-
-export type ScanOutcome =
-  | 'valid'
-  | 'already_used'
-  | 'revoked'
-  | 'wrong_event'
-  | 'expired'
-  | 'invalid_signature'
-  | 'not_found'
-  | 'idempotency_conflict'
-  | 'refused'
-  /** The scanner turned the holder away offline, and the issuer would have checked the ticket in: it stays unused. */
-  | 'turned_away_offline'
-  /** A declared gate that does not admit the ticket's type: 403, the ticket stays unused. */
-  | 'ticket_type_not_admitted'
-  /** An exit: the holder went out. */
-  | 'checked_out'
-  /** An exit of a ticket whose holder was not inside (never came in, or already out). */
-  | 'not_inside';
-
-/** One line of an event's scan log: a check-in attempt and what it got. */
-export interface ScanRecord {
-  scan_id: number;
-  eid: string;
-  tid: string;
-  api_key_id: string;
-  scanner_id: string;
-  gate_id: string | null;
-  idempotency_key: string;
-  scanned_at: string;
-  received_at: string;
-  outcome: ScanOutcome;
-  reason: string | null;
-  replay: boolean;
-  /** The scanner had already let the holder in on its own offline verdict. */
-  admitted_offline: boolean;
-  /** The enrolled name of the scanner (null when it gave none). */
-  scanner_name: string | null;
-  /** The ticket's holder (null for a tid that is not one of the event's tickets). */
-  holder_name: string | null;
-}
-
-export interface SigningKeyRecord {
-  kid: string;
-  /** The public key as a JWK (OKP, Ed25519). */
-  public_jwk: Record<string, string>;
-  /** The private key, encrypted with the key-encryption key. */
-  private_key_enc: string;
-  created_at: string;
-  retired_at: string | null;
-  removed_at: string | null;
-}
-
-/** A check-in answer as first given; replays return it again. */
-export interface StoredAnswer {
-  http_status: number;
-  body: unknown;
-}
-
-/**
- * A move of the ticket's state machine (`src/domain/ticket-state.ts`) that a verdict asks the store to
- * apply in the attempt's transaction: the holder comes in (a first entry of an unused ticket, or a
- * re-entry of a holder who went out) or goes out. A store applies a move only from the state it names,
- * so two concurrent attempts never apply the same one twice.
- */
-export type TicketMove = { to: 'inside'; from: 'unused' | 'out'; at: string } | { to: 'out'; at: string };
-
-/** What the domain decided for one check-in attempt, given the ticket as it is now. */
-export interface CheckInVerdict {
-  outcome: ScanOutcome;
-  reason: string | null;
-  /** The ticket's move, or null: nothing about the ticket changes. */
-  move: TicketMove | null;
-  answer: StoredAnswer;
-}
-
-/** The domain's decision on an attempt, given what the store read in its transaction. */
-export type CheckInDecider = (ticket: TicketRecord | null, gate: GateRecord | null) => CheckInVerdict;
-
-/** The same, with the holder's presence (locked for the transaction) read as well. */
-export type PresenceDecider = (
-  ticket: TicketRecord | null,
-  presence: Presence | null,
-  gate: GateRecord | null,
-) => CheckInVerdict;
-
-/** Whether a ticket's holder is inside now, and when they last went out. */
-export interface Presence {
-  inside: boolean;
-  checked_out_at: string | null;
-}
-
-/** An event's occupancy, read in one snapshot: who is inside, and entries and exits per gate. */
-export interface Occupancy {
-  inside: number;
-  /** Per gate_id scanned at (null: scans that named no gate), in gate_id order. */
-  gates: { gate_id: string | null; entries: number; exits: number }[];
-}
-
-export interface CheckInAttempt {
-  eid: string;
-  tid: string;
-  idempotency_key: string;
-  /** Canonical form of the request body; a replay must carry the same one. */
-  fingerprint: string;
-  api_key_id: string;
-  scanner_id: string;
-  gate_id: string | null;
-  scanned_at: string;
-  received_at: string;
-  /**
-   * The scanner's own offline verdict, when it sent one: true, it let the holder in; false, it turned
-   * the holder away; null, it said nothing (an online scan, or a scanner older than the field).
-   */
-  admitted_offline: boolean | null;
-}
-
-export type CheckInResult =
-  | { kind: 'answered'; answer: StoredAnswer; replay: boolean }
-  | { kind: 'conflict' }
-  /** The attempt's API key was revoked or expired by the time the transaction ran: nothing was stored. */
-  | { kind: 'key_refused'; why: 'revoked' | 'expired' };
-
-export type RedeemFailure = 'unknown' | 'used' | 'expired' | 'revoked';
-
-export type RedeemResult =
-  { kind: 'enrolled'; key: ApiKeyRecord; token: EnrollmentTokenRecord } | { kind: 'refused'; why: RedeemFailure };
-
-export interface NewApiKey {
-  api_key_id: string;
-  key_hash: string;
-  scanner_id: string;
-  scanner_name: string | null;
-  scanner_platform: string | null;
-}
-
-export type ChangeType = 'checked_in' | 'checked_out' | 'revoked' | 'token_superseded';
-
-/** One entry of an event's changes feed; positions count 1, 2, 3… per event, without gaps. */
-export interface ChangeRecord {
-  eid: string;
-  position: number;
-  type: ChangeType;
-  tid: string;
-  at: string;
-  /** For `checked_in`: who checked the ticket in, and at which gate. */
-  scanner_id: string | null;
-  gate_id: string | null;
-  /** For `token_superseded`: the superseded token's id (null for a token issued without one). */
-  jti: string | null;
-}
-
-/** A scan as the conflicts report shows it. */
-export interface ConflictScan {
-  scanner_id: string;
-  scanner_name: string | null;
-  gate_id: string | null;
-  scanned_at: string;
-  received_at: string;
-  admitted_offline: boolean;
-}
-
-/** A ticket let in twice: its valid check-in and the scans that could not have known of it. */
-export interface ConflictRecord {
-  tid: string;
-  holder_name: string;
-  first: ConflictScan;
-  duplicates: ConflictScan[];
-}
-
-export type ReissueFailure = 'unknown' | 'revoked' | 'used' | 'changed';
-
-export type ReissueResult = { kind: 'reissued'; ticket: TicketRecord } | { kind: 'refused'; why: ReissueFailure };
-
-/** An organizer's console session; only the hash of its id is kept. */
-export interface AdminSessionRecord {
-  session_hash: string;
-  /** A digest of the admin token's hash at sign-in: a new admin token ends every session. */
-  admin_token_tag: string;
-  created_at: string;
-  last_seen_at: string;
-  /** The absolute end, whatever the activity. */
-  expires_at: string;
-}
-
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
+export type * from './records.ts';
 
 export interface Store {
   /** Reads a setting; null when absent. */
