@@ -32,8 +32,7 @@ import { adminScanRoutes } from './http/routes/admin/scans.ts';
 import { adminScannerRoutes } from './http/routes/admin/scanners.ts';
 import { adminSigningKeyRoutes } from './http/routes/admin/signing-keys.ts';
 import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
-import { RequestPressure } from './webhooks/pressure.ts';
-import { WebhookWorker } from './webhooks/worker.ts';
+import { webhookDelivery } from './webhooks/delivery.ts';
 import { adminTicketRoutes } from './http/routes/admin/tickets.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -205,30 +204,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const adminTokenHash = deps.adminTokenHashSource ?? (async () => deps.adminTokenHash);
   metrics.instrument(app);
   const limits = rateLimitHooks(app, config.rateLimits, limitMaxima, (limit) => metrics.limited(limit));
-  // Scanners' requests: while they keep the instance busy, webhook delivery gives way.
-  const pressure = new RequestPressure();
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/')) pressure.started(request.id);
+  const webhooks = webhookDelivery(app, {
+    run: deps.webhookWorker !== false,
+    store: deps.store,
+    keyEncryptionKey: deps.keyEncryptionKey,
+    config,
+    clock,
+    metrics,
   });
-  app.addHook('onResponse', async (request) => pressure.ended(request.id));
-  app.addHook('onRequestAbort', async (request) => pressure.ended(request.id));
-  const webhooks =
-    deps.webhookWorker === false
-      ? null
-      : new WebhookWorker({
-          busy: () => pressure.busy(),
-          store: deps.store,
-          keyEncryptionKey: deps.keyEncryptionKey,
-          settings: config.webhooks,
-          clock,
-          log: app.log.child({ component: 'webhooks' }),
-          onAttempt: (delivered) => metrics.webhookAttempt(delivered),
-        });
-  metrics.webhookPending(() => deps.store.countPendingWebhookMessages());
-  if (webhooks) {
-    app.addHook('onReady', async () => webhooks.start());
-    app.addHook('onClose', async () => webhooks.stop());
-  }
   const ctx: AppContext = {
     config,
     store: deps.store,

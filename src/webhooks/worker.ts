@@ -12,12 +12,9 @@ import { unsealWebhookSecret } from '../domain/webhooks.ts';
 import type { Store } from '../store/store.ts';
 import type { AttemptResult, ClaimedMessage, WebhookRecord } from '../store/webhook-records.ts';
 import { type AttemptOutcome, Transport } from './deliver.ts';
-import { retryDelaySeconds } from './schedule.ts';
+import { attemptResult, messageBody } from './attempt.ts';
 import { signatureHeader } from './signing.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** An endpoint that failed every attempt for this long is disabled. */
-const DISABLE_AFTER_MS = 5 * DAY_MS;
 /** A lease outlives the attempt's timeout by this much: a message cut off by a crash is tried again after it. */
 const LEASE_MARGIN_MS = 20_000;
 /** Slots freed within this many milliseconds share one claim. */
@@ -47,19 +44,6 @@ export interface WorkerOptions {
   claimLimit?: number;
   /** Whether scanners' requests keep the instance busy now: delivery then gives way. */
   busy?: () => boolean;
-}
-
-/** The message's body as every attempt sends it: type, the change's timestamp, and data with its position. */
-export function messageBody(message: Pick<ClaimedMessage, 'type' | 'data' | 'position' | 'occurred_at'>): string {
-  const data = JSON.parse(message.data) as Record<string, unknown>;
-  const timestamp = message.occurred_at.endsWith('.000Z')
-    ? `${message.occurred_at.slice(0, -5)}Z`
-    : message.occurred_at;
-  return JSON.stringify({
-    type: message.type,
-    timestamp,
-    data: message.position === null ? data : { ...data, position: message.position },
-  });
 }
 
 export class WebhookWorker {
@@ -235,31 +219,7 @@ export class WebhookWorker {
   }
 
   private record(message: ClaimedMessage, at: Date, outcome: AttemptOutcome, delivered: boolean): void {
-    const gone = outcome.status_code === 410;
-    let next: AttemptResult['next'] = { state: 'delivered' };
-    if (!delivered) {
-      const delay = gone
-        ? null
-        : retryDelaySeconds(this.o.settings.retrySchedule, message.attempt_count + 1, outcome.retry_after_s);
-      next =
-        delay === null
-          ? { state: 'failed' }
-          : { state: 'pending', next_attempt_at: new Date(at.getTime() + delay * 1000).toISOString() };
-    }
-    this.results.push({
-      message_id: message.message_id,
-      webhook_id: message.webhook_id,
-      lease_owner: this.owner,
-      attempt: {
-        at: at.toISOString(),
-        status_code: outcome.status_code,
-        error: outcome.error,
-        duration_ms: outcome.duration_ms,
-      },
-      next,
-      disable: gone ? 'gone' : null,
-      failing_before: new Date(at.getTime() - DISABLE_AFTER_MS).toISOString(),
-    });
+    this.results.push(attemptResult(message, this.owner, at, outcome, delivered, this.o.settings.retrySchedule));
     if (this.results.length >= 100) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), 20);
   }

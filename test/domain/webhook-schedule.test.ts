@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { isPublicAddress, urlFormProblem } from '../../src/webhooks/receiver-url.ts';
 import { parseRetryAfter, retryDelaySeconds } from '../../src/webhooks/schedule.ts';
 import { newWebhookSecret, signature, signatureHeader } from '../../src/webhooks/signing.ts';
-import { messageBody } from '../../src/webhooks/worker.ts';
+import { messageBody } from '../../src/webhooks/attempt.ts';
 
 describe('webhook retry schedule', () => {
   const schedule = [5, 300, 1800];
@@ -148,5 +148,30 @@ describe('request pressure (when delivery gives way to the gates)', () => {
     for (const id of ['r1', 'r2', 'r3', 'r4', 'r4']) pressure.ended(id);
     await new Promise((resolve) => setTimeout(resolve, 150));
     assert.equal(pressure.busy(), false, 'the rush is over');
+  });
+});
+
+describe('the end of an attempt', () => {
+  it('delivered on a 2xx; due again after the delay; failed past the last; 410 fails and disables', async () => {
+    const { attemptResult } = await import('../../src/webhooks/attempt.ts');
+    const message = {
+      message_id: 'msg_1',
+      webhook_id: 'whk_1',
+      type: 'webhook.test',
+      data: '{}',
+      position: null,
+      occurred_at: '2026-11-25T10:00:00.000Z',
+      attempt_count: 0,
+    };
+    const at = new Date('2026-11-25T10:00:00.000Z');
+    const outcome = (status_code: number | null) => ({ status_code, error: null, duration_ms: 3, retry_after_s: null });
+    assert.deepEqual(attemptResult(message, 'w', at, outcome(204), true, [5]).next, { state: 'delivered' });
+    const retry = attemptResult(message, 'w', at, { ...outcome(503), retry_after_s: 42 }, false, [5]);
+    assert.deepEqual(retry.next, { state: 'pending', next_attempt_at: '2026-11-25T10:00:42.000Z' });
+    assert.equal(retry.failing_before, '2026-11-20T10:00:00.000Z', 'five days of failures disable');
+    const last = attemptResult({ ...message, attempt_count: 1 }, 'w', at, outcome(500), false, [5]);
+    assert.deepEqual(last.next, { state: 'failed' });
+    const gone = attemptResult(message, 'w', at, outcome(410), false, [5]);
+    assert.deepEqual([gone.next, gone.disable], [{ state: 'failed' }, 'gone']);
   });
 });
