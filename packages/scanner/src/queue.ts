@@ -1,6 +1,8 @@
 import type { CheckInRequestBody, OfflineOutcome } from '@ticket-issuer/protocol';
-import { StateCorruptError } from './errors.ts';
+import { ADMITTED_PER_LINE, type HolderMove, type JournalEntry, type Move, parseEntry } from './journal.ts';
 import type { Storage } from './storage/storage.ts';
+
+export type { HolderMove } from './journal.ts';
 
 /** One scan waiting for the issuer, with everything needed to send it exactly as it was made. */
 export interface QueuedScan {
@@ -29,26 +31,6 @@ export interface QueuedScan {
   /** An online attempt may have reached the issuer without `admitted_offline` (timeout, reset, 5xx). */
   maybe_sent_plain: boolean;
 }
-
-/** Where a holder went through this device, as the issuer answered: `[tid, 'inside' | 'out', number]`. */
-type Move = [string, HolderMove, number];
-export type HolderMove = 'inside' | 'out';
-
-/**
- * Journal lines, one JSON object each: a new scan; the change of an online scan to an offline
- * verdict; acknowledgements (several keys per line); tickets this device admitted; holders this
- * device let in or out on the issuer's answer (numbered), and the number up to which the changes
- * feed the device holds has them too.
- */
-type JournalEntry =
-  | { op: 'scan'; scan: QueuedScan }
-  | { op: 'offline'; key: string; admitted_offline: boolean; maybe_sent_plain: boolean; turned_away?: boolean }
-  | { op: 'done'; keys: string[] }
-  | { op: 'admitted'; tids: string[] }
-  | { op: 'moved'; moves: Move[] }
-  | { op: 'moves_in_feed'; up_to: number };
-
-const ADMITTED_PER_LINE = 1000;
 
 /**
  * What a queued scan tells the issuer about the holder: let in on the device's verdict, turned away
@@ -91,45 +73,6 @@ export function checkInBody(
     ...(report === 'admitted' ? { admitted_offline: true } : {}),
     ...(report === 'turned_away' && !badSignature ? { admitted_offline: false } : {}),
   };
-}
-
-/** Checks a journal line's shape: a complete line that does not parse is corruption, never skipped. */
-function parseEntry(line: string, lineNumber: number): JournalEntry {
-  const corrupt = () => new StateCorruptError('journal.jsonl', `line ${lineNumber} is not a journal entry`);
-  let entry: Partial<Record<string, unknown>>;
-  try {
-    entry = JSON.parse(line) as Partial<Record<string, unknown>>;
-  } catch {
-    throw corrupt();
-  }
-  const strings = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
-  const scan = entry.scan as Partial<QueuedScan> | undefined;
-  const ok =
-    (entry.op === 'scan' &&
-      typeof scan === 'object' &&
-      scan !== null &&
-      typeof scan.idempotency_key === 'string' &&
-      typeof scan.tid === 'string' &&
-      typeof scan.ticket_token === 'string' &&
-      typeof scan.scanned_at === 'string' &&
-      typeof scan.admitted_offline === 'boolean') ||
-    (entry.op === 'offline' && typeof entry.key === 'string') ||
-    (entry.op === 'done' && strings(entry.keys)) ||
-    (entry.op === 'admitted' && strings(entry.tids)) ||
-    (entry.op === 'moved' && Array.isArray(entry.moves) && entry.moves.every(isMove)) ||
-    (entry.op === 'moves_in_feed' && Number.isSafeInteger(entry.up_to));
-  if (!ok) throw corrupt();
-  return entry as JournalEntry;
-}
-
-function isMove(value: unknown): value is Move {
-  return (
-    Array.isArray(value) &&
-    value.length === 3 &&
-    typeof value[0] === 'string' &&
-    (value[1] === 'inside' || value[1] === 'out') &&
-    Number.isSafeInteger(value[2])
-  );
 }
 
 /**
