@@ -8,119 +8,23 @@
  *
  * Run: node --import tsx bench/gates.ts [check-ins per round]   (default 3000). Prints tables; never fails.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { hashSecret } from '../src/domain/ids.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
+import { appOn, benchConfig, CONCURRENCY, checkIns, eventWith, quantile } from './inject.ts';
 import { freshPostgres } from './processes.ts';
 
 const PER_ROUND = Number(process.argv[2] ?? 3000);
 const ROUNDS = 4;
-const ADMIN = 'bench-admin-token-0123456789abcdef';
-const CONCURRENCY = 16;
+const config = benchConfig();
 const BIG = 1_000_000;
 const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-gates-'));
-const limits = Object.fromEntries(
-  ['ENROLL_PER_IP', 'ENROLL_PER_TOKEN', 'CHECKIN_PER_KEY', 'STATUS_PER_KEY', 'ADMIN_PER_TOKEN', 'NOT_FOUND_PER_IP'].map(
-    (n) => [`RATE_LIMIT_${n}`, '1000000000'],
-  ),
-);
-const config = loadConfig({ ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', BASE_URL: 'https://bench.test', ...limits });
-const admin = { authorization: `Bearer ${ADMIN}` };
-
-async function appOn(store: Store) {
-  return buildApp(config, { store, keyEncryptionKey: Buffer.alloc(32, 1), adminTokenHash: hashSecret(ADMIN) });
-}
-type App = Awaited<ReturnType<typeof appOn>>;
-
-async function json<T>(res: Promise<{ statusCode: number; body: string }>): Promise<T> {
-  const answer = await res;
-  if (answer.statusCode >= 300) throw new Error(`${answer.statusCode} ${answer.body}`);
-  return JSON.parse(answer.body) as T;
-}
-
-/** An event with `count` tickets and an enrolled scanner; `gate` declared (admitting GA) when given. */
-async function eventWith(app: App, count: number, gate: string | null) {
-  const { eid } = await json<{ eid: string }>(
-    app.inject({
-      method: 'POST',
-      url: '/admin/v1/events',
-      headers: admin,
-      payload: { name: 'Bench', event_date: '2030-01-01T18:00:00Z' },
-    }),
-  );
-  if (gate !== null) {
-    await json(
-      app.inject({
-        method: 'PUT',
-        url: `/admin/v1/events/${eid}/gates/${gate}`,
-        headers: admin,
-        payload: { name: gate, admits: ['GA'] },
-      }),
-    );
-  }
-  const tids: string[] = [];
-  for (let i = 0; i < count; i += 10_000) {
-    const tickets = Array.from({ length: Math.min(10_000, count - i) }, (_, j) => ({
-      holder_name: `H${i + j}`,
-      ticket_type: 'GA',
-    }));
-    const answer = await json<{ tickets: { tid: string }[] }>(
-      app.inject({ method: 'POST', url: `/admin/v1/events/${eid}/tickets`, headers: admin, payload: { tickets } }),
-    );
-    tids.push(...answer.tickets.map((t) => t.tid));
-  }
-  const { token } = await json<{ token: string }>(
-    app.inject({ method: 'POST', url: `/admin/v1/events/${eid}/enrollment-tokens`, headers: admin, payload: {} }),
-  );
-  const scannerId = randomUUID();
-  const { api_key } = await json<{ api_key: string }>(
-    app.inject({ method: 'POST', url: '/api/v1/scanners/enroll', payload: { token, scanner_id: scannerId } }),
-  );
-  return { eid, tids, scannerId, headers: { authorization: `Bearer ${api_key}` } };
-}
-
-/** Check-ins per second of `tids`, CONCURRENCY at a time. */
-async function checkIns(app: App, target: Awaited<ReturnType<typeof eventWith>>, tids: string[], gate: string | null) {
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < tids.length) {
-        const tid = tids[next++]!;
-        const payload = {
-          tid,
-          eid: target.eid,
-          scanned_at: new Date().toISOString(),
-          scanner_id: target.scannerId,
-          idempotency_key: randomUUID(),
-          ...(gate === null ? {} : { gate_id: gate }),
-        };
-        const res = await app.inject({
-          method: 'POST',
-          url: '/api/v1/tickets/check-in',
-          headers: target.headers,
-          payload,
-        });
-        if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
-      }
-    }),
-  );
-  return tids.length / (Number(process.hrtime.bigint() - started) / 1e9);
-}
-
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]!;
-
 // (1) The cost of a declared gate, on each store: rounds alternate, the ratio is per round.
 async function gateCost(store: Store) {
-  const app = await appOn(store);
+  const app = await appOn(config, store);
   const plain = await eventWith(app, PER_ROUND * ROUNDS, null);
   const gated = await eventWith(app, PER_ROUND * ROUNDS, 'vip');
   const ratios: number[] = [];

@@ -13,56 +13,22 @@
  * Run: node --import tsx bench/webhooks.ts [check-ins per round] [messages]   (defaults 3000, 10000).
  * Prints tables; never fails.
  */
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { hashSecret } from '../src/domain/ids.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
+import { admin, type App, appOn, benchConfig, CONCURRENCY, checkIns, eventWith, json, quantile } from './inject.ts';
 import { freshPostgres } from './processes.ts';
 
 const PER_ROUND = Number(process.argv[2] ?? 3000);
 const MESSAGES = Number(process.argv[3] ?? 10_000);
 const ROUNDS = 4;
-const ADMIN = 'bench-admin-token-0123456789abcdef';
-const CONCURRENCY = 16;
+const config = benchConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' });
 const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-webhooks-'));
-const limits = Object.fromEntries(
-  ['ENROLL_PER_IP', 'ENROLL_PER_TOKEN', 'CHECKIN_PER_KEY', 'STATUS_PER_KEY', 'ADMIN_PER_TOKEN', 'NOT_FOUND_PER_IP'].map(
-    (n) => [`RATE_LIMIT_${n}`, '1000000000'],
-  ),
-);
-const config = loadConfig({
-  ADMIN_TOKEN: ADMIN,
-  LOG_LEVEL: 'silent',
-  BASE_URL: 'https://bench.test',
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  ...limits,
-});
-const admin = { authorization: `Bearer ${ADMIN}` };
-
-async function appOn(store: Store, webhookWorker = true) {
-  return buildApp(config, {
-    store,
-    keyEncryptionKey: Buffer.alloc(32, 1),
-    adminTokenHash: hashSecret(ADMIN),
-    webhookWorker,
-  });
-}
-type App = Awaited<ReturnType<typeof appOn>>;
-
-async function json<T>(res: Promise<{ statusCode: number; body: string }>): Promise<T> {
-  const answer = await res;
-  if (answer.statusCode >= 300) throw new Error(`${answer.statusCode} ${answer.body}`);
-  return JSON.parse(answer.body) as T;
-}
-
 // The receiver's thread counts distinct webhook-ids [0] and requests [1] where this thread can read them.
 const RECEIVER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -97,37 +63,6 @@ async function startReceiver() {
 }
 const receiver = await startReceiver();
 
-/** An event with `count` tickets and an enrolled scanner. */
-async function eventWith(app: App, count: number) {
-  const { eid } = await json<{ eid: string }>(
-    app.inject({
-      method: 'POST',
-      url: '/admin/v1/events',
-      headers: admin,
-      payload: { name: 'Bench', event_date: '2030-01-01T18:00:00Z' },
-    }),
-  );
-  const tids: string[] = [];
-  for (let i = 0; i < count; i += 10_000) {
-    const tickets = Array.from({ length: Math.min(10_000, count - i) }, (_, j) => ({
-      holder_name: `H${i + j}`,
-      ticket_type: 'GA',
-    }));
-    const answer = await json<{ tickets: { tid: string }[] }>(
-      app.inject({ method: 'POST', url: `/admin/v1/events/${eid}/tickets`, headers: admin, payload: { tickets } }),
-    );
-    tids.push(...answer.tickets.map((t) => t.tid));
-  }
-  const { token } = await json<{ token: string }>(
-    app.inject({ method: 'POST', url: `/admin/v1/events/${eid}/enrollment-tokens`, headers: admin, payload: {} }),
-  );
-  const scannerId = randomUUID();
-  const { api_key } = await json<{ api_key: string }>(
-    app.inject({ method: 'POST', url: '/api/v1/scanners/enroll', payload: { token, scanner_id: scannerId } }),
-  );
-  return { eid, tids, scannerId, headers: { authorization: `Bearer ${api_key}` } };
-}
-
 /** Subscribes the receiver to the event's check-ins; the endpoint's webhook_id. */
 async function subscribe(app: App, eid: string): Promise<string> {
   const { webhook_id } = await json<{ webhook_id: string }>(
@@ -141,33 +76,6 @@ async function subscribe(app: App, eid: string): Promise<string> {
   return webhook_id;
 }
 
-/** Check-ins per second of `tids`, CONCURRENCY at a time. */
-async function checkIns(app: App, target: Awaited<ReturnType<typeof eventWith>>, tids: string[]) {
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < tids.length) {
-        const tid = tids[next++]!;
-        const res = await app.inject({
-          method: 'POST',
-          url: '/api/v1/tickets/check-in',
-          headers: target.headers,
-          payload: {
-            tid,
-            eid: target.eid,
-            scanned_at: new Date().toISOString(),
-            scanner_id: target.scannerId,
-            idempotency_key: randomUUID(),
-          },
-        });
-        if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
-      }
-    }),
-  );
-  return tids.length / (Number(process.hrtime.bigint() - started) / 1e9);
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until `done()` holds (checked every `everyMs`); throws after `limitMs`. */
@@ -179,13 +87,10 @@ async function until(done: () => boolean | Promise<boolean>, what: string, every
   }
 }
 
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]!;
-
 // (1) What one subscribed endpoint costs a check-in, on each store: rounds alternate, the ratio is per round.
 async function webhookCost(store: Store) {
   const spent = timeWorkerQueries(store);
-  const app = await appOn(store);
+  const app = await appOn(config, store);
   const plain = await eventWith(app, PER_ROUND * ROUNDS);
   const hooked = await eventWith(app, PER_ROUND * ROUNDS);
   await subscribe(app, hooked.eid);
@@ -238,7 +143,7 @@ function timeWorkerQueries(store: Store) {
 
 // (2) Delivery of MESSAGES waiting in the outbox, from the worker's start.
 async function delivery(store: Store) {
-  const seeding = await appOn(store, false);
+  const seeding = await appOn(config, store, false);
   const target = await eventWith(seeding, MESSAGES);
   const webhookId = await subscribe(seeding, target.eid);
   await checkIns(seeding, target, target.tids);
@@ -249,7 +154,7 @@ async function delivery(store: Store) {
   const receivedBefore = receiver.distinct();
   const requestsBefore = receiver.requests();
   const spent = timeWorkerQueries(store);
-  const app = await appOn(store);
+  const app = await appOn(config, store);
   const started = performance.now();
   await app.ready(); // the worker starts here
   await until(() => receiver.distinct() - receivedBefore >= MESSAGES, 'receiving', 5);
