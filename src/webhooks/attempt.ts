@@ -2,6 +2,7 @@
  * One attempt, as the worker sends and records it: the message's body (the same on every attempt),
  * and what its end makes of the message and of the endpoint.
  */
+import { toWire } from '../domain/time.ts';
 import type { AttemptResult, ClaimedMessage } from '../store/webhook-records.ts';
 import type { AttemptOutcome } from './deliver.ts';
 import { retryDelaySeconds } from './schedule.ts';
@@ -13,9 +14,7 @@ const DISABLE_AFTER_MS = 5 * DAY_MS;
 /** The message's body as every attempt sends it: type, the change's timestamp, and data with its position. */
 export function messageBody(message: Pick<ClaimedMessage, 'type' | 'data' | 'position' | 'occurred_at'>): string {
   const data = JSON.parse(message.data) as Record<string, unknown>;
-  const timestamp = message.occurred_at.endsWith('.000Z')
-    ? `${message.occurred_at.slice(0, -5)}Z`
-    : message.occurred_at;
+  const timestamp = toWire(message.occurred_at);
   return JSON.stringify({
     type: message.type,
     timestamp,

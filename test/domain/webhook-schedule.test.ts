@@ -175,3 +175,38 @@ describe('the end of an attempt', () => {
     assert.deepEqual([gone.next, gone.disable], [{ state: 'failed' }, 'gone']);
   });
 });
+
+describe("a batch of attempts and its endpoints' failure runs", () => {
+  it('a run is broken by a delivery and starts again at the first failure after it', async () => {
+    const { failureRuns } = await import('../../src/store/webhook-records.ts');
+    const result = (webhook_id: string, at: string, delivered: boolean, gone = false) => ({
+      message_id: `msg_${at}`,
+      webhook_id,
+      lease_owner: 'w',
+      attempt: { at, status_code: delivered ? 200 : 500, error: null, duration_ms: 1 },
+      next: delivered ? { state: 'delivered' as const } : { state: 'failed' as const },
+      disable: gone ? ('gone' as const) : null,
+      failing_before: 'T0',
+    });
+    const runs = failureRuns([
+      result('a', '2026-01-01T00:00:03Z', false),
+      result('a', '2026-01-01T00:00:01Z', false),
+      result('b', '2026-01-01T00:00:01Z', false),
+      result('b', '2026-01-01T00:00:02Z', true),
+      result('c', '2026-01-01T00:00:01Z', true),
+      result('c', '2026-01-01T00:00:02Z', false, true),
+      result('c', '2026-01-01T00:00:03Z', false),
+    ]);
+    assert.deepEqual(runs.get('a'), {
+      failingSince: '2026-01-01T00:00:01Z',
+      restarted: false,
+      gone: false,
+      failingBefore: 'T0',
+    });
+    assert.equal(runs.get('b')!.failingSince, null, 'its last attempt delivered');
+    assert.deepEqual(
+      [runs.get('c')!.failingSince, runs.get('c')!.restarted, runs.get('c')!.gone],
+      ['2026-01-01T00:00:02Z', true, true],
+    );
+  });
+});

@@ -10,6 +10,7 @@ import {
   type ClaimRequest,
   deliveriesOf,
   type DeliveryRecord,
+  failureRuns,
   type OutboxMessage,
   toClaimed,
 } from '../webhook-records.ts';
@@ -127,30 +128,27 @@ export function claim(c: SqliteContext, r: ClaimRequest): Promise<ClaimedMessage
 /** Records the attempts' ends in one transaction: their rows, the messages' states, the endpoints'. */
 export function finish(c: SqliteContext, results: AttemptResult[]): Promise<void> {
   return c.tx(() => {
-    for (const r of results) {
-      const failed = r.next.state !== 'delivered';
-      if (failed) {
-        c.run(
-          'UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE webhook_id = ?',
-          r.attempt.at,
-          r.webhook_id,
-        );
-        const reason =
-          r.disable ??
-          (c.one(
-            'SELECT 1 FROM webhooks WHERE webhook_id = ? AND enabled = 1 AND failing_since <= ?',
-            r.webhook_id,
-            r.failing_before,
-          )
-            ? 'failing'
-            : null);
-        if (reason !== null) disable(c, r.webhook_id, reason);
-      } else {
-        c.run(
-          'UPDATE webhooks SET failing_since = NULL WHERE webhook_id = ? AND failing_since IS NOT NULL',
-          r.webhook_id,
-        );
+    for (const [webhookId, run] of failureRuns(results)) {
+      if (run.failingSince === null) {
+        c.run('UPDATE webhooks SET failing_since = NULL WHERE webhook_id = ? AND failing_since IS NOT NULL', webhookId);
+        continue;
       }
+      c.run(
+        'UPDATE webhooks SET failing_since = CASE WHEN ? THEN ? ELSE COALESCE(failing_since, ?) END WHERE webhook_id = ?',
+        run.restarted ? 1 : 0,
+        run.failingSince,
+        run.failingSince,
+        webhookId,
+      );
+      const failing = c.one(
+        'SELECT 1 FROM webhooks WHERE webhook_id = ? AND enabled = 1 AND failing_since <= ?',
+        webhookId,
+        run.failingBefore,
+      );
+      const reason = run.gone ? 'gone' : failing ? 'failing' : null;
+      if (reason !== null) disable(c, webhookId, reason);
+    }
+    for (const r of results) {
       const enabled = c.one<{ enabled: number }>('SELECT enabled FROM webhooks WHERE webhook_id = ?', r.webhook_id);
       // A disabled endpoint's message is not tried again (a redelivery makes it pending once more).
       const next = r.next.state === 'pending' && enabled?.enabled !== 1 ? { state: 'failed' as const } : r.next;
