@@ -30,10 +30,12 @@ export async function printView(main, eid, after) {
       }),
       h('span', { class: 'small', text: eventLine }),
       h('strong', { text: ticket.holder_name }),
-      h('span', {
-        text: `${ticket.ticket_type}${ticket.status === 'valid' ? '' : ` (${ticket.status.replace('_', ' ')})`}`,
-      }),
-      h('code', { class: 'small', text: ticket.tid }),
+      // The type only: a sheet printed during the event must not say "(checked in)" on a guest's card.
+      h('span', { text: ticket.ticket_type }),
+      // The code to type when a QR will not scan: the token itself, which the web scanner's
+      // **Ticket code** field and every scanner accept (a tid alone is no ticket).
+      h('span', { class: 'ticket-code-label', text: 'Ticket code' }),
+      h('code', { class: 'ticket-code', text: ticket.ticket_token }),
     ),
   );
   replace(
