@@ -7,6 +7,7 @@ import { admin, browserSkipReason, browserTest, consoleFixture, openConsole, sig
 
 interface Webhook {
   webhook_id: string;
+  url: string;
   enabled: boolean;
   disabled_reason: string | null;
 }
@@ -150,4 +151,36 @@ describe('console in Chromium: webhooks', () => {
       }
     },
   );
+  browserTest('a disabled endpoint’s Send test is off, saying why; enabling it turns the button back on', async () => {
+    const issuer = f.issuer();
+    const quiet = await Receiver.start();
+    const { context, page } = await openConsole(f.browser(), issuer);
+    try {
+      await openWebhooks(page);
+      await addEndpoint(page, quiet.url, 'ticket.revoked');
+      const endpoint = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: quiet.url }) });
+      const send = endpoint.getByRole('button', { name: `Send test to ${quiet.url}` });
+      await endpoint.getByText('Enabled', { exact: true }).waitFor();
+      assert.equal(await send.isEnabled(), true);
+
+      await endpoint.getByRole('button', { name: `Disable ${quiet.url}` }).click();
+      await endpoint.getByText('Disabled (by the organizer)').waitFor();
+      assert.equal(await send.isDisabled(), true, 'no test is sent to a disabled endpoint');
+      const why = 'Send test is off while the endpoint is disabled: enable it first.';
+      await endpoint.getByText(why).waitFor();
+      assert.equal(await send.getAttribute('aria-describedby'), await endpoint.getByText(why).getAttribute('id'));
+      const { webhooks } = await admin<{ webhooks: Webhook[] }>(issuer, 'GET', '/webhooks');
+      const id = webhooks.find((webhook) => webhook.url === quiet.url)!.webhook_id;
+      const { deliveries } = await admin<{ deliveries: unknown[] }>(issuer, 'GET', `/webhooks/${id}/deliveries`);
+      assert.deepEqual(deliveries, [], 'nothing was queued for it');
+
+      await endpoint.getByRole('button', { name: `Enable ${quiet.url}` }).click();
+      await endpoint.getByText('Enabled', { exact: true }).waitFor();
+      assert.equal(await send.isEnabled(), true);
+      assert.equal(await endpoint.getByText(why).count(), 0);
+    } finally {
+      await context.close();
+      await quiet.close();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { h, message, replace, when } from '../dom.js';
+import { h, message, replace, uid, when } from '../dom.js';
 
 /**
  * One webhook endpoint on the Webhooks page: its state in words, its actions (test, disable or enable,
@@ -91,19 +91,23 @@ function deliveryItem(delivery, redeliver) {
  */
 export function endpointCard(webhook, refresh, onDeleted) {
   const path = `/webhooks/${encodeURIComponent(webhook.webhook_id)}`;
+  const button = (text, label, run, kind) =>
+    h('button', { type: 'button', class: kind, text, 'aria-label': label, onClick: () => act(run) });
   const url = webhook.url;
   const types = h('div', { class: 'small' });
   const state = h('span', { class: 'state' });
   const why = h('div', { class: 'muted small' });
   const toggle = h('button', { type: 'button', class: 'secondary', onClick: () => act(setEnabled) });
+  // A disabled endpoint receives nothing, a test included: the button says so instead of queuing a
+  // message that can only fail.
+  const testBlocked = h('p', { class: 'muted small', id: uid('test-blocked') });
+  const test = button('Send test', `Send test to ${url}`, sendTest);
+  test.setAttribute('aria-describedby', testBlocked.id);
   const secret = h('div');
   const feedback = h('div');
   const deliveries = h('ul', { class: 'deliveries', 'aria-label': `Deliveries to ${url}` });
   let current = webhook;
   let shown = { webhook: '', deliveries: '' };
-
-  const button = (text, label, run, kind) =>
-    h('button', { type: 'button', class: kind, text, 'aria-label': label, onClick: () => act(run) });
 
   /** Runs an action, shows its outcome in the card, then refreshes the page's lists. */
   async function act(run) {
@@ -168,6 +172,8 @@ export function endpointCard(webhook, refresh, onDeleted) {
       why.textContent = next.enabled ? '' : (DISABLED_WHY[next.disabled_reason] ?? '');
       toggle.textContent = next.enabled ? 'Disable' : 'Enable';
       toggle.setAttribute('aria-label', `${next.enabled ? 'Disable' : 'Enable'} ${url}`);
+      test.disabled = !next.enabled;
+      testBlocked.textContent = next.enabled ? '' : 'Send test is off while the endpoint is disabled: enable it first.';
     }
     const deliveriesText = JSON.stringify(nextDeliveries);
     if (nextDeliveries !== null && deliveriesText !== shown.deliveries) {
@@ -194,11 +200,12 @@ export function endpointCard(webhook, refresh, onDeleted) {
     h(
       'div',
       { class: 'actions' },
-      button('Send test', `Send test to ${url}`, sendTest),
+      test,
       toggle,
       button('Rotate secret', `Rotate secret of ${url}`, rotate, 'secondary'),
       button('Delete', `Delete ${url}`, remove, 'danger'),
     ),
+    testBlocked,
     secret,
     feedback,
     h('h4', { text: 'Deliveries' }),
