@@ -73,5 +73,6 @@ export function adminTicketView(ticket: TicketRecord, now: string) {
     revoked_at: toWire(ticket.revoked_at),
     revoke_reason: ticket.revoke_reason,
     ticket_token: ticket.ticket_token,
+    external_id: ticket.external_id ?? null,
   };
 }

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import type { ReissueFailure, Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
-import { IssuerError } from './errors.ts';
+import { invalidRequest, IssuerError } from './errors.ts';
 import { instantField } from './events.ts';
 import { newTicketId, newTokenId } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
@@ -36,19 +36,59 @@ export interface NewTicket {
   holder_name: string;
   ticket_type: string;
   expires_at?: string | null;
+  /** The organizer's own id of the ticket, unique per event: a ticket is never created twice for it. */
+  external_id?: string | null;
+}
+
+/** What an issue request did: the tickets it created, and those it found already issued. */
+export interface IssuedTickets {
+  /** The new tickets, in the order asked. */
+  created: TicketRecord[];
+  /** The requests whose external_id the event held already, each with that ticket, in the order asked. */
+  skipped: { external_id: string; ticket: TicketRecord }[];
 }
 
 /** The most tickets one request may issue. */
 export const MAX_TICKETS_PER_REQUEST = 10_000;
 
-/** Issues tickets for an event, each with its signed token; all are stored in one transaction or none. */
-export async function issueTickets(deps: TicketDeps, eid: string, specs: NewTicket[]): Promise<TicketRecord[]> {
+/**
+ * Each request's external_id, trimmed, or null. A blank one, or one that another ticket of the same
+ * request carries too, is refused: the organizer's file has a mistake worth hearing about.
+ */
+function externalIds(specs: NewTicket[], field: (i: number) => string): (string | null)[] {
+  const seen = new Map<string, number>();
+  return specs.map((spec, i) => {
+    if (spec.external_id === undefined || spec.external_id === null) return null;
+    const id = spec.external_id.trim();
+    if (id === '') throw invalidRequest('external_id is empty', [{ field: field(i), problem: 'must not be empty' }]);
+    const first = seen.get(id);
+    if (first !== undefined) {
+      throw invalidRequest(`external_id "${id}" appears twice in this request`, [
+        { field: field(i), problem: `repeats the external_id of ${field(first)}` },
+      ]);
+    }
+    seen.set(id, i);
+    return id;
+  });
+}
+
+/**
+ * Issues tickets for an event, each with its signed token, all stored in one transaction or none;
+ * a request whose external_id the event holds already gets that ticket instead of a new one.
+ */
+export async function issueTickets(
+  deps: TicketDeps,
+  eid: string,
+  specs: NewTicket[],
+  bulk = specs.length > 1,
+): Promise<IssuedTickets> {
   const now = deps.clock.now();
   const issuedAt = toStored(now);
+  // Problems are named as the request named the field: `external_id`, or `tickets.3.external_id`.
+  const fieldOf = (name: string) => (i: number) => (bulk ? `tickets.${i}.${name}` : name);
+  const ids = externalIds(specs, fieldOf('external_id'));
   const expiries = specs.map((spec, i) =>
-    spec.expires_at
-      ? instantField(specs.length === 1 ? 'expires_at' : `tickets.${i}.expires_at`, spec.expires_at)
-      : null,
+    spec.expires_at ? instantField(fieldOf('expires_at')(i), spec.expires_at) : null,
   );
   const signer = await deps.signer.signerForActiveKey();
   const tickets = specs.map((spec, i): TicketRecord => {
@@ -66,10 +106,18 @@ export async function issueTickets(deps: TicketDeps, eid: string, specs: NewTick
       revoked_at: null,
       revoke_reason: null,
       ticket_token: signer.sign(claims),
+      external_id: ids[i] ?? null,
     };
   });
-  await deps.store.createTickets(tickets);
-  return tickets;
+  const existing = new Map((await deps.store.createTickets(tickets)).map((t) => [t.external_id, t]));
+  const created: TicketRecord[] = [];
+  const skipped: IssuedTickets['skipped'] = [];
+  for (const ticket of tickets) {
+    const found = ticket.external_id === null ? undefined : existing.get(ticket.external_id);
+    if (found) skipped.push({ external_id: found.external_id!, ticket: found });
+    else created.push(ticket);
+  }
+  return { created, skipped };
 }
 
 /** The id of a token, or null for a token issued before tokens carried one. */

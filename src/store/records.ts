@@ -49,6 +49,8 @@ export interface TicketRecord {
   revoked_at: string | null;
   revoke_reason: string | null;
   ticket_token: string;
+  /** The organizer's own id of the ticket (an order line, a CSV row), unique per event; null when none. */
+  external_id: string | null;
 }
 
 export interface EnrollmentTokenRecord {

@@ -68,8 +68,12 @@ export interface Store {
   /** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */
   countTickets(eid: string): Promise<EventCounters>;
 
-  /** Inserts all tickets or none. */
-  createTickets(tickets: TicketRecord[]): Promise<void>;
+  /**
+   * Inserts the tickets, all or none, except those whose `external_id` their event already holds:
+   * answers the event's existing tickets of those instead (none are created again). Concurrent calls
+   * with one external_id create its ticket once; a tid that exists already fails the whole call.
+   */
+  createTickets(tickets: TicketRecord[]): Promise<TicketRecord[]>;
   /** The ticket, or null. */
   getTicket(tid: string): Promise<TicketRecord | null>;
   /** The event's tickets in tid order (time-ordered to the millisecond), a page at a time (cursor: the last tid seen). */

@@ -95,11 +95,11 @@ describe('check-in and the signature check', () => {
     const redeemed = await store.redeemEnrollmentToken(enrolment.token_hash, NOW, newApiKey());
     assert.equal(redeemed.kind, 'enrolled');
     key = redeemed.kind === 'enrolled' ? redeemed.key : assert.fail();
-    tickets = await issueTickets({ store, clock, signer, issuer: ISSUER }, eid, [
+    ({ created: tickets } = await issueTickets({ store, clock, signer, issuer: ISSUER }, eid, [
       { holder_name: 'A', ticket_type: 'GA' },
       { holder_name: 'B', ticket_type: 'GA' },
       { holder_name: 'C', ticket_type: 'GA' },
-    ]);
+    ]));
   });
   after(() => store.close());
 

@@ -19,6 +19,7 @@ function situation(c: VerdictCase) {
     revoked_at: c.revoked ? '2026-06-01T09:00:00.000Z' : null,
     revoke_reason: null,
     ticket_token: 'current.token.value',
+    external_id: null,
   };
   const presented = c.superseded ? 'superseded.token.value' : ticket.ticket_token;
   const signatureProblem = c.signature === 'bad' ? 'bad signature' : null;

@@ -62,6 +62,7 @@ export function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): T
     revoked_at: null,
     revoke_reason: null,
     ticket_token: `token.for.${tid}`,
+    external_id: null,
     ...overrides,
   };
 }

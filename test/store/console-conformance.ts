@@ -38,6 +38,7 @@ export function consoleConformance(c: ConsoleSuiteContext): void {
       revoked_at: null,
       revoke_reason: null,
       ticket_token: `token.${holder_name}`,
+      external_id: null,
     }));
     await store().createTickets(tickets);
     // Ticket ids are random ULIDs: within one millisecond their order is not the order of creation.

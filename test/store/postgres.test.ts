@@ -153,6 +153,7 @@ describe('PostgresStore: several instances on one database', () => {
         revoked_at: null,
         revoke_reason: null,
         ticket_token: `token.${tid}`,
+        external_id: null,
       },
     ]);
     return { eid, tid };

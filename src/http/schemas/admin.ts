@@ -119,9 +119,25 @@ export const getEventSchema = {
   },
 };
 
+const ExternalId = Nullable(
+  Type.String({
+    maxLength: 100,
+    pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+    description:
+      "the organizer's own id of the ticket (an order line, a CSV row), unique per event: a ticket whose " +
+      'external_id the event holds already is not created again. Trimmed; blank is refused.',
+    'x-problem': 'must be text of 1 to 100 characters, without control characters',
+  }),
+);
+
 const TicketSpec = named(
   'NewTicket',
-  Strict({ holder_name: Text(200), ticket_type: Text(100), expires_at: Type.Optional(Nullable(InstantIn)) }),
+  Strict({
+    holder_name: Text(200),
+    ticket_type: Text(100),
+    expires_at: Type.Optional(Nullable(InstantIn)),
+    external_id: Type.Optional(ExternalId),
+  }),
 );
 
 export const AdminTicket = named(
@@ -139,6 +155,7 @@ export const AdminTicket = named(
       revoked_at: NullableTime,
       revoke_reason: NS,
       ticket_token: Type.String({ description: 'the signed token (compact JWS) its QR code carries' }),
+      external_id: Nullable(Type.String(), { description: "the organizer's own id of the ticket, or null" }),
     },
     { description: 'A ticket as the organizer sees it' },
   ),
@@ -151,22 +168,51 @@ const IssueTicketsRequest = named(
       holder_name: Type.Optional(Text(200)),
       ticket_type: Type.Optional(Text(100)),
       expires_at: Type.Optional(Nullable(InstantIn)),
+      external_id: Type.Optional(ExternalId),
       tickets: Type.Optional(Type.Array(TicketSpec, { minItems: 1, maxItems: MAX_TICKETS_PER_REQUEST })),
     },
     'One ticket (holder_name and ticket_type), or {"tickets": [...]} alone',
   ),
 );
 
-const TicketBatch = named('TicketBatch', Type.Object({ tickets: Type.Array(AdminTicket) }));
+const SkippedTicket = named(
+  'SkippedTicket',
+  Type.Object(
+    { external_id: S, tid: Type.String({ description: 'the ticket the event already holds for this external_id' }) },
+    { description: 'A requested ticket not created again: its external_id was known already' },
+  ),
+);
+
+const TicketBatch = named(
+  'TicketBatch',
+  Type.Object({
+    tickets: Type.Array(AdminTicket, { description: 'the tickets created, in the order asked' }),
+    skipped: Type.Array(SkippedTicket, {
+      description: 'the requests whose external_id the event held already, in the order asked (none created)',
+    }),
+  }),
+);
 
 export const issueTicketsSchema = {
   ...admin,
   operationId: 'issueTickets',
   summary: 'Issue one ticket, or up to 10,000 as {"tickets": [...]} in one transaction',
+  description:
+    'A ticket whose `external_id` the event holds already is not created again: a bulk answer lists it under ' +
+    '`skipped` (201 when at least one ticket was created, else 200); the single form answers 200 with the existing ' +
+    'ticket. An empty `external_id`, or one repeated within the request, is 400 naming it. Concurrent requests ' +
+    'create a ticket once per external_id.',
   params: EventParams,
   body: IssueTicketsRequest,
   response: {
-    201: json('The ticket, or {"tickets": [...]} for a bulk request', Type.Union([AdminTicket, TicketBatch])),
+    200: json(
+      'Nothing created: the existing ticket of this external_id, or {"tickets": [], "skipped": [...]}',
+      Type.Union([AdminTicket, TicketBatch]),
+    ),
+    201: json(
+      'The ticket, or {"tickets": [...], "skipped": [...]} for a bulk request',
+      Type.Union([AdminTicket, TicketBatch]),
+    ),
     ...errors(400, 401),
     404: noEvent,
     ...errors(413, 415, 429, 500),

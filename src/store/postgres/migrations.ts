@@ -177,6 +177,14 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
     version: 9,
     sql: `DROP INDEX IF EXISTS presence_inside;`,
   },
+  {
+    // As SQLite's version 10: the organizer's own id of a ticket, unique per event.
+    version: 10,
+    sql: `
+      ALTER TABLE tickets ADD COLUMN external_id TEXT COLLATE "C";
+      CREATE UNIQUE INDEX tickets_by_external_id ON tickets (eid, external_id) WHERE external_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -146,8 +146,8 @@ export class PostgresStore implements Store {
     return events.countTickets(this.pool, eid);
   }
 
-  createTickets(list: TicketRecord[]): Promise<void> {
-    return tickets.createTickets(this.pool, list);
+  createTickets(list: TicketRecord[]): Promise<TicketRecord[]> {
+    return tickets.createTickets(this.tx, list);
   }
   getTicket(tid: string): Promise<TicketRecord | null> {
     return tickets.getTicket(this.pool, tid);

@@ -19,18 +19,38 @@ const TICKET_COLUMNS = [
   'revoked_at',
   'revoke_reason',
   'ticket_token',
+  'external_id',
 ] as const;
 
-/** Inserts all tickets or none. */
-export async function createTickets(db: Db, tickets: TicketRecord[]): Promise<void> {
+/**
+ * Inserts the tickets, all or none, but those whose external_id their event holds already; answers
+ * the existing tickets of those. ON CONFLICT waits for a concurrent insert of the same external_id
+ * and skips it once that commits, and the read that follows (a statement of its own, so a snapshot
+ * of its own) sees it: concurrent imports create each ticket once. Rows go in in external_id order,
+ * so two imports of the same rows wait on each other in one order, never in a deadlock.
+ */
+export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRecord[]> {
   // One statement whatever the batch size: one array parameter per column stays clear of the
   // 65,535 bind-parameter limit, and a single statement is all-or-none by itself.
   const columns = TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column]));
-  await db.query(
-    `INSERT INTO tickets (${TICKET_COLUMNS.join(', ')})
-       SELECT * FROM unnest(${TICKET_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')})`,
-    columns,
-  );
+  return tx(async (db) => {
+    const inserted = await db.query(
+      `INSERT INTO tickets (${TICKET_COLUMNS.join(', ')})
+         SELECT * FROM unnest(${TICKET_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u
+           (${TICKET_COLUMNS.join(', ')}) ORDER BY u.external_id
+         ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING RETURNING tid`,
+      columns,
+    );
+    if (inserted.rowCount === tickets.length) return [];
+    const created = new Set(inserted.rows.map((row) => row.tid as string));
+    const skipped = tickets.filter((ticket) => !created.has(ticket.tid));
+    return all<TicketRecord>(
+      db,
+      `SELECT t.* FROM tickets t JOIN unnest($1::text[], $2::text[]) AS s (eid, external_id)
+         ON t.eid = s.eid AND t.external_id = s.external_id`,
+      [skipped.map((ticket) => ticket.eid), skipped.map((ticket) => ticket.external_id)],
+    );
+  });
 }
 
 /** The ticket, or null. */

@@ -178,6 +178,15 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 9,
     sql: `DROP INDEX IF EXISTS presence_inside;`,
   },
+  {
+    // The organizer's own id of a ticket (an order line, a CSV row): unique per event, so that an
+    // import made twice creates each ticket once, however many imports run at the same time.
+    version: 10,
+    sql: `
+      ALTER TABLE tickets ADD COLUMN external_id TEXT;
+      CREATE UNIQUE INDEX tickets_by_external_id ON tickets (eid, external_id) WHERE external_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

@@ -172,7 +172,7 @@ export class SqliteStore implements Store {
     return countTickets(this.ctx, eid);
   }
 
-  createTickets(tickets: TicketRecord[]): Promise<void> {
+  createTickets(tickets: TicketRecord[]): Promise<TicketRecord[]> {
     return createTickets(this.ctx, tickets);
   }
 

@@ -6,15 +6,25 @@ import type { SqliteContext } from './context.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 
-export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promise<void> {
+export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promise<TicketRecord[]> {
   return c.tx(() => {
+    // A ticket whose external_id its event holds already is skipped (the partial unique index is the
+    // arbiter); a tid that exists still fails the whole batch.
     const insert = c.statement(
       `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
-           checked_in_at, revoked_at, revoke_reason, ticket_token)
+           checked_in_at, revoked_at, revoke_reason, ticket_token, external_id)
          VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
-           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token)`,
+           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id)
+         ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
-    for (const ticket of tickets) insert.run(ticket);
+    const existing: TicketRecord[] = [];
+    for (const ticket of tickets) {
+      if (insert.run(ticket).changes > 0) continue;
+      existing.push(
+        c.one<TicketRecord>('SELECT * FROM tickets WHERE eid = ? AND external_id = ?', ticket.eid, ticket.external_id)!,
+      );
+    }
+    return existing;
   });
 }
 

@@ -20,7 +20,10 @@ import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 /** The single-ticket form needs both fields; the bulk form is `{"tickets": [...]}` alone. */
 function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { specs: NewTicket[]; bulk: boolean } {
   if (body.tickets !== undefined) {
-    if (body.holder_name !== undefined || body.ticket_type !== undefined || body.expires_at !== undefined) {
+    const single = (['holder_name', 'ticket_type', 'expires_at', 'external_id'] as const).some(
+      (field) => body[field] !== undefined,
+    );
+    if (single) {
       throw invalidRequest('send either one ticket or {"tickets": [...]}, not both', [
         { field: 'tickets', problem: 'not allowed beside single-ticket fields' },
       ]);
@@ -50,9 +53,16 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
     const event = await requireEvent(ctx.store, request.params.eid);
     const { specs, bulk } = ticketSpecs(request.body);
     const deps = { store: ctx.store, clock: ctx.clock, signer: ctx.signer, issuer: ctx.config.baseUrl };
-    const tickets = (await issueTickets(deps, event.eid, specs)).map((t) => adminTicketView(t, now()));
-    request.log.info({ eid: event.eid, count: tickets.length }, 'tickets issued');
-    return reply.status(201).send(bulk ? { tickets } : tickets[0]!);
+    const { created, skipped } = await issueTickets(deps, event.eid, specs, bulk);
+    request.log.info({ eid: event.eid, count: created.length, skipped: skipped.length }, 'tickets issued');
+    // Nothing created (every external_id known already) is 200, as a read of what exists.
+    const status = created.length > 0 ? 201 : 200;
+    const at = now();
+    if (!bulk) return reply.status(status).send(adminTicketView(created[0] ?? skipped[0]!.ticket, at));
+    return reply.status(status).send({
+      tickets: created.map((t) => adminTicketView(t, at)),
+      skipped: skipped.map((s) => ({ external_id: s.external_id, tid: s.ticket.tid })),
+    });
   });
 
   app.get('/admin/v1/events/:eid/tickets', { schema: listTicketsSchema }, async (request) => {
