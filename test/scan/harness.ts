@@ -80,8 +80,11 @@ export async function openPhone(
   return { context, page, foreign };
 }
 
-/** The verdict's text once it starts with `word` (Admit, Exit or Reject). */
-export async function verdictOf(page: Page, word: 'Admit' | 'Exit' | 'Reject', timeout = 10_000): Promise<string> {
+/** What the verdict area's text starts with: a verdict's word, or what it says between verdicts. */
+export type VerdictWord = 'Admit' | 'Exit' | 'Reject' | 'Already out' | 'Ready' | 'Enrol again';
+
+/** The verdict's text once it starts with `word` (Admit, Exit or Reject; Ready between verdicts). */
+export async function verdictOf(page: Page, word: VerdictWord, timeout = 10_000): Promise<string> {
   const verdict = page.getByTestId('verdict');
   await page.waitForFunction(
     (expected) => document.querySelector('[data-testid="verdict"]')?.textContent?.trim().startsWith(expected),

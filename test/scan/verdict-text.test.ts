@@ -23,7 +23,7 @@ const ticket = (extra: Partial<NonNullable<ScanResult['ticket']>> = {}) => ({
 describe('the verdict screen’s words', () => {
   it('says Admit with the holder and the type', () => {
     const text = verdictText(result('admit', 'valid', ticket()));
-    assert.deepEqual([text.word, text.reason, text.who], ['Admit', null, 'Ada Lovelace · VIP']);
+    assert.deepEqual([text.word, text.reason, text.who, text.tone], ['Admit', null, 'Ada Lovelace · VIP', 'admit']);
   });
 
   it('names each rejection in the contract’s words', () => {
@@ -49,11 +49,46 @@ describe('the verdict screen’s words', () => {
     const at = new Date(2026, 10, 25, 18, 2).toISOString();
     const text = verdictText(
       result('reject', 'already_used', ticket({ checked_in_at: at, checked_in_gate: 'north' })),
-      now,
-      'en-GB',
+      {
+        now,
+        locale: 'en-GB',
+      },
     );
     assert.equal(text.reason, 'already used at 18:02 at gate north');
     assert.equal(formatWhen(new Date(2026, 10, 24, 9, 5).toISOString(), now, 'en-GB'), '24 Nov 09:05');
+  });
+
+  it('says where a ticket used online went in: the feed’s entry of that moment, else this device', () => {
+    const now = new Date(2026, 10, 25, 20, 0);
+    const at = new Date(2026, 10, 25, 18, 2).toISOString();
+    const used = result('reject', 'already_used', ticket({ checked_in_at: at }));
+    const context = { now, locale: 'en-GB' };
+    assert.equal(verdictText(used, context).reason, 'already used at 18:02', 'nothing known: nothing made up');
+    const place = { at, gate_id: 'south' };
+    assert.equal(verdictText(used, { ...context, place }).reason, 'already used at 18:02 at gate south');
+    const older = { at: new Date(2026, 10, 25, 17, 0).toISOString(), gate_id: 'south' };
+    assert.equal(verdictText(used, { ...context, place: older }).reason, 'already used at 18:02', 'another entry');
+    assert.equal(verdictText(used, { ...context, admittedHere: true }).reason, 'already used at 18:02 on this device');
+    assert.equal(
+      verdictText(used, { ...context, admittedHere: true, gate: 'north' }).reason,
+      'already used at 18:02 at gate north',
+    );
+  });
+
+  it('names the holder and the type of a ticket not admitted at this gate, and says what to do', () => {
+    const known = verdictText(result('reject', 'ticket_type_not_admitted', ticket()), { gate: 'north' });
+    assert.deepEqual(
+      [known.word, known.reason, known.who, known.advice],
+      [
+        'Reject',
+        'not admitted at this gate',
+        'Ada Lovelace · VIP',
+        'Not for gate north: send the holder to a gate that admits VIP.',
+      ],
+    );
+    // The issuer's refusal carries no ticket: the type comes from the scanned code.
+    const refused = verdictText(result('reject', 'ticket_type_not_admitted'), { gate: 'north', tokenType: 'Crew' });
+    assert.equal(refused.who, 'Crew');
   });
 
   it('tells an offline verdict from the issuer’s', () => {
@@ -63,7 +98,7 @@ describe('the verdict screen’s words', () => {
 });
 
 describe('an exit’s words', () => {
-  it('says Exit for a holder let out, Reject with not inside for one who is not in', () => {
+  it('says Exit for a holder let out, Reject with not inside for one never let in', () => {
     assert.deepEqual(
       [verdictText(result('exit', 'checked_out', ticket())).word, verdictText(result('exit', 'checked_out')).reason],
       ['Exit', null],
@@ -71,7 +106,13 @@ describe('an exit’s words', () => {
     const revoked = verdictText(result('exit', 'revoked'));
     assert.deepEqual([revoked.word, revoked.reason], ['Exit', 'revoked']);
     const notIn = verdictText(result('reject', 'not_inside'));
-    assert.deepEqual([notIn.word, notIn.reason], ['Reject', 'not inside']);
+    assert.deepEqual([notIn.word, notIn.reason, notIn.tone], ['Reject', 'not inside', 'reject']);
+  });
+
+  it('says Already out, in amber, for a holder scanned out a second time', () => {
+    const again = verdictText(result('reject', 'not_inside', ticket()), { wasInside: true });
+    assert.deepEqual([again.word, again.tone, again.who], ['Already out', 'notice', 'Ada Lovelace · VIP']);
+    assert.equal(verdictText(result('exit', 'checked_out')).tone, 'exit');
   });
 });
 

@@ -3,10 +3,12 @@
  * and the sync status. Every decision is the scanner package's (see device.ts); this file only
  * shows what it says.
  */
-import type { ScanResult } from '@ticket-issuer/scanner';
+import { readToken, type ScanResult } from '@ticket-issuer/scanner';
 import { Camera } from './camera.ts';
 import { Device, type DeviceState } from './device.ts';
-import { formatWhen, setupUriFrom, verdictText } from './verdict-text.ts';
+import { Feedback } from './feedback.ts';
+import { formatWhen, setupUriFrom } from './verdict-text.ts';
+import { VerdictView } from './verdict-view.ts';
 
 const byId = <T extends HTMLElement = HTMLElement>(id: string): T => {
   const element = document.getElementById(id);
@@ -22,36 +24,6 @@ function mount(templateId: string): void {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** A short tone and a vibration where the device allows; silent elsewhere. */
-class Feedback {
-  private audio: AudioContext | null = null;
-
-  /** Called from a tap: browsers only let a page make sound after one. */
-  unlock(): void {
-    if (this.audio === null && typeof AudioContext === 'function') {
-      try {
-        this.audio = new AudioContext();
-      } catch {
-        this.audio = null;
-      }
-    }
-    void this.audio?.resume().catch(() => undefined);
-  }
-
-  give(admit: boolean): void {
-    navigator.vibrate?.(admit ? 80 : [200, 100, 200]);
-    const audio = this.audio;
-    if (audio === null || audio.state !== 'running') return;
-    const tone = audio.createOscillator();
-    const gain = audio.createGain();
-    tone.frequency.value = admit ? 880 : 220;
-    gain.gain.value = 0.2;
-    tone.connect(gain).connect(audio.destination);
-    tone.start();
-    tone.stop(audio.currentTime + (admit ? 0.15 : 0.45));
-  }
-}
-
 class ScanPage {
   private view: 'setup' | 'scan' | null = null;
   private camera: Camera | null = null;
@@ -59,6 +31,7 @@ class ScanPage {
   private scanning: Promise<unknown> = Promise.resolve();
   private mode: 'entry' | 'exit' = 'entry';
   private readonly feedback = new Feedback();
+  private verdict: VerdictView | null = null;
   private device!: Device;
 
   async start(): Promise<void> {
@@ -118,9 +91,12 @@ class ScanPage {
     if (view !== this.view) {
       this.camera?.stop();
       this.setupCamera?.stop();
+      this.verdict?.stop();
+      this.verdict = null;
       this.view = view;
       if (view === 'scan') this.showScan();
       else this.showSetup();
+      this.showMode();
     }
     if (view === 'scan') this.renderStatus(state);
   }
@@ -176,11 +152,13 @@ class ScanPage {
       input.value = '';
       void this.check(code);
     });
+    this.verdict = new VerdictView(byId('verdict'));
     const modes = { entry: byId<HTMLButtonElement>('mode-entry'), exit: byId<HTMLButtonElement>('mode-exit') };
     const choose = (mode: 'entry' | 'exit') => {
       this.mode = mode;
       modes.entry.setAttribute('aria-pressed', String(mode === 'entry'));
       modes.exit.setAttribute('aria-pressed', String(mode === 'exit'));
+      this.showMode();
     };
     choose(this.mode);
     modes.entry.addEventListener('click', () => choose('entry'));
@@ -195,7 +173,7 @@ class ScanPage {
       const message = byId('scan-message');
       message.textContent = '';
       try {
-        this.showVerdict(await this.device.scan(code, this.mode));
+        this.showVerdict(await this.device.scan(code, this.mode), code);
       } catch (error) {
         message.textContent = messageOf(error);
       }
@@ -203,27 +181,23 @@ class ScanPage {
     return this.scanning;
   }
 
-  private showVerdict(result: ScanResult): void {
-    const text = verdictText(result);
-    const verdict = byId('verdict');
-    const part = (className: string, value: string | null) => {
-      const span = document.createElement('span');
-      span.className = className;
-      span.textContent = value ?? '';
-      return span;
-    };
-    // Spaces between the parts: the element's text reads "Admit Ada Lovelace · VIP …".
-    verdict.replaceChildren(
-      part('word', text.word),
-      ' ',
-      part('reason', text.reason),
-      ' ',
-      part('who', text.who),
-      ' ',
-      part('source', text.source),
-    );
-    verdict.className = `verdict ${result.verdict}`;
-    this.feedback.give(result.verdict !== 'reject');
+  /** The verdict, with what the device knows beside it (its gate, the ticket's type, where it went in). */
+  private showVerdict(result: ScanResult, code: string): void {
+    const state = this.device.state();
+    const text = this.verdict?.show(result, {
+      gate: state.gate,
+      tokenType: ticketTypeIn(code),
+      ...this.device.ticketFacts(result.tid),
+    });
+    if (text) this.feedback.give(text.tone !== 'reject');
+  }
+
+  /** Exit mode shows unmistakably: the header's label and colour, and the verdict area's. */
+  private showMode(): void {
+    const exit = this.view === 'scan' && this.mode === 'exit';
+    document.body.classList.toggle('exit-mode', exit);
+    byId('mode-label').hidden = !exit;
+    this.verdict?.setIdle({ mode: this.mode });
   }
 
   private renderStatus(state: DeviceState): void {
@@ -252,6 +226,12 @@ class ScanPage {
       byId('forget-message').textContent = messageOf(error);
     }
   }
+}
+
+/** The ticket type a ticket token names (unverified: for the words beside a verdict the issuer gave). */
+function ticketTypeIn(code: string): string | null {
+  const type = readToken(code)?.payload.ticket_type;
+  return typeof type === 'string' ? type : null;
 }
 
 function alertParagraph(text: string): HTMLParagraphElement {

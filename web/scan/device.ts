@@ -10,6 +10,7 @@ import {
   parseSetupUri,
   Scanner,
   ScannerError,
+  type CheckInPlace,
   type EnrollResult,
   type RetryPolicy,
   type ScanResult,
@@ -85,6 +86,19 @@ export class Device {
 
   get queued(): number {
     return this.scanner?.queue.size ?? 0;
+  }
+
+  /**
+   * What the device knows of a ticket, for the verdict screen: where its changes feed last saw it let
+   * in, whether this device let it in, and whether it was let in at all (feed, own admits and moves).
+   */
+  ticketFacts(tid: string | null): { place: CheckInPlace | null; admittedHere: boolean; wasInside: boolean } {
+    const scanner = this.scanner;
+    if (!scanner || tid === null) return { place: null, admittedHere: false, wasInside: false };
+    const { knowledge, queue } = scanner;
+    const admittedHere = queue.admitted.has(tid);
+    const wasInside = admittedHere || queue.moves.has(tid) || knowledge.checkedIn.has(tid) || knowledge.out.has(tid);
+    return { place: knowledge.checkIns.get(tid) ?? null, admittedHere, wasInside };
   }
 
   /** The event this device is enrolled for, for the question before a replacement. */

@@ -16,15 +16,46 @@ const REASON_WORDS: Record<string, string> = {
   INVALID_REQUEST: 'not valid',
   FORBIDDEN: 'not admitted at this gate',
   ticket_type_not_admitted: 'not admitted at this gate',
+  not_valid_now: 'not valid now',
+  entry_limit_reached: 'entry limit reached',
+  too_soon: 'too soon',
   not_inside: 'not inside',
 };
 
-/** The lines of a verdict: the word (Admit or Reject), the reason, who, and how it was decided. */
+/** The look of a verdict: green admit, red reject, the exit colour, amber for "nothing to do". */
+export type VerdictTone = 'admit' | 'reject' | 'exit' | 'notice';
+
+/** The lines of a verdict: the word (Admit or Reject), the reason, who, what to do, and how it was decided. */
 export interface VerdictText {
-  word: 'Admit' | 'Exit' | 'Reject';
+  word: 'Admit' | 'Exit' | 'Reject' | 'Already out';
+  tone: VerdictTone;
   reason: string | null;
   who: string | null;
+  /** What to do about it, where the screen can say. */
+  advice: string | null;
   source: string;
+}
+
+/** When and at which gate the device knows a ticket was let in (its changes feed). */
+export interface KnownPlace {
+  at: string;
+  gate_id: string | null;
+}
+
+/** What the device knows beside the result, for its words. */
+export interface VerdictContext {
+  /** This device's gate (its key's), or null. */
+  gate?: string | null;
+  /** The ticket type signed in the scanned code, for an answer that carries none. */
+  tokenType?: string | null;
+  /** Where the changes feed last saw the ticket let in. */
+  place?: KnownPlace | null;
+  /** This device let the ticket in once. */
+  admittedHere?: boolean;
+  /** The device knows the ticket was let in once: an exit's `not inside` then means already out. */
+  wasInside?: boolean;
+  now?: Date;
+  locale?: string;
 }
 
 /** "18:02" today, "24 Nov 18:02" another day, in the device's locale and time zone. */
@@ -36,24 +67,58 @@ export function formatWhen(iso: string, now: Date = new Date(), locale?: string)
   return `${at.toLocaleDateString(locale, { day: 'numeric', month: 'short' })} ${time}`;
 }
 
-export function verdictText(result: ScanResult, now: Date = new Date(), locale?: string): VerdictText {
-  const admit = result.verdict === 'admit';
-  const exit = result.verdict === 'exit';
-  // A holder let out is said so; a revoked ticket's holder leaving is let out too, and told why.
-  let reason: string | null =
-    admit || (exit && result.reason !== 'revoked') ? null : (REASON_WORDS[result.reason] ?? 'not valid');
-  const ticket = result.ticket;
-  if (result.reason === 'already_used' && ticket) {
-    if (ticket.checked_in_at) reason += ` at ${formatWhen(ticket.checked_in_at, now, locale)}`;
-    if (ticket.checked_in_gate) reason += ` at gate ${ticket.checked_in_gate}`;
+const sameInstant = (a: string, b: string) => new Date(a).getTime() === new Date(b).getTime();
+
+/**
+ * Where a used ticket went in: the package's answer when it says, else the feed's entry of that same
+ * moment, else this device (its own earlier admit, not in the feed yet).
+ */
+function usedWhere(ticket: NonNullable<ScanResult['ticket']>, context: VerdictContext): string | null {
+  if (ticket.checked_in_gate) return `at gate ${ticket.checked_in_gate}`;
+  const place = context.place;
+  if (place && ticket.checked_in_at && sameInstant(place.at, ticket.checked_in_at)) {
+    return place.gate_id ? `at gate ${place.gate_id}` : null;
   }
-  const who = [ticket?.holder_name, ticket?.ticket_type].filter((part): part is string => !!part).join(' · ');
-  return {
-    word: admit ? 'Admit' : exit ? 'Exit' : 'Reject',
-    reason,
-    who: who === '' ? null : who,
-    source: result.source === 'offline' ? 'Decided on this device (offline)' : 'Checked by the issuer',
-  };
+  if (context.admittedHere) return context.gate ? `at gate ${context.gate}` : 'on this device';
+  return null;
+}
+
+function usedReason(result: ScanResult, context: VerdictContext): string {
+  const ticket = result.ticket;
+  let reason = 'already used';
+  if (!ticket) return reason;
+  if (ticket.checked_in_at) reason += ` at ${formatWhen(ticket.checked_in_at, context.now, context.locale)}`;
+  const where = usedWhere(ticket, context);
+  return where ? `${reason} ${where}` : reason;
+}
+
+const isGateRefusal = (reason: string) => REASON_WORDS[reason] === 'not admitted at this gate';
+
+export function verdictText(result: ScanResult, context: VerdictContext = {}): VerdictText {
+  const source = result.source === 'offline' ? 'Decided on this device (offline)' : 'Checked by the issuer';
+  const ticket = result.ticket;
+  const type = ticket?.ticket_type ?? context.tokenType ?? null;
+  const whoParts = [ticket?.holder_name, type].filter((part): part is string => !!part);
+  const who = whoParts.length === 0 ? null : whoParts.join(' · ');
+  const base = { who, source, advice: null };
+  if (result.verdict === 'admit') return { ...base, word: 'Admit', tone: 'admit', reason: null };
+  if (result.verdict === 'exit') {
+    // A revoked ticket's holder leaving is let out too, and told why.
+    return { ...base, word: 'Exit', tone: 'exit', reason: result.reason === 'revoked' ? 'revoked' : null };
+  }
+  if (result.reason === 'not_inside' && context.wasInside) {
+    // Scanned out twice: the holder is out already, nothing is wrong and nothing is to be done.
+    return { ...base, word: 'Already out', tone: 'notice', reason: null, advice: 'Already counted out: let them go.' };
+  }
+  if (result.reason === 'already_used')
+    return { ...base, word: 'Reject', tone: 'reject', reason: usedReason(result, context) };
+  const reason = REASON_WORDS[result.reason] ?? 'not valid';
+  let advice: string | null = null;
+  if (isGateRefusal(result.reason)) {
+    const here = context.gate ? `Not for gate ${context.gate}` : 'Not for this gate';
+    advice = `${here}: send the holder to a gate that admits ${type ?? 'this ticket'}.`;
+  }
+  return { ...base, word: 'Reject', tone: 'reject', reason, advice };
 }
 
 /** The setup URI inside what was typed, pasted or scanned: the URI itself, or a /scan/#setup= link. */
@@ -68,3 +133,6 @@ export function setupUriFrom(input: string): string {
     return encoded;
   }
 }
+
+/** Whether scanned or typed text is a setup code (the URI, or a web scanner link carrying one). */
+export const isSetupCode = (input: string): boolean => setupUriFrom(input).startsWith('ticket-issuer://enroll');

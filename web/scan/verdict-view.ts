@@ -1,0 +1,78 @@
+/**
+ * The verdict area: one verdict at a time in the contract's words, a running count of admits so that
+ * two holders let in one after the other are told apart, and back to a neutral "Ready" after a few
+ * seconds.
+ */
+import type { ScanResult } from '@ticket-issuer/scanner';
+import { verdictText, type VerdictContext, type VerdictText } from './verdict-text.ts';
+
+/** How long a verdict stays before the area says "Ready" again. */
+export const VERDICT_SHOWN_MS = 5000;
+
+/** What the area shows between verdicts. */
+export interface IdleState {
+  mode: 'entry' | 'exit';
+}
+
+type Part = [className: string, text: string | null];
+
+export class VerdictView {
+  private admits = 0;
+  private timer: number | undefined;
+  private showing = false;
+  private idleState: IdleState = { mode: 'entry' };
+
+  constructor(private readonly element: HTMLElement) {}
+
+  /** Shows a verdict (counting admits), then "Ready" again after VERDICT_SHOWN_MS. */
+  show(result: ScanResult, context: VerdictContext): VerdictText {
+    const text = verdictText(result, context);
+    if (text.word === 'Admit') this.admits += 1;
+    const parts: Part[] = [
+      ['reason', text.reason],
+      ['who', text.who],
+      ['advice', text.advice],
+      ['source', text.source],
+    ];
+    this.fill(text.tone, text.word, text.word === 'Admit' ? `#${this.admits}` : null, parts);
+    this.showing = true;
+    window.clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.idle(), VERDICT_SHOWN_MS);
+    return text;
+  }
+
+  /** What to show between verdicts; shown at once when no verdict is up, or when it changed. */
+  setIdle(state: IdleState): void {
+    const changed = state.mode !== this.idleState.mode;
+    this.idleState = state;
+    if (!this.showing || changed) this.idle();
+  }
+
+  /** Stops the timer (the view leaves the page). */
+  stop(): void {
+    window.clearTimeout(this.timer);
+  }
+
+  private idle(): void {
+    window.clearTimeout(this.timer);
+    this.showing = false;
+    const exit = this.idleState.mode === 'exit';
+    this.fill('idle', 'Ready', null, [['reason', exit ? 'Exit: scan holders going out' : 'Scan the next ticket']]);
+  }
+
+  private fill(tone: string, word: string, count: string | null, parts: Part[]): void {
+    const span = (className: string, value: string) => {
+      const element = document.createElement('span');
+      element.className = className;
+      element.textContent = value;
+      return element;
+    };
+    const headline = span('headline', '');
+    headline.append(span('word', word));
+    if (count !== null) headline.append(' ', span('count', count));
+    // Spaces between the parts: the element's text reads "Admit #3 Ada Lovelace · VIP …".
+    const rest = parts.flatMap(([className, value]) => (value ? [' ', span(className, value)] : []));
+    this.element.replaceChildren(headline, ...rest);
+    this.element.className = `verdict ${tone}`;
+  }
+}
