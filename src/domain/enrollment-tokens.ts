@@ -1,4 +1,4 @@
-import type { EnrollmentTokenRecord, EventRecord, Store } from '../store/store.ts';
+import type { EnrollmentTokenListing, EnrollmentTokenRecord, EventRecord, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { invalidRequest } from './errors.ts';
 import { defaultKeyExpiry, instantField } from './events.ts';
@@ -64,5 +64,29 @@ export function enrollmentTokenView(record: EnrollmentTokenRecord) {
     created_at: toWire(record.created_at),
     used_at: toWire(record.used_at),
     revoked_at: toWire(record.revoked_at),
+  };
+}
+
+/** Where a token stands at `now`: used outranks revoked (a used token cannot be revoked), revoked outranks expired. */
+export type EnrollmentTokenStatus = 'open' | 'used' | 'revoked' | 'expired';
+
+export function enrollmentTokenStatus(record: EnrollmentTokenRecord, now: string): EnrollmentTokenStatus {
+  if (record.used_at !== null) return 'used';
+  if (record.revoked_at !== null) return 'revoked';
+  return record.expires_at <= now ? 'expired' : 'open';
+}
+
+/** A line of the organizer's token list: where the token stands and which scanner used it; never the token. */
+export function enrollmentTokenListView(listing: EnrollmentTokenListing, now: string) {
+  return {
+    token_id: listing.token_id,
+    gate_id: listing.gate_id,
+    expires_at: toWire(listing.expires_at),
+    key_expires_at: toWire(listing.key_expires_at),
+    created_at: toWire(listing.created_at),
+    status: enrollmentTokenStatus(listing, now),
+    used_at: toWire(listing.used_at),
+    scanner_id: listing.scanner_id,
+    scanner_name: listing.scanner_name,
   };
 }

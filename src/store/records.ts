@@ -65,6 +65,13 @@ export interface EnrollmentTokenRecord {
   revoked_at: string | null;
 }
 
+/** An enrolment token as the organizer's list shows it: with the scanner it enrolled, once used. */
+export interface EnrollmentTokenListing extends EnrollmentTokenRecord {
+  /** The scanner that used the token (from the API key it was exchanged for); null while unused. */
+  scanner_id: string | null;
+  scanner_name: string | null;
+}
+
 /** An API key and the scanner it was issued to: the admin interface's scanner record. */
 export interface ApiKeyRecord {
   api_key_id: string;

@@ -31,6 +31,14 @@ export const SCAN_LOG_SQL = `SELECT s.scan_id, s.eid, s.tid, s.api_key_id, s.sca
     CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
   FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id LEFT JOIN tickets t ON t.tid = s.tid`;
 
+/**
+ * An event's enrolment tokens, newest first, with the scanner each was exchanged for (param: eid):
+ * a token is redeemed once, so the join finds at most one API key.
+ */
+export const LIST_ENROLLMENT_TOKENS_SQL = `SELECT e.*, k.scanner_id, k.scanner_name
+  FROM enrollment_tokens e LEFT JOIN api_keys k ON k.token_id = e.token_id
+  WHERE e.eid = ? ORDER BY e.created_at DESC, e.token_id DESC`;
+
 /** A scan-log row on any backend: SQLite answers 0/1 for booleans, PostgreSQL BIGINT ids as strings. */
 export const toScan = (row: Row): ScanRecord => ({
   scan_id: Number(row.scan_id),

@@ -15,6 +15,7 @@ import type {
   CheckInDecider,
   CheckInResult,
   ConflictRecord,
+  EnrollmentTokenListing,
   EnrollmentTokenRecord,
   EventCounters,
   EventRecord,
@@ -116,6 +117,8 @@ export interface Store {
 
   /** Inserts a new enrolment token (its hash only). */
   createEnrollmentToken(token: EnrollmentTokenRecord): Promise<void>;
+  /** The event's enrolment tokens, newest first, each with the scanner that used it (if any). */
+  listEnrollmentTokens(eid: string): Promise<EnrollmentTokenListing[]>;
   /** Revokes an unused token (used or revoked ones are left as they are); null if unknown. */
   revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null>;
   /**

@@ -78,6 +78,47 @@ export const createEnrollmentTokenSchema = {
   },
 };
 
+const ListedEnrollmentToken = named(
+  'ListedEnrollmentToken',
+  Type.Object(
+    {
+      token_id: Type.String({ description: 'set_…; safe to log' }),
+      gate_id: NS,
+      expires_at: Time,
+      key_expires_at: Type.String({ description: "the API key's expiry (`scope.expires_at`), ISO 8601 UTC" }),
+      created_at: Time,
+      status: Type.Union(
+        [Type.Literal('open'), Type.Literal('used'), Type.Literal('revoked'), Type.Literal('expired')],
+        {
+          description:
+            'open: a scanner may still enrol with it; used: a scanner did (see scanner_id); revoked by the ' +
+            'organizer before use; expired: not used by its expires_at',
+        },
+      ),
+      used_at: NullableTime,
+      scanner_id: Nullable(Type.String(), { description: 'the scanner that used the token, or null' }),
+      scanner_name: Nullable(Type.String(), { description: "that scanner's enrolled name, or null" }),
+    },
+    { description: 'An enrolment token as the list shows it (the token itself is shown only when created)' },
+  ),
+);
+
+export const listEnrollmentTokensSchema = {
+  ...admin,
+  operationId: 'listEnrollmentTokens',
+  summary: "The event's enrolment tokens, newest first, with where each stands and who used it",
+  params: EventParams,
+  response: {
+    200: json(
+      "The event's enrolment tokens, newest first (not paged: an event has tens of them)",
+      named('EnrollmentTokenList', Type.Object({ enrollment_tokens: Type.Array(ListedEnrollmentToken) })),
+    ),
+    ...errors(400, 401),
+    404: noEvent,
+    ...errors(429, 500),
+  },
+};
+
 export const revokeEnrollmentTokenSchema = {
   ...admin,
   operationId: 'revokeEnrollmentToken',

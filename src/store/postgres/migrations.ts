@@ -185,6 +185,14 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE UNIQUE INDEX tickets_by_external_id ON tickets (eid, external_id) WHERE external_id IS NOT NULL;
     `,
   },
+  {
+    // As SQLite's version 11: an event's enrolment tokens by creation, and the key each one gave.
+    version: 11,
+    sql: `
+      CREATE INDEX enrollment_tokens_by_event ON enrollment_tokens (eid, created_at);
+      CREATE INDEX api_keys_by_token ON api_keys (token_id);
+    `,
+  },
 ];
 
 /**

@@ -23,6 +23,7 @@ import type {
   CheckInDecider,
   PresenceDecider,
   ConflictRecord,
+  EnrollmentTokenListing,
   EnrollmentTokenRecord,
   EventCounters,
   EventRecord,
@@ -174,6 +175,9 @@ export class PostgresStore implements Store {
 
   createEnrollmentToken(t: EnrollmentTokenRecord): Promise<void> {
     return scanners.createEnrollmentToken(this.pool, t);
+  }
+  listEnrollmentTokens(eid: string): Promise<EnrollmentTokenListing[]> {
+    return scanners.listEnrollmentTokens(this.pool, eid);
   }
   revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null> {
     return scanners.revokeEnrollmentToken(this.tx, tokenId, at);

@@ -1,9 +1,18 @@
 import { enrolledMessage, scannerRevokedMessage } from '../outbox-data.ts';
 import { fanOut } from './outbox.ts';
 import { redemption } from '../redeem.ts';
-import { page } from '../rows.ts';
-import type { ApiKeyRecord, EnrollmentTokenRecord, NewApiKey, Page, RedeemResult } from '../store.ts';
-import { all, type Db, one, type Tx } from './queries.ts';
+import { LIST_ENROLLMENT_TOKENS_SQL, page } from '../rows.ts';
+import type {
+  ApiKeyRecord,
+  EnrollmentTokenListing,
+  EnrollmentTokenRecord,
+  NewApiKey,
+  Page,
+  RedeemResult,
+} from '../store.ts';
+import { all, type Db, numbered, one, type Tx } from './queries.ts';
+
+const LIST_ENROLLMENT_TOKENS = numbered(LIST_ENROLLMENT_TOKENS_SQL);
 
 /** Inserts a new enrolment token (its hash only). */
 export async function createEnrollmentToken(db: Db, t: EnrollmentTokenRecord): Promise<void> {
@@ -13,6 +22,11 @@ export async function createEnrollmentToken(db: Db, t: EnrollmentTokenRecord): P
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [t.token_id, t.token_hash, t.eid, t.gate_id, t.expires_at, t.key_expires_at, t.created_at, t.used_at, t.revoked_at],
   );
+}
+
+/** The event's enrolment tokens, newest first, each with the scanner that used it (if any). */
+export function listEnrollmentTokens(db: Db, eid: string): Promise<EnrollmentTokenListing[]> {
+  return all<EnrollmentTokenListing>(db, LIST_ENROLLMENT_TOKENS, [eid]);
 }
 
 /** Revokes an unused token (used or revoked ones are left as they are); null if unknown. */

@@ -187,6 +187,16 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE UNIQUE INDEX tickets_by_external_id ON tickets (eid, external_id) WHERE external_id IS NOT NULL;
     `,
   },
+  {
+    // The organizer's list of an event's enrolment tokens, newest first, each with the scanner that
+    // used it: the API key a token was exchanged for keeps its token_id, so an index on that column
+    // finds the scanner (and serves the revoke route's lookup of it) without a scan of every key.
+    version: 11,
+    sql: `
+      CREATE INDEX enrollment_tokens_by_event ON enrollment_tokens (eid, created_at);
+      CREATE INDEX api_keys_by_token ON api_keys (token_id);
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

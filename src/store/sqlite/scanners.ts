@@ -1,7 +1,14 @@
-import type { ApiKeyRecord, EnrollmentTokenRecord, NewApiKey, Page, RedeemResult } from '../store.ts';
+import type {
+  ApiKeyRecord,
+  EnrollmentTokenListing,
+  EnrollmentTokenRecord,
+  NewApiKey,
+  Page,
+  RedeemResult,
+} from '../store.ts';
 import { enrolledMessage, scannerRevokedMessage } from '../outbox-data.ts';
 import { redemption } from '../redeem.ts';
-import { page } from '../rows.ts';
+import { LIST_ENROLLMENT_TOKENS_SQL, page } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
 
@@ -15,6 +22,10 @@ export function createEnrollmentToken(c: SqliteContext, t: EnrollmentTokenRecord
       t,
     );
   });
+}
+
+export async function listEnrollmentTokens(c: SqliteContext, eid: string): Promise<EnrollmentTokenListing[]> {
+  return c.all<EnrollmentTokenListing>(LIST_ENROLLMENT_TOKENS_SQL, eid);
 }
 
 export function revokeEnrollmentToken(

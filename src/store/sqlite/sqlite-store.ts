@@ -21,6 +21,7 @@ import type {
   CheckInDecider,
   PresenceDecider,
   ConflictRecord,
+  EnrollmentTokenListing,
   EnrollmentTokenRecord,
   EventCounters,
   EventRecord,
@@ -49,6 +50,7 @@ import {
   createEnrollmentToken,
   findApiKey,
   findApiKeyByToken,
+  listEnrollmentTokens,
   listApiKeys,
   redeemEnrollmentToken,
   revokeApiKey,
@@ -206,6 +208,10 @@ export class SqliteStore implements Store {
 
   createEnrollmentToken(t: EnrollmentTokenRecord): Promise<void> {
     return createEnrollmentToken(this.ctx, t);
+  }
+
+  listEnrollmentTokens(eid: string): Promise<EnrollmentTokenListing[]> {
+    return listEnrollmentTokens(this.ctx, eid);
   }
 
   revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null> {

@@ -1,5 +1,10 @@
 import QRCode from 'qrcode';
-import { createEnrollmentToken, enrollmentTokenView, setupUri } from '../../../domain/enrollment-tokens.ts';
+import {
+  createEnrollmentToken,
+  enrollmentTokenListView,
+  enrollmentTokenView,
+  setupUri,
+} from '../../../domain/enrollment-tokens.ts';
 import { IssuerError } from '../../../domain/errors.ts';
 import { requireEvent } from '../../../domain/events.ts';
 import { toStored, toWire } from '../../../domain/time.ts';
@@ -8,6 +13,7 @@ import type { App, AppContext } from '../../context.ts';
 import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 import {
   createEnrollmentTokenSchema,
+  listEnrollmentTokensSchema,
   listScannersSchema,
   revokeApiKeySchema,
   revokeEnrollmentTokenSchema,
@@ -70,6 +76,13 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
       });
     },
   );
+
+  app.get('/admin/v1/events/:eid/enrollment-tokens', { schema: listEnrollmentTokensSchema }, async (request) => {
+    const event = await requireEvent(ctx.store, request.params.eid);
+    const now = toStored(ctx.clock.now());
+    const tokens = await ctx.store.listEnrollmentTokens(event.eid);
+    return { enrollment_tokens: tokens.map((token) => enrollmentTokenListView(token, now)) };
+  });
 
   app.post('/admin/v1/enrollment-tokens/:token_id/revoke', { schema: revokeEnrollmentTokenSchema }, async (request) => {
     const record = await ctx.store.revokeEnrollmentToken(request.params.token_id, toStored(ctx.clock.now()));
