@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import {
+  admin,
   browserSkipReason,
   checkCode,
   createEvent,
@@ -114,7 +115,6 @@ describe('enrolling the web scanner', { skip }, () => {
       )
         .json()
         .then((body: { scanners: { name: string; platform: string }[] }) => body.scanners);
-      assert.equal(scanner!.name, 'Web scanner');
       assert.match(scanner!.platform, /^web-scanner\//);
 
       const kept = await whatThePageKeeps(page);
@@ -141,6 +141,45 @@ describe('enrolling the web scanner', { skip }, () => {
       } finally {
         await context.close();
       }
+    }
+  });
+
+  it('names the scanner as typed in Scanner name: in the console and in the page’s header', async () => {
+    const link = await webScannerLink(issuer, eid, 'north');
+    const { context, page } = await openPhone(browser, `${issuer.url}/scan/`);
+    try {
+      await page.getByLabel('Setup code').fill(link);
+      await page.getByLabel('Scanner name').fill('North door, left');
+      await page.getByRole('button', { name: 'Enrol' }).click();
+      await enrolled(page);
+      await page.locator('header').getByText('North door, left').waitFor();
+      const { scanners } = await admin<{ scanners: { name: string; gate_id: string }[] }>(
+        issuer,
+        'GET',
+        `/events/${eid}/scanners`,
+      );
+      assert.ok(
+        scanners.some((scanner) => scanner.name === 'North door, left' && scanner.gate_id === 'north'),
+        JSON.stringify(scanners),
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('sends no name of its own when Scanner name is left empty, so that the issuer names the scanner', async () => {
+    const { context, page } = await openPhone(browser, `${issuer.url}/scan/`);
+    try {
+      await page.getByLabel('Setup code').waitFor();
+      assert.equal(await page.getByLabel('Scanner name').inputValue(), '');
+      const enrolment = page.waitForRequest((request) => request.url().endsWith('/api/v1/scanners/enroll'));
+      await page.goto(await webScannerLink(issuer, eid));
+      const body = (await enrolment).postDataJSON() as { scanner_name?: string };
+      assert.ok(!body.scanner_name, `the page sent the name ${JSON.stringify(body.scanner_name)}`);
+      await enrolled(page);
+      assert.equal(await page.getByText('Web scanner', { exact: true }).count(), 0, 'no name made up');
+    } finally {
+      await context.close();
     }
   });
 

@@ -23,6 +23,7 @@ interface LoggedScan {
   replay: boolean;
   outcome: string;
   admitted_offline: boolean | null;
+  scanner_id: string;
   scanner_name: string | null;
 }
 
@@ -92,7 +93,13 @@ describe('the web scanner without a network', { skip }, () => {
       assert.equal(logged.length, 1, JSON.stringify(logged));
       assert.equal(logged[0]!.outcome, 'valid');
       assert.equal(logged[0]!.admitted_offline, true);
-      assert.equal(logged[0]!.scanner_name, 'Web scanner');
+      const { scanners } = await admin<{ scanners: { scanner_id: string; name: string | null }[] }>(
+        issuer,
+        'GET',
+        `/events/${eid}/scanners`,
+      );
+      const enrolledAs = scanners.find((scanner) => scanner.scanner_id === logged[0]!.scanner_id);
+      assert.equal(logged[0]!.scanner_name, enrolledAs?.name, 'the scan log names the scanner as enrolled');
     } finally {
       await context.close();
     }

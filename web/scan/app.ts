@@ -69,10 +69,13 @@ class ScanPage {
     );
   }
 
+  /** Enrols with a setup URI, and the name typed in **Scanner name** when the setup view shows one. */
   private async enrol(uri: string): Promise<void> {
+    const nameField = document.getElementById('scanner-name-field') as HTMLInputElement | null;
+    const name = nameField?.value.trim() ?? '';
     if (this.view === 'setup') byId('setup-message').textContent = 'Enrolling…';
     try {
-      await this.device.enrol(uri);
+      await this.device.enrol(uri, name === '' ? undefined : name);
     } catch (error) {
       this.render(this.device.state());
       const target = this.view === 'setup' ? 'setup-message' : 'scan-message';
@@ -87,6 +90,9 @@ class ScanPage {
     byId('event').textContent = state.eventName
       ? `${state.eventName}${state.gate ? ` · gate ${state.gate}` : ''}`
       : 'Not enrolled';
+    const scannerName = byId('scanner-name');
+    scannerName.textContent = state.enrolled && state.scannerName ? `Scanner: ${state.scannerName}` : '';
+    scannerName.hidden = scannerName.textContent === '';
     const view = state.enrolled ? 'scan' : 'setup';
     if (view !== this.view) {
       this.camera?.stop();
@@ -208,7 +214,9 @@ class ScanPage {
     const syncButton = byId<HTMLButtonElement>('sync-now');
     syncButton.disabled = state.syncing;
     byId('sync-message').textContent = state.syncing ? 'Syncing…' : (state.problem ?? '');
-    byId('device-text').textContent = `Enrolled as “${state.scannerName ?? 'Web scanner'}”.`;
+    byId('device-text').textContent = state.scannerName
+      ? `Enrolled as “${state.scannerName}”.`
+      : 'Enrolled; the issuer named this device.';
     const forget = byId<HTMLButtonElement>('forget');
     forget.disabled = state.queued > 0;
     byId('forget-message').textContent =

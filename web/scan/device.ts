@@ -124,9 +124,10 @@ export class Device {
 
   /**
    * Enrols with a setup URI whose issuer is this page's own origin (the page talks to nobody else),
-   * keeping the scanner id, name and queue as the scanner package does on re-enrolment.
+   * keeping the scanner id, name (unless `name` is given) and queue as the scanner package does on
+   * re-enrolment.
    */
-  async enrol(setupUri: string): Promise<EnrollResult> {
+  async enrol(setupUri: string, name?: string): Promise<EnrollResult> {
     const setup = parseSetupUri(setupUri);
     if (new URL(setup.iss).origin !== location.origin) {
       throw new ScannerError(
@@ -138,7 +139,9 @@ export class Device {
     try {
       const result = await enroll(this.storage, setupUri, {
         transport,
-        defaultName: 'Web scanner',
+        // A name typed at enrolment; none on a first enrolment (empty), and the issuer names the scanner.
+        ...(name ? { name } : {}),
+        defaultName: '',
         platform: `web-scanner/0.1 (${navigator.userAgent.slice(0, 80)})`,
       });
       this.keyRejected = false;
