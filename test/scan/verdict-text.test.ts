@@ -9,6 +9,7 @@ const result = (verdict: ScanResult['verdict'], reason: string, ticket?: ScanRes
   tid: 'tkt_1',
   source: 'issuer',
   idempotency_key: 'k',
+  issuer_contact: 'answered',
   ...(ticket ? { ticket } : {}),
 });
 

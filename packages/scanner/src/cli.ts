@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { human, scanJson, syncJson } from './cli/format.ts';
+import { enrollJson, human, scanJson, syncJson } from './cli/format.ts';
 import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
 import { isKeyRejected, KEY_REJECTED_LINE, ScannerError, StateCorruptError } from './errors.ts';
@@ -14,7 +14,8 @@ import { FsStorage } from './storage/fs.ts';
 const USAGE = `Usage: ticket-scanner <command> [options]
 
 Commands:
-  enroll <setup_uri> --state DIR [--name NAME]   enrol this device with a setup URI (ticket-issuer://enroll?…)
+  enroll <setup_uri> --state DIR [--name NAME]   enrol this device with a setup URI (ticket-issuer://enroll?…),
+                                                 then sync once
   scan [TOKEN…] --state DIR [--offline] [--gate G]
                                                  one verdict per token (tokens from the arguments,
                                                  else one per line on stdin)
@@ -113,7 +114,16 @@ async function runEnroll({ values, positionals }: Parsed, transport: Transport):
     platform: `ticket-scanner/0.1 node/${process.versions.node}`,
     transport,
   });
-  emit(values.json, result, human.enroll);
+  emit(values.json, result, human.enroll, enrollJson);
+  // The enrolment stands whatever the first sync did: exit 0, and one line when it did not complete.
+  if (!result.synced) {
+    const why = result.sync_problem?.message ?? 'the changes feed or the gates could not be read';
+    complain(
+      `enrolled, but the first sync failed (${why}): offline verdicts know no revocation or check-in until "ticket-scanner sync" succeeds`,
+    );
+  } else if (result.sync_problem !== null) {
+    complain(`enrolled and synced, but the first sync left a problem: ${result.sync_problem.message}`);
+  }
   return 0;
 }
 

@@ -3,6 +3,8 @@ import { IssuerClient } from './client.ts';
 import { ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
+import type { RetryPolicy, Timer } from './retry.ts';
+import { Scanner } from './scanner.ts';
 import { readIdentity, type ScannerIdentity } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 import type { Transport } from './transport.ts';
@@ -46,15 +48,23 @@ export interface EnrollOptions {
   /** How requests travel; takes precedence over `fetch` (see `IssuerClientOptions`). */
   transport?: Transport;
   now?: () => Date;
+  /** The first sync's tries (see `ScannerOptions`). */
+  retryPolicy?: RetryPolicy;
+  timer?: Timer;
+  requestTimeoutMs?: number;
 }
 
-/** The CLI's `enroll` answer: who the scanner is now. */
+/** Who the scanner is now (the CLI's `enroll` line), and how its first sync went. */
 export interface EnrollResult {
   scanner_id: string;
   api_key_id: string;
   eid: string;
   event_name: string;
   gate_id: string | null;
+  /** The first sync read the changes feed and the gates: offline verdicts know what the issuer knew. */
+  synced: boolean;
+  /** Why the first sync did not complete (the enrolment stands), or null. */
+  sync_problem: Error | null;
 }
 
 /** Queued scans can follow the device to a new key only within one issuer and one event. */
@@ -111,8 +121,46 @@ function identityOf(
  * scanner's identity and the discovery document with its JWKS. A device enrolled again keeps its
  * `scanner_id`, its name and, for the same event, its queued scans (which then sync under the new
  * key) and what the changes feed taught it.
+ *
+ * Then a first sync: queued scans go up, the changes feed, the keys and the gates come down, so that
+ * an offline verdict right after enrolment knows the revocations and check-ins. When it fails the
+ * enrolment stands, and the answer says why (`sync_problem`).
  */
 export async function enroll(storage: Storage, setupUri: string, options: EnrollOptions = {}): Promise<EnrollResult> {
+  const enrolled = await enrollOnly(storage, setupUri, options);
+  return { ...enrolled, ...(await firstSync(storage, options)) };
+}
+
+/** The first sync after an enrolment; a failure is reported, not thrown (a bug's error excepted). */
+async function firstSync(
+  storage: Storage,
+  options: EnrollOptions,
+): Promise<Pick<EnrollResult, 'synced' | 'sync_problem'>> {
+  let scanner: Scanner | null = null;
+  try {
+    scanner = await Scanner.open(storage, {
+      fetch: options.fetch,
+      transport: options.transport,
+      now: options.now,
+      retryPolicy: options.retryPolicy,
+      timer: options.timer,
+      requestTimeoutMs: options.requestTimeoutMs,
+    });
+    const result = await scanner.sync();
+    return { synced: scanner.synced, sync_problem: result.problem };
+  } catch (error) {
+    if (!(error instanceof ScannerError)) throw error;
+    return { synced: false, sync_problem: error };
+  } finally {
+    await scanner?.close();
+  }
+}
+
+async function enrollOnly(
+  storage: Storage,
+  setupUri: string,
+  options: EnrollOptions,
+): Promise<Omit<EnrollResult, 'synced' | 'sync_problem'>> {
   const setup = parseSetupUri(setupUri);
   const release = await storage.lock();
   try {
@@ -137,6 +185,10 @@ export async function enroll(storage: Storage, setupUri: string, options: Enroll
     await storage.writeFileAtomic(STATE_FILES.discovery, `${JSON.stringify(discovery)}\n`);
     if (!sameEvent || !(await knowledgeReadable(storage))) {
       await storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(new FeedKnowledge())}\n`);
+    }
+    // Another event's gates mean nothing here: none are known until this event's are read.
+    if (!sameEvent && (await storage.readFile(STATE_FILES.gates)) !== null) {
+      await storage.writeFileAtomic(STATE_FILES.gates, `${JSON.stringify({ gates: [], reentry: false })}\n`);
     }
     // Another event's admitted tickets mean nothing here; a queue whose event is unknown (no
     // scanner.json) is kept: its scans are sent, and refused for good if they belong elsewhere.

@@ -3,10 +3,12 @@ import type { CheckOutAnswer } from '@ticket-issuer/protocol';
 import { isKeyRejected, isRefusal, ScannerError } from './errors.ts';
 import { checkInBody, type QueuedScan } from './queue.ts';
 import {
+  contactAfter,
   newScan,
   offlineResult,
   offlineTicket,
   refuse,
+  type IssuerContact,
   type ScanContext,
   type ScanResult,
   sendEarlierScans,
@@ -34,14 +36,15 @@ export async function exitOffline(ctx: ScanContext, tokens: readonly string[], g
     scans.push(scan);
     // Recorded one by one: the next exit of the same ticket knows this one.
     await ctx.queue.record([scan]);
-    results.push(offlineResult(scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null)));
+    results.push(offlineResult(ctx, scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null), 'not_asked'));
   }
   return results;
 }
 
 /**
  * An exit scan online: stored first, then sent to the check-out endpoint (3 s); without an answer
- * the device's own verdict stands and the scan stays queued. A rejected key (401) throws.
+ * the device's own verdict stands and the scan stays queued. A rejected key (401) throws. Input that
+ * is not a ticket token is `not valid` and asks nothing (as at the entry).
  */
 export async function exitOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
   const scannedAt = ctx.now();
@@ -49,10 +52,11 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
   if (local.tid === null) return UNREADABLE;
   const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
   // The ticket's earlier queued scans go first: an exit must not overtake the entry before it.
-  const earlierSent = await sendEarlierScans(ctx, local.tid);
+  const earlierFailure = await sendEarlierScans(ctx, local.tid);
   await ctx.queue.record([scan]);
   const ticketType = local.claims?.ticket_type ?? null;
-  if (!earlierSent) return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
+  const offline = (contact: IssuerContact) => offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact);
+  if (earlierFailure !== null) return offline(contactAfter(earlierFailure));
   let answer: CheckOutAnswer;
   try {
     const url = checkOutUrl(ctx);
@@ -72,9 +76,10 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
         tid: scan.tid,
         source: 'issuer',
         idempotency_key: scan.idempotency_key,
+        issuer_contact: 'answered',
       };
     }
-    return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
+    return offline(contactAfter(error));
   }
   const out = answer.status === 'checked_out' || answer.status === 'revoked';
   // Remembered: the next scan of this ticket on this device knows the holder went out.
@@ -85,6 +90,7 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
     tid: scan.tid,
     source: 'issuer',
     idempotency_key: scan.idempotency_key,
+    issuer_contact: 'answered',
     ticket: {
       holder_name: answer.ticket?.holder_name ?? null,
       ticket_type: answer.ticket?.ticket_type ?? ticketType,

@@ -5,6 +5,8 @@ import { StateCorruptError } from './errors.ts';
 interface StoredKnowledge {
   cursor: string | null;
   last_sync_at: string | null;
+  /** When a sync last read the gates after the feed (absent in files written before it existed). */
+  rules_synced_at?: string | null;
   revoked: string[];
   /** `[tid, jti]` pairs; a null jti supersedes every token of that tid without a jti. */
   superseded: [string, string | null][];
@@ -24,7 +26,10 @@ export interface CheckInPlace {
 /** What the changes feed taught this device, and where to resume it. */
 export class FeedKnowledge {
   cursor: string | null = null;
+  /** When the feed was last pulled to its end. */
   lastSyncAt: string | null = null;
+  /** When a sync last read the event's gates too, after the feed: null until the first complete sync. */
+  rulesSyncedAt: string | null = null;
   readonly revoked = new Set<string>();
   readonly superseded = new Map<string, Set<string | null>>();
   readonly checkedIn = new Set<string>();
@@ -54,6 +59,7 @@ export class FeedKnowledge {
     return {
       cursor: this.cursor,
       last_sync_at: this.lastSyncAt,
+      rules_synced_at: this.rulesSyncedAt,
       revoked: [...this.revoked],
       superseded,
       checked_in: [...this.checkedIn],
@@ -77,6 +83,9 @@ export class FeedKnowledge {
     if (data.cursor !== null && typeof data.cursor !== 'string') throw corrupt('field cursor is malformed');
     if (data.last_sync_at !== null && typeof data.last_sync_at !== 'string')
       throw corrupt('field last_sync_at is malformed');
+    const rulesSyncedAt = data.rules_synced_at ?? null;
+    if (rulesSyncedAt !== null && typeof rulesSyncedAt !== 'string')
+      throw corrupt('field rules_synced_at is malformed');
     const strings = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
     if (!strings(data.revoked)) throw corrupt('field revoked is malformed');
     if (!strings(data.checked_in)) throw corrupt('field checked_in is malformed');
@@ -95,6 +104,7 @@ export class FeedKnowledge {
     }
     knowledge.cursor = data.cursor;
     knowledge.lastSyncAt = data.last_sync_at;
+    knowledge.rulesSyncedAt = rulesSyncedAt;
     for (const tid of data.revoked!) knowledge.revoked.add(tid);
     for (const tid of data.checked_in!) knowledge.checkedIn.add(tid);
     for (const [tid, jti] of pairs) knowledge.supersede(tid, jti);

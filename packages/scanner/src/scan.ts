@@ -25,7 +25,15 @@ export interface ScanTicket {
   checked_in_gate: string | null;
 }
 
-/** One verdict, as the CLI prints it (`ticket` aside: the verdict screen's details). */
+/**
+ * What became of asking the issuer about a scan. `answered`: it answered (a refusal, a 429 and a 401
+ * included); `failed`: a network error, no answer in time, a 5xx or an answer that was not the
+ * issuer's, the one sign that it cannot be reached; `not_asked`: an offline scan, or input that is
+ * not a ticket token, which says nothing about the issuer.
+ */
+export type IssuerContact = 'answered' | 'failed' | 'not_asked';
+
+/** One verdict, as the CLI prints it (`ticket`, `issuer_contact` aside: the verdict screen's details). */
 export interface ScanResult {
   verdict: 'admit' | 'reject' | 'exit';
   /** An outcome of the spec, or the issuer's error code (e.g. `NOT_FOUND`) for a refused scan. */
@@ -34,6 +42,13 @@ export interface ScanResult {
   source: 'issuer' | 'offline';
   /** Null for input that is not a ticket token (nothing was queued). */
   idempotency_key: string | null;
+  /** Whether this scan asked the issuer and what came of it: only `failed` means it is unreachable. */
+  issuer_contact: IssuerContact;
+  /**
+   * Present, false, on a verdict the device decided from a ticket token before it ever synced the
+   * changes feed and the gates: it knows no revocation nor check-in but its own.
+   */
+  synced?: false;
   ticket?: ScanTicket;
 }
 
@@ -60,16 +75,26 @@ export interface ScanContext {
   now: () => Date;
   /** How long an online scan waits for the issuer before the offline verdict (default 3 s). */
   onlineTimeoutMs: number;
+  /** The device has synced the changes feed and the gates at least once. */
+  synced: boolean;
 }
 
-/** The verdict for input that is not a compact JWS: no tid, nothing the issuer could take. */
-export const UNREADABLE: ScanResult = {
+/**
+ * The verdict for input that is not a ticket token (no compact JWS naming a tid: another QR code,
+ * typed text): `not valid`, decided here, nothing queued, and nothing asked of the issuer, so it
+ * says nothing about whether the issuer answers.
+ */
+export const UNREADABLE: Readonly<ScanResult> = Object.freeze({
   verdict: 'reject',
   reason: 'invalid_signature',
   tid: null,
   source: 'offline',
   idempotency_key: null,
-};
+  issuer_contact: 'not_asked',
+});
+
+/** What a failed request says of the issuer: unreachable only for a failure without its answer. */
+export const contactAfter = (failure: unknown): IssuerContact => (isTransient(failure) ? 'failed' : 'answered');
 
 function decide(
   ctx: ScanContext,
@@ -131,12 +156,20 @@ export function offlineTicket(ctx: ScanContext, scan: QueuedScan, ticketType: st
   return { holder_name: null, ticket_type: ticketType, checked_in_at: place.at, checked_in_gate: place.gate };
 }
 
-export const offlineResult = (scan: QueuedScan, ticket: ScanTicket): ScanResult => ({
+/** A verdict decided on the device for a queued scan, saying whether it asked the issuer and whether it had synced. */
+export const offlineResult = (
+  ctx: Pick<ScanContext, 'synced'>,
+  scan: QueuedScan,
+  ticket: ScanTicket,
+  contact: IssuerContact,
+): ScanResult => ({
   verdict: scan.verdict,
   reason: scan.reason,
   tid: scan.tid,
   source: 'offline',
   idempotency_key: scan.idempotency_key,
+  issuer_contact: contact,
+  ...(ctx.synced ? {} : { synced: false as const }),
   ticket,
 });
 
@@ -161,16 +194,20 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
     scan.turned_away = !scan.admitted_offline;
     if (scan.admitted_offline) admittedNow.add(scan.tid);
     scans.push(scan);
-    results.push(offlineResult(scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null)));
+    const ticket = offlineTicket(ctx, scan, local.claims?.ticket_type ?? null);
+    results.push(offlineResult(ctx, scan, ticket, 'not_asked'));
   }
   await ctx.queue.record(scans, [...admittedNow]);
   return results;
 }
 
-/** Sends the queued earlier scans of a ticket first (scan order per ticket); false when one got no answer. */
-export async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<boolean> {
+/**
+ * Sends the queued earlier scans of a ticket first (scan order per ticket). Null when each got its
+ * answer; else the failure (no answer, a 5xx, a 429) that holds this ticket's next scan back.
+ */
+export async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<ScannerError | null> {
   const earlier = ctx.queue.pending().filter((scan) => scan.tid === tid);
-  if (earlier.length === 0) return true;
+  if (earlier.length === 0) return null;
   const upload: UploadContext = {
     client: ctx.client,
     queue: ctx.queue,
@@ -187,11 +224,11 @@ export async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<b
       // An outcome, or `turned_away_offline`: answered either way.
       else await ctx.queue.ack([scan.idempotency_key]);
     } catch (error) {
-      if (isTransient(error) || isRateLimited(error)) return false;
+      if (isTransient(error) || isRateLimited(error)) return error as ScannerError;
       throw error;
     }
   }
-  return true;
+  return null;
 }
 
 /** Records a refusal for the organizer, then acknowledges the scan. */
@@ -216,6 +253,7 @@ async function answered(
     tid: scan.tid,
     source: 'issuer',
     idempotency_key: scan.idempotency_key,
+    issuer_contact: 'answered',
     ticket: {
       holder_name: ticket?.holder_name ?? null,
       ticket_type: ticket?.ticket_type ?? ticketType,
@@ -225,12 +263,16 @@ async function answered(
   };
 }
 
-/** No usable answer: a refusal for good is final; otherwise the offline verdict stands and the scan stays queued. */
+/**
+ * No usable answer: a refusal for good is final; otherwise the offline verdict stands and the scan
+ * stays queued. `contact` is what the request said of the issuer (by default, what `failure` says).
+ */
 async function unanswered(
   ctx: ScanContext,
   scan: QueuedScan,
   failure: ScannerError,
   ticketType: string | null,
+  contact: IssuerContact = contactAfter(failure),
 ): Promise<ScanResult> {
   if (isRefusal(failure)) {
     await refuse(ctx, scan, failure);
@@ -238,7 +280,7 @@ async function unanswered(
     // A gate's refusal says which rule: the same reason as the device's own verdict would.
     const reason =
       failure.details.reason === 'ticket_type_not_admitted' ? 'ticket_type_not_admitted' : failure.issuerCode;
-    return { verdict: 'reject', reason, tid, source: 'issuer', idempotency_key };
+    return { verdict: 'reject', reason, tid, source: 'issuer', idempotency_key, issuer_contact: 'answered' };
   }
   const mayHaveArrived =
     (failure instanceof IssuerNetworkError && failure.delivery === 'maybe') ||
@@ -248,7 +290,7 @@ async function unanswered(
     maybe_sent_plain: mayHaveArrived,
     turned_away: scan.verdict === 'reject',
   });
-  return offlineResult(scan, offlineTicket(ctx, scan, ticketType));
+  return offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact);
 }
 
 /**
@@ -276,9 +318,9 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   if (local.tid === null) return UNREADABLE;
   const ticketType = local.claims?.ticket_type ?? null;
   const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
-  let earlierSent: boolean;
+  let earlierFailure: ScannerError | null;
   try {
-    earlierSent = await sendEarlierScans(ctx, local.tid);
+    earlierFailure = await sendEarlierScans(ctx, local.tid);
   } catch (error) {
     if (!(error instanceof ScannerError) || !isKeyRejected(error)) throw error;
     // This scan happened too: it is kept (turned away, no verdict shown) like the queue before it.
@@ -286,9 +328,10 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
     return keyRejected(ctx, scan, error);
   }
   await ctx.queue.record([scan]);
-  if (!earlierSent) {
+  if (earlierFailure !== null) {
+    // This scan itself was never sent; what the issuer is comes from the earlier scan's request.
     const notSent = new IssuerNetworkError('ISSUER_UNREACHABLE', 'earlier scans not sent', 'not_sent');
-    return unanswered(ctx, scan, notSent, ticketType);
+    return unanswered(ctx, scan, notSent, ticketType, contactAfter(earlierFailure));
   }
   let answer: CheckInAnswer;
   try {

@@ -181,10 +181,12 @@ export class Scanner {
           policy,
           timer,
         );
-        this.knowledge.lastSyncAt = (this.options.now?.() ?? new Date()).toISOString();
+        const syncedAt = (this.options.now?.() ?? new Date()).toISOString();
+        this.knowledge.lastSyncAt = syncedAt;
         pulled = true;
         await this.refreshDiscovery();
         await this.refreshGates();
+        this.knowledge.rulesSyncedAt = syncedAt;
       } catch (error) {
         if (!(error instanceof ScannerError) || isKeyRejected(error)) throw error;
         problem ??= error;
@@ -196,6 +198,14 @@ export class Scanner {
     if (this.queue.compactable) await this.queue.compact();
     const { uploaded, refused, outcomes } = upload;
     return { uploaded, refused, outcomes, remaining: this.queue.size, changes, problem };
+  }
+
+  /**
+   * Whether this device has synced the changes feed and the event's gates at least once (enrolment
+   * tries to). Until then its offline verdicts know no revocation nor check-in but its own, and say so.
+   */
+  get synced(): boolean {
+    return this.knowledge.lastSyncAt !== null && this.knowledge.rulesSyncedAt !== null;
   }
 
   /** Who this scanner is and what it knows. */
@@ -254,6 +264,7 @@ export class Scanner {
       feedOut: this.knowledge.out,
       now: this.options.now ?? (() => new Date()),
       onlineTimeoutMs: this.options.onlineTimeoutMs ?? 3000,
+      synced: this.synced,
     };
   }
 }

@@ -93,16 +93,23 @@ export interface OfflineVerdict {
   claims: TicketClaims | null;
 }
 
-/** A token's header and payload, read without verification; null when it is not a compact JWS. */
+/**
+ * A token's header and payload, read without verification; null when it is not a compact JWS with a
+ * JSON payload. A damaged header reads as empty: the token still names its ticket (and is sent to the
+ * issuer like any token), and its signature fails.
+ */
 export function readToken(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } | null {
   if (token.split('.').length !== 3) return null;
+  let payload: Record<string, unknown>;
   try {
-    return {
-      header: decodeProtectedHeader(token) as Record<string, unknown>,
-      payload: decodeJwt(token) as Record<string, unknown>,
-    };
+    payload = decodeJwt(token) as Record<string, unknown>;
   } catch {
     return null;
+  }
+  try {
+    return { header: decodeProtectedHeader(token) as Record<string, unknown>, payload };
+  } catch {
+    return { header: {}, payload };
   }
 }
 

@@ -36,14 +36,19 @@ test('the CLI applies a declared gate’s ticket types offline after one sync, a
   const dir = join(tempDir(), 'gate-phone');
   const enrolled = await runCli(['enroll', await issuer.setupUri(eid), '--state', dir, '--json']);
   assert.equal(enrolled.code, 0, enrolled.stderr);
+  // Enrolment's first sync read the gates: the device refuses by type at once.
+  assert.equal((await scan(dir, ga!.token, 'vip', true)).reason, 'ticket_type_not_admitted');
 
-  // Before any sync the device knows no gate: it cannot refuse by type.
-  assert.equal((await scan(dir, ga!.token, 'vip', true)).verdict, 'admit');
+  // A gate declared since the last sync is unknown to the device: it cannot refuse by its types.
+  await issuer.admin('PUT', `/admin/v1/events/${eid}/gates/lounge`, { name: 'Lounge', admits: ['VIP'] });
+  const [ga1] = await issuer.issue(eid, 1, { ticket_type: 'GA' });
+  assert.equal((await scan(dir, ga1!.token, 'lounge', true)).verdict, 'admit');
 
   const synced = await runCli(['sync', '--state', dir, '--json']);
   assert.equal(synced.code, 0, synced.stderr);
 
   const [ga2] = await issuer.issue(eid, 1, { ticket_type: 'GA' });
+  assert.equal((await scan(dir, ga2!.token, 'lounge', true)).reason, 'ticket_type_not_admitted');
   const refused = await scan(dir, ga2!.token, 'vip', true);
   assert.deepEqual(
     [refused.verdict, refused.reason, refused.source],

@@ -61,12 +61,16 @@ describe('a revoked key', { concurrency: true }, () => {
     const record = scanners.scanners.find((s) => s.api_key_id === again.api_key_id);
     assert.deepEqual([record?.scanner_id, record?.name], [first.scanner_id, 'Gate K']);
 
+    // The enrolment's first sync sent the queue under the new key.
+    assert.equal(await queued(dir), 0);
     const synced = await runCli(['sync', '--state', dir, '--json']);
     assert.equal(synced.code, 0, synced.stderr);
-    const result = synced.json[0]! as { uploaded: number; remaining: number; outcomes: Record<string, number> };
-    assert.deepEqual([result.uploaded, result.remaining, result.outcomes.valid], [2, 0, 1]);
+    assert.deepEqual([synced.json[0]!.uploaded, synced.json[0]!.remaining], [0, 0]);
+    const logged = (await issuer.scans(eid)).filter((s) => s.scanner_id === first.scanner_id);
+    const outcome = (tid: string) => logged.filter((s) => s.tid === tid).map((s) => [s.outcome, s.admitted_offline]);
+    assert.deepEqual(outcome(admitted!.tid), [['valid', true]]);
     // The online scan cut short by the 401 showed no verdict: the holder was not let in on it.
-    assert.equal(result.outcomes.turned_away_offline, 1);
+    assert.deepEqual(outcome(turnedAway!.tid), [['turned_away_offline', false]]);
     const ticket = await issuer.admin<{ checked_in_at: string | null }>('GET', `/admin/v1/tickets/${turnedAway!.tid}`);
     assert.equal(ticket.checked_in_at ?? null, null);
   });

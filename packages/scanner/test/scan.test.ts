@@ -36,6 +36,7 @@ describe('an online scan', () => {
         tid: 'T1',
         source: 'issuer',
         idempotency_key: 'k',
+        issuer_contact: 'answered',
         // The fake issuer's answer names no holder; the type comes from the signed token.
         ticket: { holder_name: null, ticket_type: 'GA', checked_in_at: null, checked_in_gate: null },
       },

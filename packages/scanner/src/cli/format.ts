@@ -2,16 +2,25 @@ import type { EnrollResult } from '../enroll.ts';
 import type { ScanResult } from '../scan.ts';
 import type { StatusReport, SyncResult } from '../scanner.ts';
 
+/** The `enroll` line of `--json`: exactly the contract's fields (the first sync's result goes to stderr). */
+export function enrollJson(result: EnrollResult): Record<string, unknown> {
+  const { scanner_id, api_key_id, eid, event_name, gate_id } = result;
+  return { scanner_id, api_key_id, eid, event_name, gate_id };
+}
+
 /** The `sync` line of `--json`: exactly the contract's fields. */
 export function syncJson(result: SyncResult): Record<string, unknown> {
   const { uploaded, remaining, refused, outcomes, changes } = result;
   return { uploaded, remaining, refused, outcomes, changes };
 }
 
-/** A verdict line of `--json`: exactly the contract's fields (the screen's details stay out). */
+/**
+ * A verdict line of `--json`: exactly the contract's fields (the screen's details stay out), and
+ * `"synced": false` on a verdict decided on a device that never synced the feed and the gates.
+ */
 export function scanJson(result: ScanResult): Record<string, unknown> {
   const { verdict, reason, tid, source, idempotency_key } = result;
-  return { verdict, reason, tid, source, idempotency_key };
+  return { verdict, reason, tid, source, idempotency_key, ...(result.synced === false ? { synced: false } : {}) };
 }
 
 /** One human-readable line per result, for a person at the gate or the terminal. */
@@ -21,7 +30,9 @@ export const human = {
       r.gate_id === null ? 'all gates' : `gate ${r.gate_id}`
     }`,
   scan: (r: ScanResult) =>
-    `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(17)}  ${r.tid ?? '-'}  (${r.source})`,
+    `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(17)}  ${r.tid ?? '-'}  (${r.source}${
+      r.synced === false ? ', never synced' : ''
+    })`,
   sync: (r: SyncResult) => {
     const outcomes = Object.entries(r.outcomes)
       .filter(([, n]) => n > 0)
