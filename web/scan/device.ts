@@ -46,8 +46,13 @@ export interface DeviceState {
   scannerName: string | null;
   /** Why the last sync did not complete, in words for gate staff, or null. */
   problem: string | null;
-  /** The issuer refused this device's key (401): it must be enrolled again. */
+  /** The issuer refused this device's key (401) on a sync or a scan: it must be enrolled again. */
   keyRejected: boolean;
+  /**
+   * The device has synced the changes feed and the gates at least once (enrolment tries to): until
+   * then its offline verdicts know no revocation nor check-in but its own. False when not enrolled.
+   */
+  synced: boolean;
 }
 
 const transport = fetchTransport();
@@ -119,6 +124,7 @@ export class Device {
       scannerName: identity?.scanner_name ?? null,
       problem: this.problem,
       keyRejected: this.keyRejected,
+      synced: this.scanner?.synced ?? false,
     };
   }
 
@@ -143,21 +149,26 @@ export class Device {
         ...(name ? { name } : {}),
         defaultName: '',
         platform: `web-scanner/0.1 (${navigator.userAgent.slice(0, 80)})`,
+        retryPolicy: SYNC_POLICY,
+        requestTimeoutMs: 5000,
       });
       this.keyRejected = false;
       this.problem = null;
       this.reachable = true;
+      // Enrolment ended with a first sync; one that failed leaves the enrolment, and says why.
+      if (result.sync_problem !== null) this.syncFailed(result.sync_problem);
       return result;
     } finally {
       await this.openScanner();
       this.notify();
-      if (this.scanner) this.syncSoon(0);
+      // Synced just now: the next pull in due time; else (or never enrolled) at once.
+      if (this.scanner) this.syncSoon(this.scanner.synced && this.problem === null ? PULL_EVERY_MS : 0);
     }
   }
 
   /**
    * Scans one code at the entry or the exit: asked of the issuer while it answers (2.5 s at most),
-   * else decided here at once.
+   * else decided here at once. Only a failed request makes the device decide alone from then on.
    * The scan is durably stored in IndexedDB before this resolves, whichever way it was decided.
    */
   async scan(token: string, mode: 'entry' | 'exit' = 'entry'): Promise<ScanResult> {
@@ -171,7 +182,10 @@ export class Device {
       if (isKeyRejected(error)) this.rejectKey();
       throw error;
     }
-    if (!offline && result.source === 'offline') this.reachable = false;
+    // Only a request that failed says the issuer is unreachable: input that is not a ticket asked
+    // nothing, and any answer (a refusal included) says it is there.
+    if (result.issuer_contact === 'failed') this.reachable = false;
+    else if (result.issuer_contact === 'answered') this.reachable = true;
     this.notify();
     if (scanner.queue.size > 0) this.syncSoon(this.reachable ? 500 : RETRY_MAX_MS);
     return result;
@@ -208,15 +222,11 @@ export class Device {
     let result: SyncResult | null = null;
     try {
       result = await scanner.sync();
-      const problem = result.problem;
-      this.reachable = problem === null || !isTransient(problem);
-      this.problem = problem === null ? null : this.describe(problem);
+      this.reachable = true;
+      this.problem = null;
+      if (result.problem !== null) this.syncFailed(result.problem);
     } catch (error) {
-      if (isKeyRejected(error)) this.rejectKey();
-      else {
-        this.reachable = false;
-        this.problem = this.describe(error);
-      }
+      this.syncFailed(error);
     }
     if (this.keyRejected) return result;
     if (this.reachable && (result?.remaining ?? 0) === 0) {
@@ -227,6 +237,19 @@ export class Device {
       this.syncSoon(this.backoffMs);
     }
     return result;
+  }
+
+  /**
+   * What a sync that did not complete says: a rejected key (401) at once; the issuer unreachable only
+   * when the failure was one (no answer, a 5xx); otherwise the issuer answers and the problem is shown.
+   */
+  private syncFailed(error: unknown): void {
+    if (isKeyRejected(error)) {
+      this.rejectKey();
+      return;
+    }
+    if (isTransient(error)) this.reachable = false;
+    this.problem = this.describe(error);
   }
 
   private describe(error: unknown): string {
