@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe.ts';
 import {
   admin,
   browserSkipReason,
@@ -183,7 +184,7 @@ describe('enrolling the web scanner', { skip }, () => {
     }
   });
 
-  it('says why a used setup code does not enrol', async () => {
+  it('says in words why a used setup code does not enrol, and what to do', async () => {
     const link = await webScannerLink(issuer, eid);
     const first = await openPhone(browser, link);
     await enrolled(first.page);
@@ -194,8 +195,34 @@ describe('enrolling the web scanner', { skip }, () => {
       await page.getByRole('button', { name: 'Enrol' }).click();
       const alert = page.getByRole('alert').filter({ hasText: 'Enrolment failed' });
       await alert.waitFor();
-      assert.doesNotMatch((await alert.textContent()) ?? '', /st_[A-Za-z0-9_-]{20}/, 'the token is not repeated');
+      const said = (await alert.textContent()) ?? '';
+      assert.match(said, /This setup code was already used/);
+      assert.match(said, /Ask the organizer for a new one \(console: the event’s Scanners, New enrolment token\)/);
+      assert.doesNotMatch(said, /\b400\b|INVALID_TOKEN/, 'no status or error code');
+      assert.doesNotMatch(said, /st_[A-Za-z0-9_-]{20}/, 'the token is not repeated');
       assert.equal(await page.getByLabel('Ticket code').count(), 0);
+      assert.deepEqual(await seriousViolations(page), [], 'the setup view with its alert');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('says a revoked setup code was revoked, from its link as from the field', async () => {
+    const token = await admin<{ token_id: string; web_scanner_url: string }>(
+      issuer,
+      'POST',
+      `/events/${eid}/enrollment-tokens`,
+      {},
+    );
+    await admin(issuer, 'POST', `/enrollment-tokens/${token.token_id}/revoke`);
+    const { context, page } = await openPhone(browser, token.web_scanner_url);
+    try {
+      const alert = page.getByRole('alert').filter({ hasText: 'Enrolment failed' });
+      await alert.waitFor();
+      const said = (await alert.textContent()) ?? '';
+      assert.match(said, /This setup code was revoked in the console\. Ask the organizer for a new one/);
+      assert.doesNotMatch(said, /\b403\b|TOKEN_REVOKED/);
+      await page.getByLabel('Setup code').waitFor();
     } finally {
       await context.close();
     }

@@ -6,6 +6,7 @@
 import { readToken, type ScanResult } from '@ticket-issuer/scanner';
 import { Camera } from './camera.ts';
 import { Device, type DeviceState } from './device.ts';
+import { enrolmentProblem } from './enrol-text.ts';
 import { Feedback } from './feedback.ts';
 import { formatWhen, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
@@ -79,7 +80,7 @@ class ScanPage {
     } catch (error) {
       this.render(this.device.state());
       const target = this.view === 'setup' ? 'setup-message' : 'scan-message';
-      byId(target).textContent = `Enrolment failed: ${messageOf(error)}`;
+      byId(target).textContent = enrolmentProblem(error, this.device.queued);
     }
   }
 
