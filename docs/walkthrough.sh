@@ -11,12 +11,11 @@ uuid() { node -e 'console.log(crypto.randomUUID())'; }
 TOMORROW=$(node -e 'console.log(new Date(Date.now() + 864e5).toISOString().slice(0, 10))')
 NOW=$(node -e 'console.log(new Date().toISOString())')
 
-# 1. Create an event (tomorrow evening) and issue two tickets.
+# 1. Create an event (tomorrow evening) and issue three tickets.
 EID=$(post /admin/v1/events -H "$ADMIN" \
   -d "{\"name\":\"Summer Festival\",\"event_date\":\"${TOMORROW}T18:00:00Z\"}" | jq -er .eid)
-post "/admin/v1/events/$EID/tickets" -H "$ADMIN" \
-  -d '{"tickets":[{"holder_name":"Ada Lovelace","ticket_type":"GA"},{"holder_name":"Alan Turing","ticket_type":"VIP"}]}' \
-  > tickets.json
+post "/admin/v1/events/$EID/tickets" -H "$ADMIN" -d '{"tickets":[{"holder_name":"Ada Lovelace","ticket_type":"GA"},
+  {"holder_name":"Alan Turing","ticket_type":"VIP"},{"holder_name":"Grace Hopper","ticket_type":"GA"}]}' > tickets.json
 TID=$(jq -er '.tickets[0].tid' tickets.json)
 
 # 2. Create an enrolment token for the scanner at the north gate (its setup QR comes with it).
