@@ -3,61 +3,93 @@ import type { Row } from './rows.ts';
 
 /**
  * The conflicts report's rule, as SQL shared by every backend (`?` placeholders; TRUE and FALSE are
- * understood by SQLite and PostgreSQL alike): a scan `d` of the ticket of the valid check-in `v`, by
- * another scanner, that got `already_used` and was admitted offline, or that said nothing of an
- * offline verdict and was scanned before `v` reached the issuer (that scanner could not have known).
- * A scanner that turned the holder away (`turned_away_offline`) let nobody in twice.
+ * understood by SQLite and PostgreSQL alike).
+ *
+ * A duplicate `d` is a non-replayed `already_used` scan that did not turn the holder away offline
+ * (`turned_away_offline`: that scanner let nobody in twice). It collided with one entry: the ticket's
+ * latest `valid` scan recorded before it, the one that had the holder inside when `d` was decided (a
+ * ticket that re-entered has several entries; the earlier ones had ended in an exit by then). `d` is a
+ * conflict when it comes from another scanner than that entry and was admitted offline, or said
+ * nothing of an offline verdict and was scanned before that entry reached the issuer (that scanner
+ * could not have known).
  */
-const DUPLICATE = `d.eid = v.eid AND d.tid = v.tid AND d.outcome = 'already_used' AND d.replay = FALSE
-  AND d.scanner_id <> v.scanner_id AND d.turned_away_offline = FALSE
-  AND (d.admitted_offline = TRUE OR d.scanned_at < v.received_at)`;
+export const COLLIDED_WITH = (d: string) => `(SELECT MAX(v.scan_id) FROM scans v
+  WHERE v.eid = ${d}.eid AND v.tid = ${d}.tid AND v.outcome = 'valid' AND v.replay = FALSE AND v.scan_id < ${d}.scan_id)`;
 
-/** The scanner's enrolled name beside a scan `x` (a left join: a key is never deleted, but a name may be absent). */
-const NAMED = (x: string) => `LEFT JOIN api_keys k${x} ON k${x}.api_key_id = ${x}.api_key_id`;
+/** The rule's test of a duplicate `d` against the entry `v` it collided with. */
+export const CONFLICTS_WITH = (d: string, v: string) =>
+  `${d}.scanner_id <> ${v}.scanner_id AND (${d}.admitted_offline = TRUE OR ${d}.scanned_at < ${v}.received_at)`;
 
-const VALID = `v.eid = ? AND v.outcome = 'valid' AND v.replay = FALSE`;
+/** Every conflicting duplicate of an event (first param: eid) with the entry it collided with. */
+const CONFLICTS = `
+  candidates AS (
+    SELECT d.scan_id AS dup_id, d.tid, ${COLLIDED_WITH('d')} AS first_id
+    FROM scans d
+    WHERE d.eid = ? AND d.outcome = 'already_used' AND d.replay = FALSE AND d.turned_away_offline = FALSE
+  ),
+  conflicts AS (
+    SELECT c.dup_id, c.tid, c.first_id
+    FROM candidates c JOIN scans d ON d.scan_id = c.dup_id JOIN scans v ON v.scan_id = c.first_id
+    WHERE ${CONFLICTS_WITH('d', 'v')}
+  )`;
 
-/** A page of valid check-ins that have at least one conflicting duplicate (params: eid, after, limit + 1). */
-export const CONFLICT_FIRSTS_SQL = `
-  SELECT v.scan_id, v.tid, t.holder_name, v.scanner_id, kv.scanner_name, v.gate_id, v.scanned_at, v.received_at,
-    v.admitted_offline
-  FROM scans v JOIN tickets t ON t.tid = v.tid ${NAMED('v')}
-  WHERE ${VALID} AND v.scan_id > ? AND EXISTS (SELECT 1 FROM scans d WHERE ${DUPLICATE})
-  ORDER BY v.scan_id LIMIT ?`;
+/**
+ * A page of the report, one row per duplicate (params: eid, after, limit + 1). A ticket is listed
+ * once, however often it re-entered: its card's `first` is the entry its earliest conflicting
+ * duplicate collided with, whose scan_id orders the cards and is the cursor (each entry belongs to
+ * one ticket, so the cursor names one card); its duplicates are every conflicting duplicate of the
+ * ticket, each once, in the order they were recorded.
+ */
+export const CONFLICTS_PAGE_SQL = `
+  WITH ${CONFLICTS},
+  cards AS (
+    SELECT tid, MIN(first_id) AS anchor FROM conflicts GROUP BY tid HAVING MIN(first_id) > ?
+    ORDER BY anchor LIMIT ?
+  )
+  SELECT g.anchor, g.tid, t.holder_name,
+    f.scanner_id AS first_scanner_id, kf.scanner_name AS first_scanner_name, f.gate_id AS first_gate_id,
+    f.scanned_at AS first_scanned_at, f.received_at AS first_received_at, f.admitted_offline AS first_admitted_offline,
+    d.scanner_id, kd.scanner_name, d.gate_id, d.scanned_at, d.received_at, d.admitted_offline
+  FROM cards g
+    JOIN conflicts x ON x.tid = g.tid
+    JOIN scans f ON f.scan_id = g.anchor
+    JOIN scans d ON d.scan_id = x.dup_id
+    JOIN tickets t ON t.tid = g.tid
+    LEFT JOIN api_keys kf ON kf.api_key_id = f.api_key_id
+    LEFT JOIN api_keys kd ON kd.api_key_id = d.api_key_id
+  ORDER BY g.anchor, x.dup_id`;
 
-/** The conflicting duplicates of the valid check-ins from one scan_id to another (params: eid, from, to). */
-export const CONFLICT_DUPLICATES_SQL = `
-  SELECT d.tid, d.scanner_id, kd.scanner_name, d.gate_id, d.scanned_at, d.received_at, d.admitted_offline
-  FROM scans v JOIN scans d ON ${DUPLICATE} ${NAMED('d')}
-  WHERE ${VALID} AND v.scan_id BETWEEN ? AND ?
-  ORDER BY d.scan_id`;
+/** How many tickets of an event are in conflict (param: eid): each ticket once. */
+export const CONFLICT_COUNT_SQL = `WITH ${CONFLICTS} SELECT COUNT(DISTINCT tid) AS conflicts FROM conflicts`;
 
-/** How many tickets of an event are in conflict (param: eid). */
-export const CONFLICT_COUNT_SQL = `
-  SELECT COUNT(DISTINCT v.tid) AS conflicts FROM scans v JOIN scans d ON ${DUPLICATE} WHERE ${VALID}`;
-
-const toConflictScan = (row: Row): ConflictScan => ({
-  scanner_id: row.scanner_id as string,
-  scanner_name: (row.scanner_name as string | null) ?? null,
-  gate_id: (row.gate_id as string | null) ?? null,
-  scanned_at: row.scanned_at as string,
-  received_at: row.received_at as string,
+const toConflictScan = (row: Row, prefix = ''): ConflictScan => ({
+  scanner_id: row[`${prefix}scanner_id`] as string,
+  scanner_name: (row[`${prefix}scanner_name`] as string | null) ?? null,
+  gate_id: (row[`${prefix}gate_id`] as string | null) ?? null,
+  scanned_at: row[`${prefix}scanned_at`] as string,
+  received_at: row[`${prefix}received_at`] as string,
   // SQLite answers 0/1, PostgreSQL a boolean.
-  admitted_offline: row.admitted_offline === true || row.admitted_offline === 1,
+  admitted_offline: row[`${prefix}admitted_offline`] === true || row[`${prefix}admitted_offline`] === 1,
 });
 
-/** Joins each valid check-in with its duplicates, keeping the order of both. */
-export function groupConflicts(firsts: Row[], duplicates: Row[]): ConflictRecord[] {
-  const byTid = new Map<string, ConflictScan[]>();
-  for (const row of duplicates) {
-    const list = byTid.get(row.tid as string) ?? [];
-    list.push(toConflictScan(row));
-    byTid.set(row.tid as string, list);
+/**
+ * The cards of a page from its rows (in card order, a card's duplicates together): at most `limit`
+ * cards; the rows of one more card only tell that there is a next page, whose cursor is the last
+ * card's anchor.
+ */
+export function conflictCards(rows: Row[], limit: number): { items: ConflictRecord[]; next_cursor: string | null } {
+  const cards: (ConflictRecord & { anchor: string })[] = [];
+  for (const row of rows) {
+    const anchor = String(row.anchor);
+    let card = cards[cards.length - 1];
+    if (card?.anchor !== anchor) {
+      const first = toConflictScan(row, 'first_');
+      card = { anchor, tid: row.tid as string, holder_name: row.holder_name as string, first, duplicates: [] };
+      cards.push(card);
+    }
+    card.duplicates.push(toConflictScan(row));
   }
-  return firsts.map((row) => ({
-    tid: row.tid as string,
-    holder_name: row.holder_name as string,
-    first: toConflictScan(row),
-    duplicates: byTid.get(row.tid as string) ?? [],
-  }));
+  const items = cards.slice(0, limit).map(({ anchor: _, ...card }) => card);
+  const more = cards.length > limit;
+  return { items, next_cursor: more ? cards[limit - 1]!.anchor : null };
 }

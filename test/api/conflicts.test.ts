@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
+  ADMIN_TOKEN,
   adminCall,
   checkInBody,
   enrollScanner,
@@ -12,6 +13,7 @@ import {
   testIssuer,
   type TestIssuer,
 } from '../helpers/app.ts';
+import { eachBackend } from '../helpers/backends.ts';
 
 const MINUTE = 60_000;
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * MINUTE).toISOString().replace('.000Z', 'Z');
@@ -236,5 +238,168 @@ describe('offline double entries: admitted_offline and GET /admin/v1/events/{eid
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().error.code, 'INVALID_REQUEST');
     await adminCall(t.app, 'GET', '/admin/v1/events/evt_01JZZZZZZZZZZZZZZZZZZZZZZZ/conflicts', undefined, 404);
+  });
+});
+
+await eachBackend('the conflicts report of a ticket that re-entered', ({ it, issuer }) => {
+  const app = () => issuer().app;
+  interface Gate {
+    s: Scenario;
+    exit: (minutes: number) => Promise<string>;
+    entry: (minutes: number, extra?: Record<string, unknown>) => Promise<string>;
+  }
+
+  /** An event with re-entry, one ticket, and a scanner at each of two gates (north also scans exits). */
+  async function reentryEvent(): Promise<{ north: Gate; south: Gate; eid: string; tid: string }> {
+    issuer().clock.set(T0);
+    const north = await scenario(app(), { gateId: 'north' });
+    await app().inject({
+      method: 'PATCH',
+      url: `/admin/v1/events/${north.eid}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { reentry: true },
+    });
+    const scannerId = randomUUID();
+    const south = { ...north, scannerId, ...(await enrollScanner(app(), north.eid, scannerId, 'south')) };
+    const gate = (s: Scenario): Gate => ({
+      s,
+      entry: async (minutes, extra = {}) =>
+        (await postCheckIn(app(), s.apiKey, checkInBody(s, at(minutes), extra))).json().status as string,
+      exit: async (minutes) => {
+        const res = await app().inject({
+          method: 'POST',
+          url: '/api/v1/tickets/check-out',
+          headers: { authorization: `Bearer ${s.apiKey}` },
+          payload: checkInBody(s, at(minutes)),
+        });
+        return res.json().status as string;
+      },
+    });
+    return { north: gate(north), south: gate(south), eid: north.eid, tid: north.tid };
+  }
+
+  const report = (eid: string, query = '') =>
+    adminCall<ConflictsPage>(app(), 'GET', `/admin/v1/events/${eid}/conflicts${query}`);
+  const counter = async (eid: string) =>
+    (await adminCall<{ counters: { conflicts: number } }>(app(), 'GET', `/admin/v1/events/${eid}`)).counters.conflicts;
+  const scan = (scanner: string, minutes: number, received: number) => ({
+    scanner_id: scanner,
+    scanner_name: 'Gate A iPad',
+    gate_id: scanner === 'north' ? 'north' : 'south',
+    scanned_at: at(minutes),
+    received_at: at(received),
+  });
+
+  it('entered, went out, came in twice more, then let in twice offline at another gate: one card, each duplicate once', async () => {
+    const { north, south, eid, tid } = await reentryEvent();
+    const clock = issuer().clock;
+    for (const [minutes, move] of [
+      [0, north.entry],
+      [10, north.exit],
+      [20, north.entry],
+      [30, north.exit],
+      [40, north.entry],
+    ] as const) {
+      clock.set(at(minutes));
+      assert.match(await move(minutes), /^(valid|checked_out)$/);
+    }
+    // South was offline from minute 44 and let the holder in twice; it syncs at minute 50.
+    clock.set(at(50));
+    assert.equal(await south.entry(45, { admitted_offline: true }), 'already_used');
+    assert.equal(await south.entry(46, { admitted_offline: true }), 'already_used');
+    const page = await report(eid);
+    const names = (c: Record<string, unknown>) => ({
+      ...c,
+      scanner_id: c.scanner_id === north.s.scannerId ? 'north' : 'south',
+    });
+    assert.deepEqual(
+      page.conflicts.map((c) => ({ ...c, first: names(c.first), duplicates: c.duplicates.map(names) })),
+      [
+        {
+          tid,
+          holder_name: 'Ada Lovelace',
+          first: scan('north', 40, 40),
+          duplicates: [
+            { ...scan('south', 45, 50), admitted_offline: true },
+            { ...scan('south', 46, 50), admitted_offline: true },
+          ],
+        },
+      ],
+      'the entry the holder was inside on, and each duplicate once',
+    );
+    assert.equal(page.has_more, false);
+    assert.equal(await counter(eid), 1, 'the counter counts the ticket once');
+  });
+
+  it('double entries on two visits of one ticket: still one card, first the entry of its earliest duplicate', async () => {
+    const { north, south, eid } = await reentryEvent();
+    const clock = issuer().clock;
+    assert.equal(await north.entry(0), 'valid');
+    clock.set(at(6));
+    assert.equal(await south.entry(5, { admitted_offline: true }), 'already_used');
+    clock.set(at(10));
+    assert.equal(await north.exit(10), 'checked_out');
+    clock.set(at(20));
+    assert.equal(await north.entry(20), 'valid');
+    clock.set(at(30));
+    assert.equal(await south.entry(25, { admitted_offline: true }), 'already_used');
+    // A double scan by the entry's own scanner is a device that knew: never a conflict.
+    assert.equal(await north.entry(26, { admitted_offline: true }), 'already_used');
+    const { conflicts } = await report(eid);
+    assert.equal(conflicts.length, 1);
+    assert.deepEqual(conflicts[0]!.first.scanned_at, at(0));
+    assert.deepEqual(
+      conflicts[0]!.duplicates.map((d) => [d.scanner_id === south.s.scannerId, d.scanned_at]),
+      [
+        [true, at(5)],
+        [true, at(25)],
+      ],
+    );
+    assert.equal(await counter(eid), 1);
+  });
+
+  it('pages one card per ticket: the cursor never repeats a re-entered ticket on the next page', async () => {
+    const { north, south, eid } = await reentryEvent();
+    const clock = issuer().clock;
+    const { tickets } = await adminCall<{ tickets: { tid: string }[] }>(
+      app(),
+      'POST',
+      `/admin/v1/events/${eid}/tickets`,
+      {
+        tickets: [{ holder_name: 'Grace Hopper', ticket_type: 'GA' }],
+      },
+    );
+    const grace = (g: Gate): Gate => {
+      const s = { ...g.s, tid: tickets[0]!.tid };
+      return {
+        s,
+        entry: async (minutes, extra = {}) =>
+          (await postCheckIn(app(), s.apiKey, checkInBody(s, at(minutes), extra))).json().status as string,
+        exit: g.exit,
+      };
+    };
+    for (const [minutes, move] of [
+      [0, north.entry],
+      [1, grace(north).entry],
+      [10, north.exit],
+      [20, north.entry],
+    ] as const) {
+      clock.set(at(minutes));
+      await move(minutes);
+    }
+    clock.set(at(30));
+    await south.entry(25, { admitted_offline: true });
+    await grace(south).entry(26, { admitted_offline: true });
+    const first = await report(eid, '?limit=1');
+    assert.equal(first.conflicts.length, 1);
+    assert.equal(first.has_more, true);
+    const second = await report(eid, `?limit=1&cursor=${first.next_cursor}`);
+    assert.equal(second.has_more, false);
+    assert.deepEqual(
+      [...first.conflicts, ...second.conflicts].map((c) => c.holder_name),
+      ['Grace Hopper', 'Ada Lovelace'],
+      "in the order of the entries the duplicates collided with (Grace's at minute 1, Ada's re-entry at 20)",
+    );
+    assert.equal(await counter(eid), 2);
   });
 });

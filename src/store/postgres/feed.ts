@@ -1,12 +1,11 @@
-import { CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
-import { page, type Row } from '../rows.ts';
+import { CONFLICTS_PAGE_SQL, conflictCards } from '../conflicts.ts';
+import type { Row } from '../rows.ts';
 import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import { NEW_MESSAGE_ID } from './outbox.ts';
-import { all, type Db, numbered, type Tx } from './queries.ts';
+import { all, type Db, numbered } from './queries.ts';
 
-const CONFLICT_FIRSTS = numbered(CONFLICT_FIRSTS_SQL);
-const CONFLICT_DUPLICATES = numbered(CONFLICT_DUPLICATES_SQL);
+const CONFLICTS_PAGE = numbered(CONFLICTS_PAGE_SQL);
 
 /** The event's changes after a position, in order; positions commit in order (see appendChange). */
 export async function listChanges(
@@ -25,18 +24,14 @@ export async function listChanges(
   return { items, has_more: rows.length > limit };
 }
 
-/** The event's offline double entries, a page at a time, read in one snapshot. */
-export function listConflicts(tx: Tx, eid: string, limit: number, after: number | null): Promise<Page<ConflictRecord>> {
-  return tx(async (db) => {
-    await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const firsts = page(await all<Row>(db, CONFLICT_FIRSTS, [eid, after ?? 0, limit + 1]), limit, (r) =>
-      String(r.scan_id),
-    );
-    const from = firsts.items[0]?.scan_id;
-    const to = firsts.items[firsts.items.length - 1]?.scan_id;
-    const duplicates = from === undefined ? [] : await all<Row>(db, CONFLICT_DUPLICATES, [eid, from, to]);
-    return { items: groupConflicts(firsts.items, duplicates), next_cursor: firsts.next_cursor };
-  });
+/** The event's offline double entries, a page at a time, read in one snapshot (one statement). */
+export async function listConflicts(
+  db: Db,
+  eid: string,
+  limit: number,
+  after: number | null,
+): Promise<Page<ConflictRecord>> {
+  return conflictCards(await all<Row>(db, CONFLICTS_PAGE, [eid, after ?? 0, limit + 1]), limit);
 }
 
 /**

@@ -3,6 +3,7 @@
  * one per subscribed endpoint; claims under a lease (rows taken with SKIP LOCKED, so two instances
  * never claim one message); the end of each attempt; the deliveries log.
  */
+import { COLLIDED_WITH, CONFLICTS_WITH } from '../conflicts.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
 import {
@@ -43,7 +44,7 @@ export async function enqueueTo(db: Db, webhookId: string, m: OutboxMessage): Pr
 
 /**
  * The conflicts that scans just logged under these idempotency keys make (the conflicts report's rule),
- * each with the check-in it conflicts with; inside the caller's transaction.
+ * each with the entry it collided with; inside the caller's transaction.
  */
 export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: string): Promise<void> {
   if (keys.length === 0) return;
@@ -57,11 +58,7 @@ export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: s
            'received_at', d.received_at, 'admitted_offline', d.admitted_offline))::text,
        NULL, $3, 'pending', $3
      FROM scans d
-     JOIN LATERAL (
-       SELECT x.* FROM scans x
-        WHERE x.eid = d.eid AND x.tid = d.tid AND x.outcome = 'valid' AND x.replay = FALSE
-          AND x.scanner_id <> d.scanner_id AND (d.admitted_offline OR d.scanned_at < x.received_at)
-        ORDER BY x.scan_id DESC LIMIT 1) v ON TRUE
+     JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')} AND ${CONFLICTS_WITH('d', 'v')}
      JOIN tickets t ON t.tid = d.tid
      JOIN webhook_subscriptions s ON s.type IN ('checkin.conflict', '*') AND s.eid_key IN (d.eid, '')
      WHERE d.eid = $1 AND d.idempotency_key = ANY($2::text[]) AND d.outcome = 'already_used'

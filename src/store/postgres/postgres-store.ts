@@ -170,7 +170,7 @@ export class PostgresStore implements Store {
     return feed.listChanges(this.pool, eid, after, limit);
   }
   listConflicts(eid: string, limit: number, after: number | null): Promise<Page<ConflictRecord>> {
-    return feed.listConflicts(this.tx, eid, limit, after);
+    return feed.listConflicts(this.pool, eid, limit, after);
   }
 
   createEnrollmentToken(t: EnrollmentTokenRecord): Promise<void> {

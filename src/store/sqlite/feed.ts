@@ -1,6 +1,6 @@
 import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
-import { CONFLICT_DUPLICATES_SQL, CONFLICT_FIRSTS_SQL, groupConflicts } from '../conflicts.ts';
-import { page, type Row } from '../rows.ts';
+import { CONFLICTS_PAGE_SQL, conflictCards } from '../conflicts.ts';
+import type { Row } from '../rows.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
@@ -64,19 +64,12 @@ export async function listChanges(
   return { items: rows.slice(0, limit), has_more: rows.length > limit };
 }
 
-export function listConflicts(
+export async function listConflicts(
   c: SqliteContext,
   eid: string,
   limit: number,
   after: number | null,
 ): Promise<Page<ConflictRecord>> {
-  return Promise.resolve(
-    c.db.transaction(() => {
-      const firsts = page(c.all<Row>(CONFLICT_FIRSTS_SQL, eid, after ?? 0, limit + 1), limit, (r) => String(r.scan_id));
-      const from = firsts.items[0]?.scan_id;
-      const to = firsts.items[firsts.items.length - 1]?.scan_id;
-      const duplicates = from === undefined ? [] : c.all<Row>(CONFLICT_DUPLICATES_SQL, eid, from, to);
-      return { items: groupConflicts(firsts.items, duplicates), next_cursor: firsts.next_cursor };
-    })(),
-  );
+  // One statement, one snapshot.
+  return conflictCards(c.all<Row>(CONFLICTS_PAGE_SQL, eid, after ?? 0, limit + 1), limit);
 }

@@ -2,6 +2,7 @@
  * The webhook outbox on SQLite: messages written in the transaction of the change they report, one
  * per subscribed endpoint; claims under a lease; the end of each attempt; the deliveries log.
  */
+import { COLLIDED_WITH, CONFLICTS_WITH } from '../conflicts.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
 import {
@@ -55,7 +56,7 @@ export function enqueueTo(c: SqliteContext, webhookId: string, m: OutboxMessage)
 /**
  * The conflicts that scans just logged under these idempotency keys make (the conflicts report's rule:
  * a duplicate `already_used` scan by another scanner that let the holder in offline, or could not have
- * known), each with the check-in it conflicts with; inside the caller's transaction.
+ * known), each with the entry it collided with; inside the caller's transaction.
  */
 export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], at: string): void {
   if (keys.length === 0) return;
@@ -69,10 +70,7 @@ export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], a
            'received_at', d.received_at, 'admitted_offline', json(CASE WHEN d.admitted_offline THEN 'true' ELSE 'false' END))),
        NULL, ?, 'pending', ?
      FROM scans d
-     JOIN scans v ON v.scan_id = (
-       SELECT MAX(x.scan_id) FROM scans x
-        WHERE x.eid = d.eid AND x.tid = d.tid AND x.outcome = 'valid' AND x.replay = 0 AND x.scanner_id <> d.scanner_id
-          AND (d.admitted_offline = 1 OR d.scanned_at < x.received_at))
+     JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')} AND ${CONFLICTS_WITH('d', 'v')}
      JOIN tickets t ON t.tid = d.tid
      JOIN webhook_subscriptions s ON s.type IN ('checkin.conflict', '*') AND s.eid_key IN (d.eid, '')
      WHERE d.eid = ? AND d.idempotency_key IN (SELECT value FROM json_each(?)) AND d.outcome = 'already_used'
