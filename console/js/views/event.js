@@ -5,7 +5,8 @@ import { poll } from '../poll.js';
 import { fetchConflicts, renderConflicts, renderScanLog, scanLog } from './activity.js';
 import { gateEditor } from './gates.js';
 import { eventSettings } from './event-settings.js';
-import { enrolment, scannerList } from './scanners.js';
+import { enrolment } from './enrolment.js';
+import { scannerList } from './scanners.js';
 import { ticketImport } from './ticket-import.js';
 import { ticketSearch } from './ticket-search.js';
 
@@ -38,12 +39,19 @@ export async function eventView(main, eid) {
   );
   const chart = arrivalsChart();
   const log = scanLog(eid);
-  const scanners = scannerList();
+  let declaredGates = [];
+  const scanners = scannerList({ gates: () => declaredGates });
   const scanList = h('ul', { class: 'scan-log' });
   const conflictList = h('ul', { class: 'conflicts' });
   const names = new Map();
   const search = ticketSearch(eid, () => refreshLive());
-  const gates = gateEditor(eid);
+  const enrol = enrolment(eid, { gates: () => declaredGates, onChanged: () => refreshSlow() });
+  const gates = gateEditor(eid, {
+    onGates: (declared) => {
+      declaredGates = declared;
+      enrol.showGates(declared);
+    },
+  });
   gates.refresh().catch(() => undefined);
 
   const showCounters = (counters) => {
@@ -72,9 +80,17 @@ export async function eventView(main, eid) {
   }
 
   async function refreshSlow() {
-    const [{ scanners: records }, conflicts] = await Promise.all([api('GET', `${path}/scanners`), fetchConflicts(eid)]);
+    const [{ scanners: records }, conflicts, tokens] = await Promise.all([
+      api('GET', `${path}/scanners`),
+      fetchConflicts(eid),
+      // Null when the tokens cannot be listed: the Scanners section then leaves that part out.
+      api('GET', `${path}/enrollment-tokens`).then(
+        (answer) => answer.enrollment_tokens,
+        () => null,
+      ),
+    ]);
     for (const record of records) names.set(record.api_key_id, record.name ?? record.scanner_id);
-    scanners.render(records, refreshSlow);
+    scanners.render(records, tokens, refreshSlow);
     renderConflicts(conflictList, conflicts);
   }
 
@@ -110,10 +126,7 @@ export async function eventView(main, eid) {
       h(
         'div',
         {},
-        section(
-          'Set up a scanner',
-          enrolment(eid, () => refreshSlow()),
-        ),
+        section('Set up a scanner', enrol.node),
         section(
           'Entry rules',
           eventSettings(event, () => refreshLive()),
@@ -132,6 +145,7 @@ export async function eventView(main, eid) {
   }, LIVE_MS);
   return () => {
     stop();
+    enrol.stop();
     chart.destroy();
   };
 }

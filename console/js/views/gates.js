@@ -18,7 +18,7 @@ export function parseTypes(text) {
  * The event's declared gates and an editor: each gate with the ticket types it admits and a
  * **Remove** button, and a form that declares a gate (or changes one, by its id).
  */
-export function gateEditor(eid) {
+export function gateEditor(eid, { onGates = () => {} } = {}) {
   const path = `/events/${encodeURIComponent(eid)}/gates`;
   const list = h('ul', { class: 'gates' });
   let declared = [];
@@ -65,6 +65,7 @@ export function gateEditor(eid) {
 
   async function refresh() {
     declared = (await api('GET', path)).gates;
+    onGates(declared);
     render();
   }
 

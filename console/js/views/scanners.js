@@ -1,87 +1,118 @@
 import { api } from '../api.js';
-import { field, h, message, replace, when } from '../dom.js';
+import { h, message, replace, when } from '../dom.js';
+import { ago, gateText, until } from '../words.js';
 
-/** "New enrolment token": the setup QR to scan with the gate's phone, and its URI as text. */
-export function enrolment(eid, onCreated) {
-  const gate = h('input', { type: 'text', autocomplete: 'off', maxlength: '128', pattern: '[!-~]+' });
-  const result = h('div', { class: 'enrolment' });
-  const form = h(
-    'form',
-    { onSubmit: create },
-    field('Gate (optional)', gate, 'Limits the scanner to one gate, e.g. north.'),
-    h('button', { type: 'submit', text: 'New enrolment token' }),
-  );
+/** A scanner not heard from for this long is pointed out: perhaps a phone that was not handed back. */
+const QUIET_MS = 60 * 60_000;
 
-  async function create(event) {
-    event.preventDefault();
+/** "North gate (north)", "Any gate", "gate south (not declared)": the first letter up. */
+const gateWords = (gateId, gates) => {
+  const text = gateText(gateId, gates);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+/**
+ * The Scanners section: the enrolled scanners (name, gate, last contact in words, **Revoke** after a
+ * confirmation) and the open enrolment tokens (gate, expiry, **Revoke**).
+ */
+export function scannerList({ gates }) {
+  const list = h('ul', { class: 'scanners', 'aria-label': 'Enrolled scanners' });
+  const tokens = h('ul', { class: 'open-tokens', 'aria-label': 'Open enrolment tokens' });
+  const tokensPart = h('div', {}, h('h3', { text: 'Open enrolment tokens' }), tokens);
+  const feedback = h('div');
+
+  async function revokeKey(scanner, name, refresh) {
+    if (!confirm(`Revoke the key of ${name}? It stops scanning at once and must be enrolled again.`)) return;
     try {
-      const token = await api('POST', `/events/${encodeURIComponent(eid)}/enrollment-tokens`, {
-        ...(gate.value.trim() ? { gate_id: gate.value.trim() } : {}),
-      });
-      replace(
-        result,
-        h('img', { src: token.setup_qr_png, alt: 'Setup QR code', class: 'qr', width: '240', height: '240' }),
-        h('p', {}, 'Scan it with the scanner app, or enter this setup URI:'),
-        h('p', {}, h('code', { class: 'uri', text: token.setup_uri })),
-        h('img', {
-          src: token.web_scanner_qr_png,
-          alt: 'Web scanner QR code',
-          class: 'qr',
-          width: '240',
-          height: '240',
-        }),
-        h('p', {}, 'Or scan this one with a phone’s camera: it opens the web scanner, enrolled for this event.'),
-        h('p', {
-          class: 'muted',
-          text: `Single use${token.gate_id ? `, gate ${token.gate_id}` : ''}; valid until ${when(token.expires_at)}. It is not shown again.`,
-        }),
-      );
-      onCreated();
+      await api('POST', `/api-keys/${encodeURIComponent(scanner.api_key_id)}/revoke`, {});
+      replace(feedback, message('success', `The key of ${name} is revoked.`));
+      await refresh();
     } catch (error) {
-      replace(result, message('error', `No token was created: ${error.message}`));
+      replace(feedback, message('error', `Not revoked: ${error.message}`));
     }
   }
 
-  return h('div', {}, form, result);
-}
+  async function revokeToken(token, refresh) {
+    try {
+      await api('POST', `/enrollment-tokens/${encodeURIComponent(token.token_id)}/revoke`, {});
+      replace(feedback, message('success', `The enrolment token for ${gateText(token.gate_id, gates())} is revoked.`));
+    } catch (error) {
+      replace(feedback, message('error', `Not revoked: ${error.message}`));
+    }
+    await refresh();
+  }
 
-/** The enrolled scanners: name, gate, last seen, and "Revoke key". */
-export function scannerList() {
-  const list = h('ul', { class: 'scanners' });
+  function scannerItem(scanner, refresh, now) {
+    const name = scanner.name ?? scanner.scanner_id;
+    const quiet = !scanner.revoked_at && (!scanner.last_seen_at || now - Date.parse(scanner.last_seen_at) > QUIET_MS);
+    return h(
+      'li',
+      {},
+      h('strong', { text: name }),
+      h('div', { class: 'small', text: gateWords(scanner.gate_id, gates()) }),
+      h('div', {
+        class: 'muted small',
+        title: when(scanner.last_seen_at),
+        text: `Last contact ${ago(scanner.last_seen_at, now)}`,
+      }),
+      quiet
+        ? h('div', {
+            class: 'small warn-text',
+            text: 'Not heard from for over an hour: revoke it if the phone was not handed back.',
+          })
+        : null,
+      scanner.revoked_at
+        ? h('div', { class: 'state state-revoked', text: 'key revoked' })
+        : h('button', {
+            type: 'button',
+            class: 'danger',
+            text: 'Revoke',
+            'aria-label': `Revoke key of ${name}`,
+            onClick: () => revokeKey(scanner, name, refresh),
+          }),
+    );
+  }
 
-  function render(scanners, refresh) {
-    if (scanners.length === 0) return replace(list, h('li', { class: 'muted', text: 'No scanner enrolled yet.' }));
-    replace(
-      list,
-      scanners.map((scanner) => {
-        const feedback = h('div');
-        return h(
-          'li',
-          {},
-          h('strong', { text: scanner.name ?? scanner.scanner_id }),
-          h('span', { class: 'muted', text: ` ${scanner.gate_id ? `gate ${scanner.gate_id}` : 'any gate'}` }),
-          h('div', { class: 'muted small', text: `Last seen ${when(scanner.last_seen_at)}` }),
-          scanner.revoked_at
-            ? h('div', { class: 'state state-revoked', text: 'key revoked' })
-            : h('button', {
-                type: 'button',
-                class: 'danger',
-                text: 'Revoke key',
-                onClick: async () => {
-                  if (!confirm(`Revoke the key of ${scanner.name ?? scanner.scanner_id}? It must enrol again.`)) return;
-                  try {
-                    await api('POST', `/api-keys/${encodeURIComponent(scanner.api_key_id)}/revoke`, {});
-                    await refresh();
-                  } catch (error) {
-                    replace(feedback, message('error', `Not revoked: ${error.message}`));
-                  }
-                },
-              }),
-          feedback,
-        );
+  function tokenItem(token, refresh, now) {
+    const gate = gateWords(token.gate_id, gates());
+    return h(
+      'li',
+      {},
+      h('strong', { text: gate }),
+      h('div', {
+        class: 'muted small',
+        text: `Made ${ago(token.created_at, now)} · valid until ${when(token.expires_at)} (${until(token.expires_at, now)})`,
+      }),
+      h('button', {
+        type: 'button',
+        class: 'danger',
+        text: 'Revoke',
+        'aria-label': `Revoke enrolment token for ${gate}, made ${when(token.created_at)}`,
+        onClick: () => revokeToken(token, refresh),
       }),
     );
   }
 
-  return { node: list, render };
+  /** `openTokens`: the event's enrolment tokens (null when they could not be read: that part hides). */
+  function render(scanners, enrollmentTokens, refresh) {
+    const now = Date.now();
+    // The working scanners first; revoked ones after them.
+    const ordered = [...scanners].sort((a, b) => Number(a.revoked_at !== null) - Number(b.revoked_at !== null));
+    if (ordered.length === 0) replace(list, h('li', { class: 'muted', text: 'No scanner enrolled yet.' }));
+    else
+      replace(
+        list,
+        ordered.map((scanner) => scannerItem(scanner, refresh, now)),
+      );
+    tokensPart.hidden = enrollmentTokens === null;
+    const open = (enrollmentTokens ?? []).filter((token) => token.status === 'open');
+    if (open.length === 0) replace(tokens, h('li', { class: 'muted', text: 'No open enrolment token.' }));
+    else
+      replace(
+        tokens,
+        open.map((token) => tokenItem(token, refresh, now)),
+      );
+  }
+
+  return { node: h('div', {}, list, feedback, tokensPart), render };
 }
