@@ -6,24 +6,13 @@
 import { readToken, type ScanResult } from '@ticket-issuer/scanner';
 import { Camera } from './camera.ts';
 import { Device, type DeviceState } from './device.ts';
+import { alertParagraph, byId, messageOf, mount } from './dom.ts';
 import { enrolmentProblem } from './enrol-text.ts';
 import { Feedback } from './feedback.ts';
-import { formatWhen, setupUriFrom } from './verdict-text.ts';
+import { askToReplace } from './replace-dialog.ts';
+import { renderHeader, renderStatus } from './status-view.ts';
+import { isSetupCode, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
-
-const byId = <T extends HTMLElement = HTMLElement>(id: string): T => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`the page has no #${id}`);
-  return element as T;
-};
-
-/** Shows the template's content as the page's main part (what is not shown is not in the page). */
-function mount(templateId: string): void {
-  const template = byId<HTMLTemplateElement>(templateId);
-  byId('main').replaceChildren(template.content.cloneNode(true));
-}
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 class ScanPage {
   private view: 'setup' | 'scan' | null = null;
@@ -33,6 +22,8 @@ class ScanPage {
   private mode: 'entry' | 'exit' = 'entry';
   private readonly feedback = new Feedback();
   private verdict: VerdictView | null = null;
+  /** What the device said last (the page renders before `device` is assigned, while it opens). */
+  private keyRejected = false;
   private device!: Device;
 
   async start(): Promise<void> {
@@ -53,21 +44,16 @@ class ScanPage {
     if (!location.hash.startsWith('#setup=')) return;
     const uri = setupUriFrom(location.hash);
     history.replaceState(null, '', location.pathname + location.search);
-    if (this.device.enrolled && !(await this.confirmReplace())) return;
-    await this.enrol(uri);
+    await this.takeSetupCode(uri);
   }
 
-  private confirmReplace(): Promise<boolean> {
-    const dialog = byId<HTMLDialogElement>('replace-dialog');
-    const queued = this.device.queued;
-    byId('replace-text').textContent =
-      `This device is enrolled for “${this.device.eventName ?? 'an event'}”. The new setup code replaces that enrolment` +
-      (queued > 0 ? `; its ${queued} waiting scans sync under the new key when the event is the same.` : '.');
-    dialog.returnValue = '';
-    dialog.showModal();
-    return new Promise((resolve) =>
-      dialog.addEventListener('close', () => resolve(dialog.returnValue === 'replace'), { once: true }),
-    );
+  /** A setup code (a link opened, or a code scanned or typed): enrols, asking first on an enrolled device. */
+  private async takeSetupCode(uri: string): Promise<void> {
+    if (this.device.enrolled) {
+      const current = { eventName: this.device.eventName, queued: this.device.queued, keyRejected: this.keyRejected };
+      if (!(await askToReplace(current))) return;
+    }
+    await this.enrol(uri);
   }
 
   /** Enrols with a setup URI, and the name typed in **Scanner name** when the setup view shows one. */
@@ -85,15 +71,8 @@ class ScanPage {
   }
 
   private render(state: DeviceState): void {
-    const network = byId('network');
-    network.textContent = state.online ? 'Online' : 'Offline';
-    network.classList.toggle('online', state.online);
-    byId('event').textContent = state.eventName
-      ? `${state.eventName}${state.gate ? ` · gate ${state.gate}` : ''}`
-      : 'Not enrolled';
-    const scannerName = byId('scanner-name');
-    scannerName.textContent = state.enrolled && state.scannerName ? `Scanner: ${state.scannerName}` : '';
-    scannerName.hidden = scannerName.textContent === '';
+    this.keyRejected = state.keyRejected;
+    renderHeader(state);
     const view = state.enrolled ? 'scan' : 'setup';
     if (view !== this.view) {
       this.camera?.stop();
@@ -105,7 +84,10 @@ class ScanPage {
       else this.showSetup();
       this.showMode();
     }
-    if (view === 'scan') this.renderStatus(state);
+    if (view === 'scan') {
+      renderStatus(state);
+      this.verdict?.setIdle({ mode: this.mode, keyRejected: state.keyRejected });
+    }
   }
 
   private showSetup(): void {
@@ -118,7 +100,7 @@ class ScanPage {
     });
     const button = byId<HTMLButtonElement>('scan-setup');
     this.setupCamera = new Camera(byId<HTMLVideoElement>('setup-video'), (code) => {
-      if (!setupUriFrom(code).startsWith('ticket-issuer://enroll')) {
+      if (!isSetupCode(code)) {
         message.textContent = 'That QR code is not a setup code.';
         return;
       }
@@ -174,15 +156,22 @@ class ScanPage {
     byId('forget').addEventListener('click', () => void this.forget());
   }
 
-  /** One code at a time, in the order they came: each verdict shows once its scan is stored. */
+  /**
+   * One code at a time, in the order they came: each verdict shows once its scan is stored. A setup
+   * code enrols (asking first); a device whose key was refused scans no ticket until enrolled again.
+   */
   private check(code: string): Promise<unknown> {
     this.scanning = this.scanning.then(async () => {
       const message = byId('scan-message');
       message.textContent = '';
+      if (isSetupCode(code)) return this.takeSetupCode(setupUriFrom(code));
+      if (this.device.state().keyRejected) return this.refuseScan();
       try {
         this.showVerdict(await this.device.scan(code, this.mode), code);
       } catch (error) {
-        message.textContent = messageOf(error);
+        this.render(this.device.state());
+        if (this.device.state().keyRejected) this.refuseScan();
+        else message.textContent = messageOf(error);
       }
     });
     return this.scanning;
@@ -199,31 +188,18 @@ class ScanPage {
     if (text) this.feedback.give(text.tone !== 'reject');
   }
 
+  /** No verdict: the device must be enrolled again, and the verdict area says so once more. */
+  private refuseScan(): void {
+    this.verdict?.remind();
+    this.feedback.give(false);
+  }
+
   /** Exit mode shows unmistakably: the header's label and colour, and the verdict area's. */
   private showMode(): void {
     const exit = this.view === 'scan' && this.mode === 'exit';
     document.body.classList.toggle('exit-mode', exit);
     byId('mode-label').hidden = !exit;
-    this.verdict?.setIdle({ mode: this.mode });
-  }
-
-  private renderStatus(state: DeviceState): void {
-    byId('queued').textContent = String(state.queued);
-    const lastSync = byId('last-sync');
-    lastSync.textContent = state.lastSyncAt ? formatWhen(state.lastSyncAt) : 'never';
-    if (state.lastSyncAt) lastSync.setAttribute('datetime', state.lastSyncAt);
-    const syncButton = byId<HTMLButtonElement>('sync-now');
-    syncButton.disabled = state.syncing;
-    byId('sync-message').textContent = state.syncing ? 'Syncing…' : (state.problem ?? '');
-    byId('device-text').textContent = state.scannerName
-      ? `Enrolled as “${state.scannerName}”.`
-      : 'Enrolled; the issuer named this device.';
-    const forget = byId<HTMLButtonElement>('forget');
-    forget.disabled = state.queued > 0;
-    byId('forget-message').textContent =
-      state.queued > 0
-        ? `${state.queued === 1 ? '1 scan waits' : `${state.queued} scans wait`} for the issuer: sync before forgetting this device.`
-        : '';
+    this.verdict?.setIdle({ mode: this.mode, keyRejected: this.keyRejected });
   }
 
   private async forget(): Promise<void> {
@@ -241,14 +217,6 @@ class ScanPage {
 function ticketTypeIn(code: string): string | null {
   const type = readToken(code)?.payload.ticket_type;
   return typeof type === 'string' ? type : null;
-}
-
-function alertParagraph(text: string): HTMLParagraphElement {
-  const p = document.createElement('p');
-  p.setAttribute('role', 'alert');
-  p.className = 'message';
-  p.textContent = text;
-  return p;
 }
 
 if ('serviceWorker' in navigator) {

@@ -1,7 +1,7 @@
 /**
  * The verdict area: one verdict at a time in the contract's words, a running count of admits so that
  * two holders let in one after the other are told apart, and back to a neutral "Ready" after a few
- * seconds.
+ * seconds, or to what the device needs when it cannot scan (enrolment again).
  */
 import type { ScanResult } from '@ticket-issuer/scanner';
 import { verdictText, type VerdictContext, type VerdictText } from './verdict-text.ts';
@@ -12,6 +12,8 @@ export const VERDICT_SHOWN_MS = 5000;
 /** What the area shows between verdicts. */
 export interface IdleState {
   mode: 'entry' | 'exit';
+  /** The issuer refused this device's key: it must be enrolled again, and scans nothing until then. */
+  keyRejected: boolean;
 }
 
 type Part = [className: string, text: string | null];
@@ -20,7 +22,7 @@ export class VerdictView {
   private admits = 0;
   private timer: number | undefined;
   private showing = false;
-  private idleState: IdleState = { mode: 'entry' };
+  private idleState: IdleState = { mode: 'entry', keyRejected: false };
 
   constructor(private readonly element: HTMLElement) {}
 
@@ -43,9 +45,14 @@ export class VerdictView {
 
   /** What to show between verdicts; shown at once when no verdict is up, or when it changed. */
   setIdle(state: IdleState): void {
-    const changed = state.mode !== this.idleState.mode;
+    const changed = state.mode !== this.idleState.mode || state.keyRejected !== this.idleState.keyRejected;
     this.idleState = state;
     if (!this.showing || changed) this.idle();
+  }
+
+  /** Says again, at once, what the area says between verdicts (a scan the device could not make). */
+  remind(): void {
+    this.idle();
   }
 
   /** Stops the timer (the view leaves the page). */
@@ -56,6 +63,16 @@ export class VerdictView {
   private idle(): void {
     window.clearTimeout(this.timer);
     this.showing = false;
+    if (this.idleState.keyRejected) {
+      this.fill('blocked', 'Enrol again', null, [
+        ['reason', 'This device’s key was revoked or has expired: it scans nothing.'],
+        [
+          'advice',
+          'Ask the organizer for a new setup code, then open its Web scanner QR code on this phone, or scan it with Start camera.',
+        ],
+      ]);
+      return;
+    }
     const exit = this.idleState.mode === 'exit';
     this.fill('idle', 'Ready', null, [['reason', exit ? 'Exit: scan holders going out' : 'Scan the next ticket']]);
   }
