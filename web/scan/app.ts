@@ -180,11 +180,8 @@ class ScanPage {
   /** The verdict, with what the device knows beside it (its gate, the ticket's type, where it went in). */
   private showVerdict(result: ScanResult, code: string): void {
     const state = this.device.state();
-    const text = this.verdict?.show(result, {
-      gate: state.gate,
-      tokenType: ticketTypeIn(code),
-      ...this.device.ticketFacts(result.tid),
-    });
+    const context = { gate: state.gate, tokenType: ticketTypeIn(code), ...this.device.ticketFacts(result.tid) };
+    const text = this.verdict?.show(result, context, { neverSynced: !state.synced });
     if (text) this.feedback.give(text.tone !== 'reject');
   }
 

@@ -16,6 +16,11 @@ export interface IdleState {
   keyRejected: boolean;
 }
 
+/** A verdict's extras: the device has never synced the feed and the rules (its offline verdicts say so). */
+export interface ShowOptions {
+  neverSynced: boolean;
+}
+
 type Part = [className: string, text: string | null];
 
 export class VerdictView {
@@ -26,8 +31,11 @@ export class VerdictView {
 
   constructor(private readonly element: HTMLElement) {}
 
-  /** Shows a verdict (counting admits), then "Ready" again after VERDICT_SHOWN_MS. */
-  show(result: ScanResult, context: VerdictContext): VerdictText {
+  /**
+   * Shows a verdict (counting admits), then "Ready" again after VERDICT_SHOWN_MS. A ticket judged on
+   * a device that never synced carries a notice that it knew no revocation nor earlier entry.
+   */
+  show(result: ScanResult, context: VerdictContext, options: ShowOptions): VerdictText {
     const text = verdictText(result, context);
     if (text.word === 'Admit') this.admits += 1;
     const parts: Part[] = [
@@ -37,6 +45,10 @@ export class VerdictView {
       ['source', text.source],
     ];
     this.fill(text.tone, text.word, text.word === 'Admit' ? `#${this.admits}` : null, parts);
+    const unsynced = options.neverSynced || result.synced === false;
+    if (unsynced && result.source === 'offline' && result.tid !== null) {
+      this.element.append(' ', neverSyncedNotice());
+    }
     this.showing = true;
     window.clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.idle(), VERDICT_SHOWN_MS);
@@ -92,4 +104,13 @@ export class VerdictView {
     this.element.replaceChildren(headline, ...rest);
     this.element.className = `verdict ${tone}`;
   }
+}
+
+function neverSyncedNotice(): HTMLElement {
+  const notice = document.createElement('span');
+  notice.className = 'notice';
+  notice.dataset.testid = 'never-synced';
+  notice.textContent =
+    'Not synced yet: this device does not know which tickets were revoked or already used elsewhere.';
+  return notice;
 }
