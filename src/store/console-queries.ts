@@ -1,3 +1,6 @@
+import { TICKET_COLUMNS_SQL } from './rows.ts';
+import { searchKey } from './search-key.ts';
+
 /**
  * SQL of the organizer console's store methods (sessions, ticket search), shared by every backend
  * with `?` placeholders; PostgreSQL numbers them.
@@ -13,18 +16,23 @@ export const TOUCH_ADMIN_SESSION_SQL =
 export const DELETE_ADMIN_SESSION_SQL = 'DELETE FROM admin_sessions WHERE session_hash = ?';
 
 /**
- * Ticket search (params: eid, after, holder pattern, tid pattern, limit + 1). `FOLD` is the backend's
- * Unicode lower-case function applied to the holder name; the pattern is folded already.
+ * Ticket search (params: eid, after, holder pattern, tid pattern, limit + 1): the holder's
+ * `search_name` (see `searchKey`) contains the query's key, or the tid starts with the query. The
+ * index `(eid, tid, search_name)` holds both columns the filter reads, in the order of the answer.
  */
-export const searchTicketsSql = (fold: string): string => `
-  SELECT * FROM tickets
-  WHERE eid = ? AND tid > ? AND (${fold}(holder_name) LIKE ? ESCAPE '\\' OR tid LIKE ? ESCAPE '\\')
+export const SEARCH_TICKETS_SQL = `
+  SELECT ${TICKET_COLUMNS_SQL} FROM tickets
+  WHERE eid = ? AND tid > ? AND (search_name LIKE ? ESCAPE '\\' OR tid LIKE ? ESCAPE '\\')
   ORDER BY tid LIMIT ?`;
 
 /** Makes `%`, `_` and `\` match themselves in a LIKE pattern. */
 const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
 
-/** The LIKE patterns of a search: a holder name containing the query, a tid starting with it. */
+/**
+ * The LIKE patterns of a search: a search_name containing the query's key (punctuation, case and
+ * accents ignored; a query of punctuation alone matches every name, as a blank one lists every
+ * ticket), a tid starting with the query.
+ */
 export function searchPatterns(query: string): { holder: string; tid: string } {
-  return { holder: `%${likeLiteral(query.toLowerCase())}%`, tid: `${likeLiteral(query.toUpperCase())}%` };
+  return { holder: `%${likeLiteral(searchKey(query))}%`, tid: `${likeLiteral(query.toUpperCase())}%` };
 }

@@ -9,6 +9,13 @@ import type {
   SigningKeyRecord,
 } from './store.ts';
 
+/**
+ * The columns of a ticket record, for every read of `tickets` that answers one: the table also holds
+ * `search_name`, the search's own column, which is no part of a ticket.
+ */
+export const TICKET_COLUMNS_SQL = `tid, eid, holder_name, ticket_type, issued_at, expires_at, checked_in_at, revoked_at,
+  revoke_reason, ticket_token, external_id`;
+
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;
 

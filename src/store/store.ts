@@ -80,8 +80,9 @@ export interface Store {
   /** The event's tickets in tid order (time-ordered to the millisecond), a page at a time (cursor: the last tid seen). */
   listTickets(eid: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
   /**
-   * The event's tickets whose holder name contains `query` case-insensitively, or whose tid starts
-   * with it, in tid order, a page at a time (cursor: the last tid seen). LIKE wildcards are literal.
+   * The event's tickets whose holder name contains `query` ignoring case, accents and punctuation
+   * (both compared by their `searchKey`), or whose tid starts with it, in tid order, a page at a time
+   * (cursor: the last tid seen). LIKE wildcards are literal.
    */
   searchTickets(eid: string, query: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
   /**

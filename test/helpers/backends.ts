@@ -10,6 +10,8 @@ import { freshDatabase, itUnless, postgresAvailability } from './services.ts';
 export interface BackendRun {
   /** `SQLite` or `PostgreSQL`. */
   backend: string;
+  /** Why this backend's tests are skipped (its hooks should do nothing then), or undefined. */
+  skip: string | undefined;
   it: ReturnType<typeof itUnless>;
   /** The app on this backend, frozen at T0 (open once the suite's `before` hooks have run). */
   issuer: () => TestIssuer;
@@ -47,7 +49,7 @@ export async function eachBackend(title: string, suite: (run: BackendRun) => voi
         await issuer?.close();
         await drop?.();
       });
-      suite({ backend, it: itUnless(skip), issuer: () => issuer ?? assert.fail('the issuer is not open') });
+      suite({ backend, skip, it: itUnless(skip), issuer: () => issuer ?? assert.fail('the issuer is not open') });
     });
   }
 }

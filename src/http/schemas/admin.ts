@@ -224,7 +224,8 @@ export const listTicketsSchema = {
   operationId: 'listTickets',
   summary: "List an event's tickets, or search them with q",
   description:
-    'With q: the tickets whose holder name contains q (case-insensitive) or whose tid starts with it, in tid order.',
+    'With q: the tickets whose holder name contains q, ignoring case, accents and punctuation (`jose` finds José, ' +
+    "`obrien` finds O'Brien), or whose tid starts with it, in tid order.",
   params: EventParams,
   querystring: Type.Composite([
     PageQuery,

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
-import { type Row, toGate } from '../rows.ts';
+import { type Row, TICKET_COLUMNS_SQL, toGate } from '../rows.ts';
 import { isStoreUnavailable } from '../unavailable.ts';
 import type {
   ApiKeyRecord,
@@ -35,7 +35,7 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
  * declared gates the check-ins name.
  */
 const READ_SQL = `
-  WITH locked AS (SELECT * FROM tickets WHERE tid = ANY($1::text[]) ORDER BY tid FOR UPDATE),
+  WITH locked AS (SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ANY($1::text[]) ORDER BY tid FOR UPDATE),
        keys AS (SELECT api_key_id, revoked_at, expires_at FROM api_keys WHERE api_key_id = ANY($2::text[])),
        known AS (
          SELECT i.eid, i.idempotency_key, i.fingerprint, i.http_status, i.body, i.outcome, i.reason

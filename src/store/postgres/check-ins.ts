@@ -8,6 +8,7 @@ import {
   type Row,
   SCAN_INSERT_COLUMNS,
   SCAN_LOG_SQL,
+  TICKET_COLUMNS_SQL,
   scanValues,
   toScan,
 } from '../rows.ts';
@@ -92,7 +93,9 @@ function recordAttempt(
     ]);
     const refusal = keyRefusal(key, attempt.received_at);
     if (refusal) return refusal;
-    const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [attempt.tid]);
+    const ticket = await one<TicketRecord>(db, `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1 FOR UPDATE`, [
+      attempt.tid,
+    ]);
     // Read committed: this statement starts after the key lock was granted, so it sees the answer
     // of any attempt with the same key that held the lock before.
     const known = await one<KnownAttempt>(

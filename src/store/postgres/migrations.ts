@@ -1,12 +1,21 @@
 import type pg from 'pg';
+import { searchKey } from '../search-key.ts';
 import { all } from './queries.ts';
+
+/** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
+interface PostgresMigration {
+  version: number;
+  sql: string;
+  fill?: (client: pg.PoolClient) => Promise<void>;
+  after?: string;
+}
 
 /**
  * Versioned schema changes of the PostgreSQL store, applied in order at start. Never edit a shipped one.
  * The tables mirror the SQLite store's column for column. Ids and instants are `COLLATE "C"` so they
  * order and compare byte-wise, as in SQLite, whatever the database's locale.
  */
-export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = [
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     sql: `
@@ -193,7 +202,38 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX api_keys_by_token ON api_keys (token_id);
     `,
   },
+  {
+    // As SQLite's version 12: each holder name's search key in `search_name`, computed by the one
+    // TypeScript function (`fill`, in the migration's transaction: the database's own lower() and
+    // normalize() depend on its locale and version), then the event's index with that column.
+    version: 12,
+    sql: `ALTER TABLE tickets ADD COLUMN search_name TEXT COLLATE "C" NOT NULL DEFAULT ''`,
+    fill: fillSearchNames,
+    after: `
+      CREATE INDEX tickets_search ON tickets (eid, tid, search_name);
+      DROP INDEX tickets_by_event;
+    `,
+  },
 ];
+
+/** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */
+async function fillSearchNames(client: pg.PoolClient): Promise<void> {
+  let after = '';
+  for (;;) {
+    const rows = await all<{ tid: string; holder_name: string }>(
+      client,
+      'SELECT tid, holder_name FROM tickets WHERE tid > $1 ORDER BY tid LIMIT 5000',
+      [after],
+    );
+    if (rows.length === 0) return;
+    await client.query(
+      `UPDATE tickets SET search_name = u.search_name FROM unnest($1::text[], $2::text[]) AS u (tid, search_name)
+        WHERE tickets.tid = u.tid`,
+      [rows.map((row) => row.tid), rows.map((row) => searchKey(row.holder_name))],
+    );
+    after = rows[rows.length - 1]!.tid;
+  }
+}
 
 /**
  * Advisory lock namespace of migrations (the first key of the two-int form), chosen to be unlikely
@@ -228,6 +268,8 @@ async function applyPending(client: pg.PoolClient): Promise<void> {
     await client.query('BEGIN');
     try {
       await client.query(migration.sql);
+      await migration.fill?.(client);
+      if (migration.after) await client.query(migration.after);
       await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
         migration.version,
         new Date().toISOString(),

@@ -1,12 +1,14 @@
-import { searchPatterns, searchTicketsSql } from '../console-queries.ts';
+import { SEARCH_TICKETS_SQL, searchPatterns } from '../console-queries.ts';
+import { searchKey } from '../search-key.ts';
 import { reissueRefusal } from '../reissue.ts';
-import { page } from '../rows.ts';
+import { page, TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 
-const SEARCH_TICKETS = numbered(searchTicketsSql('lower'));
+const SEARCH_TICKETS = numbered(SEARCH_TICKETS_SQL);
+const TICKET_BY_TID = `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1`;
 
 const TICKET_COLUMNS = [
   'tid',
@@ -32,12 +34,16 @@ const TICKET_COLUMNS = [
 export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRecord[]> {
   // One statement whatever the batch size: one array parameter per column stays clear of the
   // 65,535 bind-parameter limit, and a single statement is all-or-none by itself.
-  const columns = TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column]));
+  const columns = [
+    ...TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column])),
+    tickets.map((ticket) => searchKey(ticket.holder_name)),
+  ];
+  const names = [...TICKET_COLUMNS, 'search_name'];
   return tx(async (db) => {
     const inserted = await db.query(
-      `INSERT INTO tickets (${TICKET_COLUMNS.join(', ')})
-         SELECT * FROM unnest(${TICKET_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u
-           (${TICKET_COLUMNS.join(', ')}) ORDER BY u.external_id
+      `INSERT INTO tickets (${names.join(', ')})
+         SELECT * FROM unnest(${names.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u
+           (${names.join(', ')}) ORDER BY u.external_id
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING RETURNING tid`,
       columns,
     );
@@ -46,8 +52,8 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
     const skipped = tickets.filter((ticket) => !created.has(ticket.tid));
     return all<TicketRecord>(
       db,
-      `SELECT t.* FROM tickets t JOIN unnest($1::text[], $2::text[]) AS s (eid, external_id)
-         ON t.eid = s.eid AND t.external_id = s.external_id`,
+      `SELECT ${TICKET_COLUMNS_SQL} FROM tickets t JOIN unnest($1::text[], $2::text[]) AS s (known_eid, known_id)
+         ON t.eid = s.known_eid AND t.external_id = s.known_id`,
       [skipped.map((ticket) => ticket.eid), skipped.map((ticket) => ticket.external_id)],
     );
   });
@@ -55,7 +61,7 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
 
 /** The ticket, or null. */
 export function getTicket(db: Db, tid: string): Promise<TicketRecord | null> {
-  return one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+  return one<TicketRecord>(db, TICKET_BY_TID, [tid]);
 }
 
 /** The event's tickets in issue order, a page at a time (cursor: the last tid seen). */
@@ -65,11 +71,11 @@ export async function listTickets(
   limit: number,
   after: string | null,
 ): Promise<Page<TicketRecord>> {
-  const rows = await all<TicketRecord>(db, 'SELECT * FROM tickets WHERE eid = $1 AND tid > $2 ORDER BY tid LIMIT $3', [
-    eid,
-    after ?? '',
-    limit + 1,
-  ]);
+  const rows = await all<TicketRecord>(
+    db,
+    `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE eid = $1 AND tid > $2 ORDER BY tid LIMIT $3`,
+    [eid, after ?? '', limit + 1],
+  );
   return page(rows, limit, (t) => t.tid);
 }
 
@@ -93,7 +99,7 @@ export function revokeTicket(tx: Tx, tid: string, at: string, reason: string | n
       'UPDATE tickets SET revoked_at = $1, revoke_reason = $2 WHERE tid = $3 AND revoked_at IS NULL RETURNING eid',
       [at, reason, tid],
     );
-    const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1', [tid]);
+    const ticket = await one<TicketRecord>(db, TICKET_BY_TID, [tid]);
     if ((changed.rowCount ?? 0) > 0 && ticket) {
       await appendChange(db, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
     }
@@ -111,7 +117,7 @@ export function reissueTicket(
   at: string,
 ): Promise<ReissueResult> {
   return tx(async (db): Promise<ReissueResult> => {
-    const ticket = await one<TicketRecord>(db, 'SELECT * FROM tickets WHERE tid = $1 FOR UPDATE', [tid]);
+    const ticket = await one<TicketRecord>(db, `${TICKET_BY_TID} FOR UPDATE`, [tid]);
     const refusal = reissueRefusal(ticket, previousToken);
     if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
     await db.query('UPDATE tickets SET ticket_token = $1 WHERE tid = $2', [nextToken, tid]);

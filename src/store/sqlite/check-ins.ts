@@ -22,6 +22,7 @@ import {
   type Row,
   SCAN_INSERT_COLUMNS,
   SCAN_LOG_SQL,
+  TICKET_COLUMNS_SQL,
   scanValues,
   toScan,
 } from '../rows.ts';
@@ -93,7 +94,7 @@ function recordAttempt(
     logScan(c, attempt, result.outcome, result.reason, result.replay);
     return result.result;
   }
-  const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', attempt.tid);
+  const ticket = c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, attempt.tid);
   const verdict = decide(ticket);
   const move = verdict.move;
   if (move?.to === 'inside') {

@@ -197,6 +197,19 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX api_keys_by_token ON api_keys (token_id);
     `,
   },
+  {
+    // Ticket search ignores case, accents and punctuation: each holder name's key (`searchKey`, the
+    // store's registered `search_key` function here) is kept in `search_name`, written with the
+    // ticket. The event's index gains the column after tid, so a search walks one index in the
+    // answer's order and reads a ticket's row only for a match; it replaces the index on (eid, tid).
+    version: 12,
+    sql: `
+      ALTER TABLE tickets ADD COLUMN search_name TEXT NOT NULL DEFAULT '';
+      UPDATE tickets SET search_name = search_key(holder_name);
+      CREATE INDEX tickets_search ON tickets (eid, tid, search_name);
+      DROP INDEX tickets_by_event;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

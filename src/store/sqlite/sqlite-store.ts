@@ -69,6 +69,7 @@ import {
 } from './signing-keys.ts';
 import { createTickets, getTicket, listTickets, reissueTicket, revokeTicket, searchTickets } from './tickets.ts';
 import { WalSync } from './wal-sync.ts';
+import { searchKey } from '../search-key.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. Node runs one transaction at a time, so
@@ -97,9 +98,9 @@ export class SqliteStore implements Store {
     this.db.pragma(this.walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
-    // SQLite's own lower() folds ASCII only; ticket search must find "Émile" from "émile" as PostgreSQL does.
-    this.db.function('fold_case', { deterministic: true }, (text: unknown) =>
-      typeof text === 'string' ? text.toLowerCase() : text,
+    // The search key of a holder name (see searchKey), for the migration that fills `search_name`.
+    this.db.function('search_key', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? searchKey(text) : text,
     );
     migrate(this.db);
     // Each check-in of a group commit runs in a savepoint, and SQLite copies every page a savepoint

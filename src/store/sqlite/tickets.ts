@@ -1,10 +1,13 @@
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
-import { searchPatterns, searchTicketsSql } from '../console-queries.ts';
+import { SEARCH_TICKETS_SQL, searchPatterns } from '../console-queries.ts';
+import { searchKey } from '../search-key.ts';
 import { reissueRefusal } from '../reissue.ts';
-import { page } from '../rows.ts';
+import { page, TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
+
+const TICKET_BY_TID = `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`;
 
 export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promise<TicketRecord[]> {
   return c.tx(() => {
@@ -12,16 +15,20 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
     // arbiter); a tid that exists still fails the whole batch.
     const insert = c.statement(
       `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
-           checked_in_at, revoked_at, revoke_reason, ticket_token, external_id)
+           checked_in_at, revoked_at, revoke_reason, ticket_token, external_id, search_name)
          VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
-           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id)
+           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id, @search_name)
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
     const existing: TicketRecord[] = [];
     for (const ticket of tickets) {
-      if (insert.run(ticket).changes > 0) continue;
+      if (insert.run({ ...ticket, search_name: searchKey(ticket.holder_name) }).changes > 0) continue;
       existing.push(
-        c.one<TicketRecord>('SELECT * FROM tickets WHERE eid = ? AND external_id = ?', ticket.eid, ticket.external_id)!,
+        c.one<TicketRecord>(
+          `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE eid = ? AND external_id = ?`,
+          ticket.eid,
+          ticket.external_id,
+        )!,
       );
     }
     return existing;
@@ -29,7 +36,7 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
 }
 
 export async function getTicket(c: SqliteContext, tid: string): Promise<TicketRecord | null> {
-  const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+  const ticket = c.one<TicketRecord>(TICKET_BY_TID, tid);
   // What a scanner reads must already be on disk (every commit it could see asked for its fsync).
   await c.walSync?.settled();
   return ticket;
@@ -42,7 +49,7 @@ export async function listTickets(
   after: string | null,
 ): Promise<Page<TicketRecord>> {
   const rows = c.all<TicketRecord>(
-    'SELECT * FROM tickets WHERE eid = ? AND tid > ? ORDER BY tid LIMIT ?',
+    `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE eid = ? AND tid > ? ORDER BY tid LIMIT ?`,
     eid,
     after ?? '',
     limit + 1,
@@ -58,7 +65,7 @@ export async function searchTickets(
   after: string | null,
 ): Promise<Page<TicketRecord>> {
   const { holder, tid } = searchPatterns(query);
-  const rows = c.all<TicketRecord>(searchTicketsSql('fold_case'), eid, after ?? '', holder, tid, limit + 1);
+  const rows = c.all<TicketRecord>(SEARCH_TICKETS_SQL, eid, after ?? '', holder, tid, limit + 1);
   return page(rows, limit, (t) => t.tid);
 }
 
@@ -75,7 +82,7 @@ export function revokeTicket(
       reason,
       tid,
     );
-    const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+    const ticket = c.one<TicketRecord>(TICKET_BY_TID, tid);
     if (changed > 0 && ticket) appendChange(c, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
     return ticket;
   });
@@ -90,7 +97,7 @@ export function reissueTicket(
   at: string,
 ): Promise<ReissueResult> {
   return c.tx((): ReissueResult => {
-    const ticket = c.one<TicketRecord>('SELECT * FROM tickets WHERE tid = ?', tid);
+    const ticket = c.one<TicketRecord>(TICKET_BY_TID, tid);
     const refusal = reissueRefusal(ticket, previousToken);
     if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
     c.run('UPDATE tickets SET ticket_token = ? WHERE tid = ?', nextToken, tid);
