@@ -19,19 +19,41 @@ export function setupUri(issuer: string, token: string): string {
   return `ticket-issuer://enroll?${new URLSearchParams({ iss: issuer, token }).toString()}`;
 }
 
-/** Creates a single-use enrolment token; only its hash is stored and the token is returned once. */
+/**
+ * The gate a token is for, as the event declares it: a gate_id that names a declared gate in another
+ * case takes the declared spelling (so its scanner gets that gate's rules); `declared` says whether
+ * one matched (null without a gate), so that a client can warn of a typo.
+ */
+async function declaredGate(
+  store: Store,
+  eid: string,
+  gateId: string | null,
+): Promise<{ gate_id: string | null; declared: boolean | null }> {
+  if (gateId === null) return { gate_id: null, declared: null };
+  const gates = await store.listGates(eid);
+  const match =
+    gates.find((gate) => gate.gate_id === gateId) ??
+    gates.find((gate) => gate.gate_id.toLowerCase() === gateId.toLowerCase());
+  return match ? { gate_id: match.gate_id, declared: true } : { gate_id: gateId, declared: false };
+}
+
+/**
+ * Creates a single-use enrolment token; only its hash is stored and the token is returned once, with
+ * whether its gate is one the event declares.
+ */
 export async function createEnrollmentToken(
   deps: { store: Store; clock: Clock },
   event: EventRecord,
   input: NewEnrollmentToken,
-): Promise<{ record: EnrollmentTokenRecord; token: string }> {
+): Promise<{ record: EnrollmentTokenRecord; token: string; gateDeclared: boolean | null }> {
   const now = deps.clock.now();
   const token = newSecret(ENROLLMENT_TOKEN_PREFIX);
+  const gate = await declaredGate(deps.store, event.eid, input.gate_id ?? null);
   const record: EnrollmentTokenRecord = {
     token_id: newEnrollmentTokenId(),
     token_hash: hashSecret(token),
     eid: event.eid,
-    gate_id: input.gate_id ?? null,
+    gate_id: gate.gate_id,
     expires_at: input.expires_at
       ? instantField('expires_at', input.expires_at)
       : toStored(new Date(now.getTime() + DEFAULT_TOKEN_LIFETIME_MS)),
@@ -50,7 +72,7 @@ export async function createEnrollmentToken(
     }
   }
   await deps.store.createEnrollmentToken(record);
-  return { record, token };
+  return { record, token, gateDeclared: gate.declared };
 }
 
 /** The organizer's view of an enrolment token: never the token itself. */

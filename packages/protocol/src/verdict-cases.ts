@@ -22,7 +22,7 @@ export interface VerdictCase {
    * The gate scanned at: not declared (or admitting every type), declared and admitting the ticket's
    * type, or declared without it.
    */
-  gate: 'open' | 'admits' | 'refuses';
+  gate: 'open' | 'admits' | 'refuses' | 'admitsOtherSpelling' | 'refusesOtherSpelling';
   /** The holder of a checked-in ticket went out since (an exit recorded after the entry). */
   wentOut?: boolean;
   /** The event lets a holder who went out in again. */
@@ -83,6 +83,19 @@ export const VERDICT_CASES: readonly VerdictCase[] = [
   { ...base, name: 'revocation outranks the gate', gate: 'refuses', revoked: true, outcome: 'revoked' },
   { ...base, name: 'another event outranks the gate', gate: 'refuses', event: 'other', outcome: 'wrong_event' },
   { ...base, name: 'a used ticket at a gate that admits it', gate: 'admits', checkedIn: true, outcome: 'already_used' },
+  // Admitted types are compared ignoring case and surrounding spaces, online and offline alike.
+  {
+    ...base,
+    name: 'a gate that admits the type in another case, with spaces',
+    gate: 'admitsOtherSpelling',
+    outcome: 'valid',
+  },
+  {
+    ...base,
+    name: 'a gate that admits only other types, in any case',
+    gate: 'refusesOtherSpelling',
+    outcome: 'ticket_type_not_admitted',
+  },
   // Re-entry: only a holder who went out, only where the event allows it.
   {
     ...base,
@@ -152,4 +165,6 @@ export const CASE_GATES = {
   open: null,
   admits: { gate_id: 'main', admits: ['GA', 'VIP'] },
   refuses: { gate_id: 'vip', admits: ['VIP'] },
+  admitsOtherSpelling: { gate_id: 'north', admits: [' ga ', 'vip'] },
+  refusesOtherSpelling: { gate_id: 'vip', admits: ['vip ', 'G A'] },
 } as const;

@@ -43,6 +43,11 @@ const CreatedEnrollmentToken = named(
   Type.Object(
     {
       ...EnrollmentTokenProperties,
+      gate_declared: Nullable(Type.Boolean(), {
+        description:
+          'whether gate_id names a gate the event declares (a gate_id that names one in another case is stored in ' +
+          'the declared spelling); false: an undeclared gate, whose scanner no gate rule applies to (a typo?); null: no gate',
+      }),
       token: Type.String({ description: 'st_…; shown only here' }),
       setup_uri: Type.String({ description: 'ticket-issuer://enroll?iss=<BASE_URL>&token=<token>' }),
       setup_qr_svg: Type.String({ description: 'the setup QR code, an SVG document' }),

@@ -54,7 +54,7 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
     { schema: createEnrollmentTokenSchema },
     async (request, reply) => {
       const event = await requireEvent(ctx.store, request.params.eid);
-      const { record, token } = await createEnrollmentToken(ctx, event, request.body);
+      const { record, token, gateDeclared } = await createEnrollmentToken(ctx, event, request.body);
       const uri = setupUri(ctx.config.baseUrl, token);
       // The link a phone's own camera opens: the web scanner, enrolling itself from the fragment
       // (a fragment never reaches a server, so the token stays out of access logs).
@@ -64,9 +64,13 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
         QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, scale: 6 }),
         QRCode.toDataURL(webScannerUrl, { errorCorrectionLevel: 'M', margin: 2, scale: 6 }),
       ]);
-      request.log.info({ token_id: record.token_id, eid: event.eid }, 'enrolment token created');
+      request.log.info(
+        { token_id: record.token_id, eid: event.eid, gate_id: record.gate_id, gate_declared: gateDeclared },
+        'enrolment token created',
+      );
       return reply.status(201).send({
         ...enrollmentTokenView(record),
+        gate_declared: gateDeclared,
         token,
         setup_uri: uri,
         setup_qr_svg: svg,
