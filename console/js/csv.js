@@ -1,5 +1,6 @@
 /**
- * Reads a ticket CSV (header `holder_name,ticket_type[,expires_at]`) and checks every line before
+ * Reads a ticket CSV (header `holder_name,ticket_type`, optionally `expires_at` and `external_id`, in any
+ * order) and checks every line before
  * anything is sent, by the rules the admin API applies, so that a file is imported whole or not at
  * all. Pure: the CSV parser (Papa Parse) is passed in, so this also runs under Node's test runner.
  */
@@ -7,10 +8,18 @@
 /** The admin API takes up to this many tickets in one all-or-nothing request. */
 export const MAX_TICKETS_PER_REQUEST = 10_000;
 
-const HEADERS = [
-  ['holder_name', 'ticket_type'],
-  ['holder_name', 'ticket_type', 'expires_at'],
-];
+const REQUIRED_COLUMNS = ['holder_name', 'ticket_type'];
+const OPTIONAL_COLUMNS = ['expires_at', 'external_id'];
+
+/** What is wrong with a header row, or null: the two required columns, optional ones, each once. */
+function headerProblem(columns) {
+  const known = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
+  const fine =
+    REQUIRED_COLUMNS.every((name) => columns.includes(name)) &&
+    columns.every((name) => known.includes(name)) &&
+    new Set(columns).size === columns.length;
+  return fine ? null : 'the header must name holder_name and ticket_type, and may add expires_at and external_id';
+}
 
 /** The issuer refuses control characters (U+0000–U+001F, U+007F) in text fields. */
 const hasControlCharacter = (text) =>
@@ -44,16 +53,41 @@ function readRow(row, columns) {
   if (row.length !== columns.length) {
     return { problem: `expected ${columns.length} fields (${columns.join(',')}), found ${row.length}` };
   }
-  const [holder, type, expires = ''] = row.map((value) => value.trim());
+  const value = Object.fromEntries(columns.map((name, i) => [name, row[i].trim()]));
+  const { holder_name: holder, ticket_type: type, expires_at: expires = '', external_id: externalId } = value;
   const problem =
-    textProblem('holder_name', holder, 200) ?? textProblem('ticket_type', type, 100) ?? expiryProblem(expires);
+    textProblem('holder_name', holder, 200) ??
+    textProblem('ticket_type', type, 100) ??
+    expiryProblem(expires) ??
+    (externalId === undefined ? null : textProblem('external_id', externalId, 100));
   if (problem) return { problem };
-  return { ticket: { holder_name: holder, ticket_type: type, ...(expires ? { expires_at: expires } : {}) } };
+  return {
+    ticket: {
+      holder_name: holder,
+      ticket_type: type,
+      ...(expires ? { expires_at: expires } : {}),
+      ...(externalId === undefined ? {} : { external_id: externalId }),
+    },
+  };
+}
+
+/** An external_id given twice in one file would be one ticket: the later lines are problems. */
+function repeatedIds(tickets) {
+  const firstLine = new Map();
+  const problems = [];
+  for (const ticket of tickets) {
+    if (ticket.external_id === undefined) continue;
+    const earlier = firstLine.get(ticket.external_id);
+    if (earlier === undefined) firstLine.set(ticket.external_id, ticket.line);
+    else problems.push({ line: ticket.line, message: `external_id "${ticket.external_id}" is on line ${earlier} too` });
+  }
+  return problems;
 }
 
 /**
  * Parses and checks a whole file. Line numbers are the file's own (the header is line 1; a quoted
- * field spanning lines moves the count on). Returns the tickets with their lines, and the problems.
+ * field spanning lines moves the count on). Returns the tickets with their lines, the problems, and the
+ * header's columns.
  */
 export function readTicketsCsv(text, Papa) {
   const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
@@ -70,12 +104,10 @@ export function readTicketsCsv(text, Papa) {
   }));
   const [header = [], ...rows] = parsed.data;
   const columns = header.map((name) => name.trim().toLowerCase());
-  if (!HEADERS.some((expected) => expected.join() === columns.join())) {
-    problems.unshift({
-      line: 1,
-      message: 'the header must be holder_name,ticket_type or holder_name,ticket_type,expires_at',
-    });
-    return { tickets: [], problems };
+  const wrongHeader = headerProblem(columns);
+  if (wrongHeader) {
+    problems.unshift({ line: 1, message: wrongHeader });
+    return { tickets: [], problems, columns };
   }
   const tickets = [];
   rows.forEach((row, i) => {
@@ -84,9 +116,10 @@ export function readTicketsCsv(text, Papa) {
     if (read.problem) problems.push({ line: lines[i + 1], message: read.problem });
     else tickets.push({ ...read.ticket, line: lines[i + 1] });
   });
+  problems.push(...repeatedIds(tickets));
   if (tickets.length === 0 && problems.length === 0) problems.push({ line: 2, message: 'the file holds no tickets' });
   problems.sort((a, b) => a.line - b.line);
-  return { tickets, problems };
+  return { tickets, problems, columns };
 }
 
 /** Splits the tickets into requests the admin API accepts whole. */

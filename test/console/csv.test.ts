@@ -57,6 +57,26 @@ describe('console CSV import: reading and checking a file before anything is sen
     assert.match(read('holder_name,ticket_type\n').problems[0]!.message, /no tickets/);
   });
 
+  it('reads an optional external_id column, in any column order, and refuses an empty, long or repeated one', () => {
+    const { tickets, problems } = read('external_id,ticket_type,holder_name\n ORD-1 ,GA,Ada\nORD-2,VIP,Alan\n');
+    assert.deepEqual(problems, []);
+    assert.deepEqual(tickets, [
+      { holder_name: 'Ada', ticket_type: 'GA', external_id: 'ORD-1', line: 2 },
+      { holder_name: 'Alan', ticket_type: 'VIP', external_id: 'ORD-2', line: 3 },
+    ]);
+    const bad = read(`holder_name,ticket_type,external_id\nA,GA,\nB,GA,${'x'.repeat(101)}\nC,GA,K\nD,GA,K\n`);
+    assert.deepEqual(
+      bad.problems.map((p) => `${p.line}: ${p.message}`),
+      [
+        '2: external_id is empty',
+        '3: external_id is longer than 100 characters',
+        '5: external_id "K" is on line 4 too',
+      ],
+    );
+    assert.match(read('holder_name,ticket_type,ticket_type\nA,GA,GA\n').problems[0]!.message, /header/);
+    assert.match(read('holder_name,ticket_type,seat\nA,GA,12\n').problems[0]!.message, /header/);
+  });
+
   it('splits large files into requests of at most 10,000 tickets', () => {
     assert.deepEqual(
       batches(Array.from({ length: 25_001 }, (_, i) => i)).map((b) => b.length),

@@ -31,14 +31,94 @@ describe('console in Chromium: tickets', () => {
     return { eid, ...opened };
   }
 
-  browserTest('a CSV of 100 rows is imported: "Imported 100 tickets" and the counter says 100', async () => {
-    const { eid, context, page } = await eventPage('Import Fest');
+  browserTest(
+    'a CSV of 100 rows is shown first, then imported: "Imported 100 tickets" and the counter says 100',
+    async () => {
+      const { eid, context, page } = await eventPage('Import Fest');
+      try {
+        const rows = Array.from({ length: 100 }, (_, i) => `"Guest ${i + 1}, Jr.",${i % 2 ? 'GA' : 'VIP'}`);
+        await importCsv(page, ['holder_name,ticket_type', ...rows].join('\r\n') + '\r\n');
+        await page.getByText('tickets.csv: 100 tickets to import.').waitFor();
+        const first = page.getByRole('table', { name: 'First 5 rows of tickets.csv' });
+        assert.deepEqual((await first.getByRole('row').allTextContents()).slice(0, 3), [
+          'LineHolderTypeExpires',
+          '2Guest 1, Jr.VIPnever',
+          '3Guest 2, Jr.GAnever',
+        ]);
+        await page.getByText('This file has no external_id column').waitFor();
+        assert.equal(await issued(f, eid), 0, 'nothing is created before the organizer confirms');
+        await page.getByRole('button', { name: 'Import 100 tickets' }).click();
+        await page.getByRole('status').filter({ hasText: 'Imported 100 tickets' }).waitFor();
+        assert.equal(await issued(f, eid), 100);
+        await page.waitForFunction(() => document.querySelector('[data-testid="count-issued"]')?.textContent === '100');
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  browserTest(
+    'Cancel imports nothing; importing the same CSV twice with external_id creates its tickets once',
+    async () => {
+      const { eid, context, page } = await eventPage('Twice Fest');
+      try {
+        const csv = [
+          'external_id,holder_name,ticket_type,expires_at',
+          'ORD-1,José Núñez,VIP,2030-07-01T23:00:00Z',
+          'ORD-2,Ada Lovelace,GA,',
+          'ORD-3,Alan Turing,GA,',
+        ].join('\n');
+        await importCsv(page, csv);
+        const preview = page.getByRole('table', { name: 'First 3 rows of tickets.csv' });
+        assert.equal(await preview.getByRole('columnheader', { name: 'External id' }).count(), 1);
+        await preview.getByRole('cell', { name: 'ORD-1' }).waitFor();
+        await page.getByText('Tickets whose external_id this event already holds are skipped').waitFor();
+        await page.getByRole('button', { name: 'Cancel' }).click();
+        await page.getByText('Nothing was imported from tickets.csv.').waitFor();
+        assert.equal(await page.getByRole('button', { name: /^Import \d/ }).count(), 0);
+        assert.equal(await issued(f, eid), 0);
+
+        await importCsv(page, csv);
+        await page.getByRole('button', { name: 'Import 3 tickets' }).click();
+        await page.getByRole('status').filter({ hasText: 'Imported 3 tickets' }).waitFor();
+        assert.equal(await issued(f, eid), 3);
+        const { tickets } = await admin<{ tickets: { holder_name: string; external_id: string | null }[] }>(
+          f.issuer(),
+          'GET',
+          `/events/${eid}/tickets`,
+        );
+        assert.deepEqual(tickets.map((t) => t.external_id).sort(), ['ORD-1', 'ORD-2', 'ORD-3']);
+
+        // The same file again, and then with one more line: only the new line makes a ticket.
+        await importCsv(page, csv);
+        await page.getByRole('button', { name: 'Import 3 tickets' }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'Imported 0 tickets; 3 already imported, skipped.' })
+          .waitFor();
+        await importCsv(page, `${csv}\nORD-4,Grace Hopper,GA,`);
+        await page.getByRole('button', { name: 'Import 4 tickets' }).click();
+        await page.getByRole('status').filter({ hasText: 'Imported 1 ticket; 3 already imported, skipped.' }).waitFor();
+        assert.equal(await issued(f, eid), 4);
+        await page.waitForFunction(() => document.querySelector('[data-testid="count-issued"]')?.textContent === '4');
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  browserTest('a CSV that repeats an external_id names both lines and imports nothing', async () => {
+    const { eid, context, page } = await eventPage('Repeat Fest');
     try {
-      const rows = Array.from({ length: 100 }, (_, i) => `"Guest ${i + 1}, Jr.",${i % 2 ? 'GA' : 'VIP'}`);
-      await importCsv(page, ['holder_name,ticket_type', ...rows].join('\r\n') + '\r\n');
-      await page.getByRole('status').filter({ hasText: 'Imported 100 tickets' }).waitFor();
-      assert.equal(await issued(f, eid), 100);
-      await page.waitForFunction(() => document.querySelector('[data-testid="count-issued"]')?.textContent === '100');
+      await importCsv(page, 'holder_name,ticket_type,external_id\nAda,GA,A-1\nAlan,GA,A-2\nGrace,GA,A-1\nKen,GA, \n');
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      const text = (await alert.textContent()) ?? '';
+      assert.match(text, /Line 4: external_id "A-1" is on line 2 too/);
+      assert.match(text, /Line 5: external_id is empty/);
+      assert.match(text, /Nothing was imported/);
+      assert.equal(await page.getByRole('button', { name: /^Import \d/ }).count(), 0);
+      assert.equal(await issued(f, eid), 0);
     } finally {
       await context.close();
     }
