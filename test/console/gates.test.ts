@@ -145,4 +145,116 @@ describe('console in Chromium: the gate editor', () => {
       await context.close();
     }
   });
+  browserTest(
+    'the gate editor offers the event’s ticket types to admit, and warns of a type no ticket carries or in another case',
+    async () => {
+      const issuer = f.issuer();
+      const eid = await createEvent(issuer, 'Typed Gala');
+      await admin(issuer, 'POST', `/events/${eid}/tickets`, {
+        tickets: ['GA', 'VIP', 'Crew', 'GA'].map((ticket_type, i) => ({ holder_name: `Guest ${i}`, ticket_type })),
+      });
+      const { context, page } = await openConsole(f.browser(), issuer);
+      try {
+        await signIn(page);
+        await page.getByRole('link', { name: 'Typed Gala' }).click();
+        const gates = page.getByRole('region', { name: 'Gates' });
+        const picker = gates.getByRole('group', { name: 'Ticket types of this event' });
+        await picker.getByLabel('VIP', { exact: true }).waitFor();
+        assert.deepEqual(await picker.locator('label').allTextContents(), ['Crew', 'GA', 'VIP']);
+        const admits = gates.getByLabel('Admitted ticket types');
+        await picker.getByLabel('VIP', { exact: true }).check();
+        await picker.getByLabel('Crew', { exact: true }).check();
+        assert.equal(await admits.inputValue(), 'VIP, Crew');
+        await picker.getByLabel('VIP', { exact: true }).uncheck();
+        assert.equal(await admits.inputValue(), 'Crew');
+
+        await admits.fill('vip, Staff');
+        const warning = gates.getByRole('status').filter({ hasText: 'the tickets say VIP' });
+        await warning.waitFor();
+        assert.match((await warning.textContent())!, /No ticket of this event has the type Staff yet\./);
+        await admits.fill('VIP');
+        assert.equal(await picker.getByLabel('VIP', { exact: true }).isChecked(), true, 'typing ticks the box');
+        await warning.waitFor({ state: 'detached' });
+
+        await gates.getByLabel('Gate ID').fill('vip');
+        await gates.getByLabel('Gate name').fill('VIP entrance');
+        await gates.getByRole('button', { name: 'Save gate' }).click();
+        await gates.getByText('Admits VIP').waitFor();
+        assert.deepEqual((await admin<{ gates: unknown[] }>(issuer, 'GET', `/events/${eid}/gates`)).gates, [
+          { gate_id: 'vip', name: 'VIP entrance', admits: ['VIP'] },
+        ]);
+        assert.equal(await picker.getByRole('checkbox', { checked: true }).count(), 0, 'the form starts afresh');
+
+        // A type that only arrives with an import is offered once it is imported.
+        await page.getByLabel('Import tickets (CSV)').setInputFiles({
+          name: 'press.csv',
+          mimeType: 'text/csv',
+          buffer: Buffer.from('holder_name,ticket_type\nLois Lane,Press\n'),
+        });
+        await page.getByRole('button', { name: /^Import 1 ticket/ }).click();
+        await picker.getByLabel('Press', { exact: true }).waitFor({ timeout: 5000 });
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  browserTest(
+    'the enrolment form offers the declared gates; an undeclared gate is warned about before and after the token is made',
+    async () => {
+      const issuer = f.issuer();
+      const eid = await createEvent(issuer, 'Declared Gala');
+      await admin(issuer, 'PUT', `/events/${eid}/gates/north`, { name: 'North gate', admits: null });
+      await admin(issuer, 'PUT', `/events/${eid}/gates/vip`, { name: 'VIP entrance', admits: ['VIP'] });
+      const { context, page } = await openConsole(f.browser(), issuer);
+      try {
+        await signIn(page);
+        await page.getByRole('link', { name: 'Declared Gala' }).click();
+        const setup = page.getByRole('region', { name: 'Set up a scanner' });
+        const gate = setup.getByLabel('Gate (optional)');
+        await page.waitForFunction(() => document.querySelectorAll('datalist option').length === 2, null, {
+          timeout: 5000,
+        });
+        const offered = await gate.evaluate((input: HTMLInputElement) =>
+          [...input.list!.options].map((option) => `${option.value}: ${option.label}`),
+        );
+        assert.deepEqual(offered.sort(), ['north: North gate', 'vip: VIP entrance']);
+        await setup.getByText('leave it empty: no gate').waitFor();
+
+        await gate.fill('north');
+        await setup.getByText('Declared gate: North gate.').waitFor();
+        await gate.fill('Nrth');
+        const before = setup.getByRole('status').filter({ hasText: 'Nrth is not a declared gate' });
+        await before.waitFor();
+        assert.match((await before.textContent())!, /Declared gates: north \(North gate\), vip \(VIP entrance\)\./);
+        await gate.press('Escape');
+        await setup.getByRole('button', { name: 'New enrolment token' }).click();
+        await setup.getByRole('heading', { name: 'Setup codes for gate Nrth (not declared)' }).waitFor();
+        await setup
+          .getByRole('status')
+          .filter({
+            hasText:
+              'Gate Nrth is not declared: a scanner enrolled with this code applies no gate’s admitted ticket types.',
+          })
+          .waitFor();
+
+        // A declared gate typed in another case: said before, stored with the declared spelling.
+        await gate.fill('VIP');
+        await setup.getByText('Declared as vip (VIP entrance): the token will name vip.').waitFor();
+        await gate.press('Escape');
+        await setup.getByRole('button', { name: 'New enrolment token' }).click();
+        await setup.getByRole('heading', { name: 'Setup codes for VIP entrance (vip)' }).waitFor();
+        await setup.getByText('Stored as vip, the declared gate’s spelling.').waitFor();
+        assert.equal(await setup.getByText('is not declared').count(), 0);
+        const { enrollment_tokens: tokens } = await admin<{ enrollment_tokens: { gate_id: string }[] }>(
+          issuer,
+          'GET',
+          `/events/${eid}/enrollment-tokens`,
+        );
+        assert.equal(tokens[0]!.gate_id, 'vip');
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

@@ -118,6 +118,7 @@ export async function eventView(main, eid) {
           ticketImport(eid, () => {
             refreshLive();
             search.refresh();
+            gates.refreshTypes().catch(() => undefined);
           }),
           h('p', {}, h('a', { href: `#/events/${encodeURIComponent(eid)}/print`, text: 'Printable ticket QR codes' })),
           search.node,

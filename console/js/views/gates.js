@@ -1,5 +1,8 @@
 import { api } from '../api.js';
-import { field, h, message, replace } from '../dom.js';
+import { field, h, message, replace, uid } from '../dom.js';
+
+/** Tickets read to learn the event's ticket types (one page: the types of a large event show early). */
+const TYPES_SAMPLE = 1000;
 
 /** Ticket types as typed: comma-separated, trimmed, each once; none means every type. */
 export function parseTypes(text) {
@@ -26,15 +29,71 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
   const feedback = h('div');
   const gateId = h('input', { type: 'text', autocomplete: 'off', maxlength: '128', pattern: '[!-~]+', required: true });
   const name = h('input', { type: 'text', autocomplete: 'off', maxlength: '200', required: true });
-  const admits = h('input', { type: 'text', autocomplete: 'off' });
+  const admits = h('input', { type: 'text', autocomplete: 'off', onInput: () => showTypes() });
+  const typeBoxes = h('div', { class: 'type-boxes' });
+  const typePicker = h(
+    'fieldset',
+    { class: 'types', hidden: true },
+    h('legend', { text: 'Ticket types of this event' }),
+    typeBoxes,
+  );
+  const typeWarning = h('div', { 'aria-live': 'polite' });
+  let knownTypes = [];
   const form = h(
     'form',
     { onSubmit: save },
     field('Gate ID', gateId, 'As scanners name it, e.g. vip (no spaces).'),
     field('Gate name', name),
     field('Admitted ticket types', admits, 'Separated by commas, e.g. VIP, Crew. Empty: every type.'),
+    typePicker,
+    typeWarning,
     h('button', { type: 'submit', text: 'Save gate' }),
   );
+
+  /** The typed types, and a checkbox per known type that adds it to them or takes it out. */
+  function showTypes() {
+    const typed = parseTypes(admits.value) ?? [];
+    typePicker.hidden = knownTypes.length === 0;
+    replace(
+      typeBoxes,
+      knownTypes.map((type) => {
+        const box = h('input', { type: 'checkbox', id: uid('admits'), checked: typed.includes(type) });
+        box.addEventListener('change', () => pick(type, box.checked));
+        return h('div', { class: 'field checkbox' }, box, h('label', { for: box.id, text: type }));
+      }),
+    );
+    replace(typeWarning, typeProblems(typed));
+  }
+
+  function pick(type, admitted) {
+    const typed = (parseTypes(admits.value) ?? []).filter((other) => other !== type);
+    admits.value = (admitted ? [...typed, type] : typed).join(', ');
+    showTypes();
+  }
+
+  /** A typed type that no ticket carries: in another case (types match exactly), or not at all. */
+  function typeProblems(typed) {
+    if (knownTypes.length === 0) return null;
+    const problems = typed
+      .filter((type) => !knownTypes.includes(type))
+      .map((type) => {
+        const like = knownTypes.find((known) => known.toLowerCase() === type.toLowerCase());
+        return like
+          ? `${type}: the tickets say ${like} (ticket types must match exactly).`
+          : `No ticket of this event has the type ${type} yet.`;
+      });
+    return problems.length === 0 ? null : message('warning', problems.join(' '));
+  }
+
+  /** The ticket types the event's tickets carry (and those the gates name), to pick from. */
+  async function refreshTypes() {
+    const { tickets } = await api('GET', `/events/${encodeURIComponent(eid)}/tickets?limit=${TYPES_SAMPLE}`);
+    const named = declared.flatMap((gate) => gate.admits ?? []);
+    knownTypes = [...new Set([...tickets.map((ticket) => ticket.ticket_type), ...named])].sort((a, b) =>
+      a.localeCompare(b),
+    );
+    showTypes();
+  }
 
   async function save(event) {
     event.preventDefault();
@@ -46,6 +105,7 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
       });
       replace(feedback, message('success', `Gate ${id} saved.`));
       form.reset();
+      showTypes();
       await refresh();
     } catch (error) {
       replace(feedback, message('error', `Not saved: ${error.message}`));
@@ -129,5 +189,13 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
     );
   }
 
-  return { node: h('div', {}, list, form, feedback), refresh, showCounts };
+  return {
+    node: h('div', {}, list, form, feedback),
+    refresh: async () => {
+      await refresh();
+      await refreshTypes();
+    },
+    refreshTypes,
+    showCounts,
+  };
 }
