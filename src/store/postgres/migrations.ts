@@ -214,6 +214,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       DROP INDEX tickets_by_event;
     `,
   },
+  {
+    // As SQLite's version 13: when a webhook message ended, the schedule steps it used, a redelivery
+    // asked for, and their indexes.
+    version: 13,
+    sql: `
+      ALTER TABLE webhook_messages ADD COLUMN finished_at TEXT COLLATE "C";
+      ALTER TABLE webhook_messages ADD COLUMN schedule_step INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_messages ADD COLUMN redeliver BOOLEAN NOT NULL DEFAULT FALSE;
+      UPDATE webhook_messages SET schedule_step = attempt_count WHERE attempt_count > 0;
+      UPDATE webhook_messages m SET finished_at = COALESCE(
+          (SELECT max(a.at) FROM webhook_attempts a WHERE a.message_id = m.message_id), m.occurred_at)
+        WHERE state <> 'pending';
+      CREATE INDEX webhook_messages_ended ON webhook_messages (finished_at) WHERE state <> 'pending';
+      CREATE INDEX webhook_messages_redelivered ON webhook_messages (webhook_id, next_attempt_at, seq)
+        WHERE state = 'pending' AND redeliver;
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -210,6 +210,24 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       DROP INDEX tickets_by_event;
     `,
   },
+  {
+    // Webhook outbox at festival scale: when a message ended (delivered or failed), for retention by
+    // index; the steps of the retry schedule used (a Retry-After uses none); a redelivery asked for
+    // (kept across an attempt under way, and what a disabled endpoint's claim looks for, by index).
+    version: 13,
+    sql: `
+      ALTER TABLE webhook_messages ADD COLUMN finished_at TEXT;
+      ALTER TABLE webhook_messages ADD COLUMN schedule_step INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_messages ADD COLUMN redeliver INTEGER NOT NULL DEFAULT 0;
+      UPDATE webhook_messages SET schedule_step = attempt_count WHERE attempt_count > 0;
+      UPDATE webhook_messages SET finished_at = COALESCE(
+          (SELECT max(a.at) FROM webhook_attempts a WHERE a.message_id = webhook_messages.message_id), occurred_at)
+        WHERE state <> 'pending';
+      CREATE INDEX webhook_messages_ended ON webhook_messages (finished_at) WHERE state <> 'pending';
+      CREATE INDEX webhook_messages_redelivered ON webhook_messages (webhook_id, next_attempt_at, seq)
+        WHERE state = 'pending' AND redeliver = 1;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */
