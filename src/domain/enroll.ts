@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.ts';
+import type { ScannerNameFacts, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { matchesHash } from './credentials.ts';
 import { IssuerError } from './errors.ts';
@@ -34,6 +34,18 @@ export function assertProtocolVersion(version: string | undefined): void {
   }
 }
 
+/**
+ * The name of a scanner enrolled without one (or with a blank one), so that the console and the scan
+ * log never show a bare id: `<the gate's declared name, else its gate_id>, phone N`, or `Scanner N`
+ * without a gate, N counting the scanners enrolled at that gate of the event before it, itself
+ * included. A device enrolling again at the same gate keeps the name it had there.
+ */
+export function defaultScannerName(facts: ScannerNameFacts): string {
+  if (facts.previous_name !== null) return facts.previous_name;
+  const n = facts.enrolled_before + 1;
+  return facts.gate_id === null ? `Scanner ${n}` : `${facts.gate_name ?? facts.gate_id}, phone ${n}`;
+}
+
 const INVALID_TOKEN_MESSAGE = 'the enrolment token is malformed, expired or already used';
 
 /** Exchanges a single-use enrolment token for an API key scoped to the token's event and gate. */
@@ -44,13 +56,19 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
     throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
   }
   const apiKey = newSecret(API_KEY_PREFIX);
-  const result = await deps.store.redeemEnrollmentToken(hashSecret(token), toStored(deps.clock.now()), {
-    api_key_id: newApiKeyId(),
-    key_hash: hashSecret(apiKey),
-    scanner_id: request.scanner_id,
-    scanner_name: request.scanner_name ?? null,
-    scanner_platform: request.scanner_platform ?? null,
-  });
+  const name = request.scanner_name?.trim() ?? '';
+  const result = await deps.store.redeemEnrollmentToken(
+    hashSecret(token),
+    toStored(deps.clock.now()),
+    {
+      api_key_id: newApiKeyId(),
+      key_hash: hashSecret(apiKey),
+      scanner_id: request.scanner_id,
+      scanner_name: name === '' ? null : name,
+      scanner_platform: request.scanner_platform ?? null,
+    },
+    defaultScannerName,
+  );
   // The store found the token by its hash; comparing once more, against a stand-in when refused,
   // keeps every answer on the same constant-time path whether or not the token exists.
   const matched = matchesHash(token, result.kind === 'enrolled' ? result.token.token_hash : null);
@@ -60,11 +78,14 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
       throw new IssuerError('TOKEN_REVOKED', 'the enrolment token was revoked by the organizer');
     throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
   }
+  const scannerName = result.key.scanner_name;
+  if (scannerName === null) throw new Error('the store enrolled a scanner without naming it');
   const event = await deps.store.getEvent(result.key.eid);
   if (!event) throw new Error(`event ${result.key.eid} of a redeemed token is missing`);
   return {
     api_key: apiKey,
     api_key_id: result.key.api_key_id,
+    scanner_name: scannerName,
     scope: {
       eid: event.eid,
       event_name: event.name,

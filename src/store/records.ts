@@ -210,6 +210,20 @@ export type CheckInResult =
   /** The attempt's API key was revoked or expired by the time the transaction ran: nothing was stored. */
   | { kind: 'key_refused'; why: 'revoked' | 'expired' };
 
+/** What a scanner enrolled without a name is named from, read in the enrolment's transaction. */
+export interface ScannerNameFacts {
+  /** The gate the token is for (null: none), and its declared name (null: none, or not declared). */
+  gate_id: string | null;
+  gate_name: string | null;
+  /** The name this scanner_id got at its last enrolment at this gate of this event, if any. */
+  previous_name: string | null;
+  /** How many other scanners (distinct scanner_ids) enrolled at this gate of this event before. */
+  enrolled_before: number;
+}
+
+/** Names a scanner that came without a name (the domain's rule). */
+export type ScannerNamer = (facts: ScannerNameFacts) => string;
+
 export type RedeemFailure = 'unknown' | 'used' | 'expired' | 'revoked';
 
 export type RedeemResult =

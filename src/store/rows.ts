@@ -4,6 +4,7 @@ import type {
   GateRecord,
   Occupancy,
   Page,
+  ScannerNameFacts,
   ScanOutcome,
   ScanRecord,
   SigningKeyRecord,
@@ -37,6 +38,31 @@ export const SCAN_LOG_SQL = `SELECT s.scan_id, s.eid, s.tid, s.api_key_id, s.sca
     s.idempotency_key, s.scanned_at, s.received_at, s.outcome, s.reason, s.replay, s.admitted_offline,
     CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
   FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id LEFT JOIN tickets t ON t.tid = s.tid`;
+
+/**
+ * What names a scanner enrolled without a name, in the enrolment's transaction (params: eid, gate
+ * key, scanner_id; the gate key is '' for no gate): the gate's declaration, this scanner's last name
+ * at that gate, and how many other scanners enrolled there.
+ */
+export const SCANNER_NAME_FACTS_SQL = `SELECT
+    (SELECT name FROM gates g WHERE g.eid = p.eid AND g.gate_id = p.gate_key) AS gate_name,
+    (SELECT scanner_name FROM api_keys k
+      WHERE k.eid = p.eid AND COALESCE(k.gate_id, '') = p.gate_key AND k.scanner_id = p.scanner_id
+        AND k.scanner_name IS NOT NULL
+      ORDER BY k.enrolled_at DESC, k.api_key_id DESC LIMIT 1) AS previous_name,
+    (SELECT COUNT(DISTINCT k.scanner_id) FROM api_keys k
+      WHERE k.eid = p.eid AND COALESCE(k.gate_id, '') = p.gate_key AND k.scanner_id <> p.scanner_id) AS enrolled_before
+  FROM (SELECT ? AS eid, ? AS gate_key, ? AS scanner_id) p`;
+
+/** The naming facts from their row (COUNT arrives as a string from PostgreSQL). */
+export function toScannerNameFacts(row: Row, gateId: string | null): ScannerNameFacts {
+  return {
+    gate_id: gateId,
+    gate_name: (row.gate_name as string | null) ?? null,
+    previous_name: (row.previous_name as string | null) ?? null,
+    enrolled_before: Number(row.enrolled_before),
+  };
+}
 
 /**
  * An event's enrolment tokens, newest first, with the scanner each was exchanged for (param: eid):

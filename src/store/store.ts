@@ -28,6 +28,7 @@ import type {
   PresenceDecider,
   RedeemResult,
   ReissueResult,
+  ScannerNamer,
   ScanRecord,
   SigningKeyRecord,
   TicketRecord,
@@ -124,9 +125,16 @@ export interface Store {
   revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null>;
   /**
    * Exchanges a token for an API key: marks the token used and inserts the key, or refuses.
-   * Concurrent calls with one token see exactly one `enrolled`.
+   * Concurrent calls with one token see exactly one `enrolled`. A key without `scanner_name` is
+   * named by `nameScanner` from facts read in the same transaction; concurrent enrolments in one
+   * event are named one after the other, so two never count the same scanners.
    */
-  redeemEnrollmentToken(tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult>;
+  redeemEnrollmentToken(
+    tokenHash: string,
+    at: string,
+    key: NewApiKey,
+    nameScanner?: ScannerNamer,
+  ): Promise<RedeemResult>;
 
   /** The API key with this hash, whatever its state, or null. */
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;

@@ -36,6 +36,11 @@ export const EnrollAnswer = named(
     {
       api_key: Type.String({ description: 'sk_live_…; keep it in secure storage, never log it' }),
       api_key_id: Type.String({ description: 'sck_…; safe to log' }),
+      scanner_name: Type.String({
+        description:
+          "the scanner's name: the one it sent, or, when it sent none (or a blank one), the issuer's " +
+          '`<gate name>, phone N` (`Scanner N` without a gate); shown in the console and the scan log',
+      }),
       scope: Type.Object({
         eid: Type.String(),
         event_name: Type.String(),
@@ -52,6 +57,7 @@ export const EnrollAnswer = named(
 const enrolled = {
   api_key: EXAMPLE.apiKey,
   api_key_id: EXAMPLE.apiKeyId,
+  scanner_name: 'Gate A iPad',
   scope: {
     eid: EXAMPLE.eid,
     event_name: 'Summer Festival',

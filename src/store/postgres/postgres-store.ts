@@ -31,6 +31,7 @@ import type {
   Page,
   RedeemResult,
   ReissueResult,
+  ScannerNamer,
   ScanRecord,
   SigningKeyRecord,
   Store,
@@ -182,8 +183,13 @@ export class PostgresStore implements Store {
   revokeEnrollmentToken(tokenId: string, at: string): Promise<EnrollmentTokenRecord | null> {
     return scanners.revokeEnrollmentToken(this.tx, tokenId, at);
   }
-  redeemEnrollmentToken(tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult> {
-    return scanners.redeemEnrollmentToken(this.tx, tokenHash, at, key);
+  redeemEnrollmentToken(
+    tokenHash: string,
+    at: string,
+    key: NewApiKey,
+    nameScanner?: ScannerNamer,
+  ): Promise<RedeemResult> {
+    return scanners.redeemEnrollmentToken(this.tx, tokenHash, at, key, nameScanner);
   }
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
     return scanners.findApiKey(this.pool, keyHash);

@@ -1,7 +1,7 @@
 import { enrolledMessage, scannerRevokedMessage } from '../outbox-data.ts';
 import { fanOut } from './outbox.ts';
 import { redemption } from '../redeem.ts';
-import { LIST_ENROLLMENT_TOKENS_SQL, page } from '../rows.ts';
+import { LIST_ENROLLMENT_TOKENS_SQL, page, type Row, SCANNER_NAME_FACTS_SQL, toScannerNameFacts } from '../rows.ts';
 import type {
   ApiKeyRecord,
   EnrollmentTokenListing,
@@ -9,10 +9,22 @@ import type {
   NewApiKey,
   Page,
   RedeemResult,
+  ScannerNamer,
 } from '../store.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 
 const LIST_ENROLLMENT_TOKENS = numbered(LIST_ENROLLMENT_TOKENS_SQL);
+// The parameters' types, which PostgreSQL cannot infer from a bare SELECT list.
+const SCANNER_NAME_FACTS = numbered(SCANNER_NAME_FACTS_SQL).replace(
+  'SELECT $1 AS eid, $2 AS gate_key, $3 AS scanner_id',
+  'SELECT $1::text AS eid, $2::text AS gate_key, $3::text AS scanner_id',
+);
+
+/**
+ * Advisory lock namespace of scanner naming (the first key; the second is a hash of the eid): two
+ * enrolments in one event count the scanners already there one after the other.
+ */
+const LOCK_SCANNER_NAMES = 0x54490004;
 
 /** Inserts a new enrolment token (its hash only). */
 export async function createEnrollmentToken(db: Db, t: EnrollmentTokenRecord): Promise<void> {
@@ -40,8 +52,18 @@ export function revokeEnrollmentToken(tx: Tx, tokenId: string, at: string): Prom
   });
 }
 
-/** Exchanges a token for an API key, or refuses; concurrent calls with one token see exactly one `enrolled`. */
-export function redeemEnrollmentToken(tx: Tx, tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult> {
+/**
+ * Exchanges a token for an API key, or refuses; concurrent calls with one token see exactly one
+ * `enrolled`. A key without a name is named under the event's naming lock (taken after the token's
+ * row lock, always in that order).
+ */
+export function redeemEnrollmentToken(
+  tx: Tx,
+  tokenHash: string,
+  at: string,
+  key: NewApiKey,
+  nameScanner?: ScannerNamer,
+): Promise<RedeemResult> {
   return tx(async (db): Promise<RedeemResult> => {
     // The row lock makes concurrent redeemers queue; each then sees the token as the last one left it.
     const token = await one<EnrollmentTokenRecord>(
@@ -51,6 +73,12 @@ export function redeemEnrollmentToken(tx: Tx, tokenHash: string, at: string, key
     );
     const outcome = redemption(token, at, key);
     if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
+    if (outcome.record.scanner_name === null && nameScanner) {
+      const { eid, gate_id, scanner_id } = outcome.record;
+      await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_SCANNER_NAMES, eid]);
+      const facts = (await one<Row>(db, SCANNER_NAME_FACTS, [eid, gate_id ?? '', scanner_id]))!;
+      outcome.record.scanner_name = nameScanner(toScannerNameFacts(facts, gate_id));
+    }
     await db.query('UPDATE enrollment_tokens SET used_at = $1 WHERE token_id = $2', [at, outcome.token.token_id]);
     await insertApiKey(db, outcome.record);
     await fanOut(db, enrolledMessage(outcome.record, at));

@@ -5,10 +5,11 @@ import type {
   NewApiKey,
   Page,
   RedeemResult,
+  ScannerNamer,
 } from '../store.ts';
 import { enrolledMessage, scannerRevokedMessage } from '../outbox-data.ts';
 import { redemption } from '../redeem.ts';
-import { LIST_ENROLLMENT_TOKENS_SQL, page } from '../rows.ts';
+import { LIST_ENROLLMENT_TOKENS_SQL, page, type Row, SCANNER_NAME_FACTS_SQL, toScannerNameFacts } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
 
@@ -48,11 +49,17 @@ export function redeemEnrollmentToken(
   tokenHash: string,
   at: string,
   key: NewApiKey,
+  nameScanner?: ScannerNamer,
 ): Promise<RedeemResult> {
   return c.tx((): RedeemResult => {
     const token = c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_hash = ?', tokenHash);
     const outcome = redemption(token, at, key);
     if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
+    if (outcome.record.scanner_name === null && nameScanner) {
+      const { eid, gate_id, scanner_id } = outcome.record;
+      const facts = c.one<Row>(SCANNER_NAME_FACTS_SQL, eid, gate_id ?? '', scanner_id)!;
+      outcome.record.scanner_name = nameScanner(toScannerNameFacts(facts, gate_id));
+    }
     c.run('UPDATE enrollment_tokens SET used_at = ? WHERE token_id = ?', at, outcome.token.token_id);
     c.run(
       `INSERT INTO api_keys (api_key_id, key_hash, eid, gate_id, scanner_id, scanner_name,

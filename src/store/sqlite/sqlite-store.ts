@@ -29,6 +29,7 @@ import type {
   Page,
   RedeemResult,
   ReissueResult,
+  ScannerNamer,
   ScanRecord,
   SigningKeyRecord,
   Store,
@@ -219,8 +220,13 @@ export class SqliteStore implements Store {
     return revokeEnrollmentToken(this.ctx, tokenId, at);
   }
 
-  redeemEnrollmentToken(tokenHash: string, at: string, key: NewApiKey): Promise<RedeemResult> {
-    return redeemEnrollmentToken(this.ctx, tokenHash, at, key);
+  redeemEnrollmentToken(
+    tokenHash: string,
+    at: string,
+    key: NewApiKey,
+    nameScanner?: ScannerNamer,
+  ): Promise<RedeemResult> {
+    return redeemEnrollmentToken(this.ctx, tokenHash, at, key, nameScanner);
   }
 
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
