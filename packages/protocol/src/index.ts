@@ -85,6 +85,8 @@ export interface EnrollAnswer {
   api_key_id: string;
   scope: { eid: string; event_name: string; event_date: string; gate_id: string | null; expires_at: string };
   issuer: { name: string; iss: string };
+  /** The name the issuer keeps for the scanner (its own choice when the request named none). */
+  scanner_name?: string;
 }
 
 /** A public signing key of the discovery document. */

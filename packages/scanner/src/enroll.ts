@@ -171,13 +171,15 @@ async function enrollOnly(
     keepsQueue(existing, queue, discovery.iss.replace(/\/+$/, ''));
     const scannerId = existing?.scanner_id ?? crypto.randomUUID();
     const name = options.name ?? existing?.scanner_name ?? options.defaultName ?? 'ticket-scanner';
+    // A blank name is left out: the issuer then names the scanner itself (after its gate).
     const answer = await client.enroll(discovery.endpoints.enroll, {
       token: setup.token,
       scanner_id: scannerId,
-      scanner_name: name,
+      ...(name.trim() === '' ? {} : { scanner_name: name }),
       scanner_platform: options.platform ?? 'ticket-scanner/0.1',
     });
-    const identity = identityOf(answer, discovery, scannerId, name, options.now?.() ?? new Date());
+    const chosen = answer.scanner_name ?? name;
+    const identity = identityOf(answer, discovery, scannerId, chosen, options.now?.() ?? new Date());
     keepsQueue(existing, queue, identity.issuer, identity.eid);
     const sameEvent = existing !== null && existing.issuer === identity.issuer && existing.eid === identity.eid;
     // The key first and alone; the identity last, as the mark that enrolment completed.
