@@ -49,20 +49,6 @@ export function refusal(error) {
   return known.length > 0 ? [...new Set(known)].join(' ') : (error?.message ?? String(error));
 }
 
-/** The scan log's reasons in words (the API's codes as a supervisor says them). */
-const REASONS = {
-  ticket_type_not_admitted: 'ticket type not admitted at this gate',
-  turned_away_offline: 'turned away offline',
-  not_valid_now: 'not valid now',
-  entry_limit_reached: 'entry limit reached',
-  too_soon: 'too soon',
-};
-
-/** A scan's reason: known codes in words, an organizer's own text (a revocation's reason) as it is. */
-export function reasonText(reason) {
-  return REASONS[reason] ?? reason;
-}
-
 /**
  * A gate as the organizer declared it: "North gate (north)", "gate north (not declared)", or
  * "any gate" for none. `gates`: the event's declared gates.

@@ -47,6 +47,10 @@ describe('console in Chromium: layout, accessibility, CSP', () => {
       await page.getByRole('button', { name: 'New event' }).click();
       await check(page, 'events with the new-event form');
       await page.goto(`${f.issuer().url}/console/#/events/${eid}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      // On a phone the long sections start folded: each is opened, so that all of it is checked.
+      const folded = page.locator('details:not([open]) > summary');
+      while ((await folded.count()) > 0) await folded.first().click();
       await page.getByRole('list', { name: 'Tickets found' }).getByRole('listitem').first().waitFor();
       await page.locator('.chart canvas').waitFor();
       await page.getByRole('button', { name: 'New enrolment token' }).click();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
+import { fitsWidth } from '../helpers/axe.ts';
 import {
   admin,
   browserSkipReason,
@@ -89,6 +90,81 @@ describe('console in Chromium: events', () => {
           .waitFor({ timeout: 5000 });
       } finally {
         await context.close();
+      }
+    },
+  );
+  browserTest('an end before the start is refused in words, not field names', async () => {
+    const { context, page } = await openConsole(f.browser(), f.issuer());
+    try {
+      await signIn(page);
+      await page.getByRole('button', { name: 'New event' }).click();
+      await page.getByLabel('Name').fill('Backwards Night');
+      await page.getByLabel('Event date').fill('2030-07-01T19:30');
+      await page.getByLabel('Ends at (optional)').fill('2030-07-01T18:00');
+      await page.getByRole('button', { name: 'Create event' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      assert.equal(await alert.textContent(), 'The event was not created: The end must be after the start.');
+    } finally {
+      await context.close();
+    }
+  });
+
+  browserTest(
+    'on a phone the event page leads with Inside now, conflicts and scanners; long sections fold, and open with a tap',
+    async () => {
+      const issuer = f.issuer();
+      const eid = await createEvent(issuer, 'Pocket Fest');
+      await admin(issuer, 'POST', `/events/${eid}/tickets`, { holder_name: 'Ada Lovelace', ticket_type: 'GA' });
+      const { context, page } = await openConsole(f.browser(), issuer, { width: 375 });
+      try {
+        await signIn(page);
+        await page.getByRole('link', { name: 'Pocket Fest' }).click();
+        await page.getByRole('heading', { level: 1, name: 'Pocket Fest' }).waitFor();
+        const top = async (locator: ReturnType<typeof page.locator>) => (await locator.boundingBox())!.y;
+        const order = [
+          await top(page.getByTestId('count-inside')),
+          await top(page.getByTestId('count-conflicts')),
+          await top(page.getByRole('region', { name: 'Conflicts' })),
+          await top(page.getByRole('region', { name: 'Scanners' })),
+          await top(page.getByRole('region', { name: 'Set up a scanner' })),
+          await top(page.getByRole('region', { name: 'Scan log' })),
+          await top(page.getByRole('region', { name: 'Tickets' })),
+        ];
+        assert.deepEqual(
+          order,
+          [...order].sort((a, b) => a - b),
+          'inside now, conflicts, scanners, then the rest',
+        );
+        assert.ok(order[3]! < 900, 'the scanners start on the first screen');
+        await page.getByRole('button', { name: 'New enrolment token' }).waitFor();
+
+        // Long sections are folded: their headings show, their content does not until tapped.
+        for (const name of ['Scan log', 'Gates', 'Entry rules', 'Arrivals over time', 'Tickets']) {
+          const region = page.getByRole('region', { name });
+          assert.equal(await region.getByRole('heading', { name }).isVisible(), true, name);
+          assert.equal(await region.locator('details').getAttribute('open'), null, `${name} is folded`);
+        }
+        assert.equal(await page.getByLabel('Search tickets').isVisible(), false);
+        await page.getByRole('region', { name: 'Tickets' }).getByRole('heading', { name: 'Tickets' }).click();
+        await page.getByLabel('Search tickets').waitFor();
+        await page.getByRole('list', { name: 'Tickets found' }).getByText('Ada Lovelace').waitFor();
+        assert.ok(await fitsWidth(page), 'no horizontal scrolling at 375 px');
+        await page.screenshot({ path: '/tmp/console-event-375.png' });
+      } finally {
+        await context.close();
+      }
+
+      // Wide, every section starts open.
+      const wide = await openConsole(f.browser(), issuer, { width: 1280 });
+      try {
+        await signIn(wide.page);
+        await wide.page.getByRole('link', { name: 'Pocket Fest' }).click();
+        await wide.page.getByLabel('Search tickets').waitFor();
+        assert.equal(await wide.page.locator('details:not([open])').count(), 0);
+        await wide.page.screenshot({ path: '/tmp/console-event-1280.png' });
+      } finally {
+        await wide.context.close();
       }
     },
   );

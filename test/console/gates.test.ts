@@ -101,7 +101,7 @@ describe('console in Chromium: the gate editor', () => {
           }),
         });
         assert.equal(((await res.json()) as { status: string }).status, 'checked_out');
-        await gates.getByText('9 entries · 1 exits').waitFor({ timeout: 5000 });
+        await gates.getByText('9 entries · 1 exit', { exact: true }).waitFor({ timeout: 5000 });
         assert.equal(await inside.textContent(), '8 of 10');
         assert.equal(await page.getByText('% of the capacity').count(), 0, 'no warning below 90 %');
       } finally {

@@ -29,6 +29,12 @@ const { tickets } = await admin<{ tickets: { tid: string }[] }>(issuer, 'POST', 
     ticket_type: i % 5 === 0 ? 'VIP' : 'General admission',
   })),
 });
+for (const gate of GATES) {
+  await admin(issuer, 'PUT', `/events/${eid}/gates/${gate}`, {
+    name: `${gate[0]!.toUpperCase()}${gate.slice(1)} gate`,
+    admits: null,
+  });
+}
 const scanners = [];
 for (const gate of GATES) {
   const { token } = await admin<{ token: string }>(issuer, 'POST', `/events/${eid}/enrollment-tokens`, {

@@ -10,7 +10,6 @@ interface WordsModule {
   ago: (iso: string | null, now?: number) => string;
   until: (iso: string, now?: number) => string;
   refusal: (error: { message: string; details?: { fields?: { field: string; problem: string }[] } }) => string;
-  reasonText: (reason: string) => string;
   gateText: (gateId: string | null, gates: Gate[]) => string;
   declaredGate: (typed: string, gates: Gate[]) => Gate | null;
   isLoopback: (hostname: string) => boolean;
@@ -56,8 +55,6 @@ describe('console words: counts, times and refusals as an organizer reads them',
     };
     assert.equal(words.refusal(error), 'The end must be after the start.');
     assert.equal(words.refusal({ message: 'the issuer is busy' }), 'the issuer is busy');
-    assert.equal(words.reasonText('ticket_type_not_admitted'), 'ticket type not admitted at this gate');
-    assert.equal(words.reasonText('refunded at the box office'), 'refunded at the box office');
   });
 
   it('names gates as declared, finds a declared gate typed in another case, and knows loopback addresses', () => {

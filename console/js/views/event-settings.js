@@ -1,5 +1,6 @@
 import { api } from '../api.js';
 import { field, h, message, replace } from '../dom.js';
+import { refusal } from '../words.js';
 
 /**
  * The event's entry rules: re-entry (a holder who went out may come in again) and the capacity the
@@ -36,7 +37,7 @@ export function eventSettings(event, onSaved) {
       replace(feedback, message('success', 'Entry rules saved.'));
       onSaved(saved);
     } catch (error) {
-      replace(feedback, message('error', `Not saved: ${error.message}`));
+      replace(feedback, message('error', `Not saved: ${refusal(error)}`));
     }
   }
 

@@ -15,17 +15,34 @@ const LIVE_MS = 2000;
 /** Scanners and conflicts change more slowly: every this many live refreshes. */
 const SLOW_EVERY = 3;
 
+/** After Inside now, what a supervisor looks at first: conflicts, then entries. */
 const COUNTERS = [
-  ['issued', 'count-issued', 'Issued'],
-  ['checked_in', 'count-checked-in', 'Checked in'],
-  ['revoked', 'count-revoked', 'Revoked'],
   ['conflicts', 'count-conflicts', 'Conflicts'],
+  ['checked_in', 'count-checked-in', 'Checked in'],
+  ['issued', 'count-issued', 'Issued'],
+  ['revoked', 'count-revoked', 'Revoked'],
 ];
+
+/** Where both columns fit (the stylesheet's breakpoint): every section starts open there. */
+const WIDE = '(min-width: 64rem)';
 
 /** A section with its heading, labelled by it. */
 function section(title, ...children) {
   const id = uid('section');
   return h('section', { 'aria-labelledby': id }, h('h2', { id, text: title }), ...children);
+}
+
+/**
+ * A long section that folds (`<details>`): open on a wide screen, folded on a phone, where the page
+ * leads with what a supervisor needs. Its heading is the summary, so a tap opens it.
+ */
+function foldingSection(title, ...children) {
+  const id = uid('section');
+  return h(
+    'section',
+    { 'aria-labelledby': id, class: 'folding' },
+    h('details', { open: matchMedia(WIDE).matches }, h('summary', {}, h('h2', { id, text: title })), ...children),
+  );
 }
 
 /** One event: live counters and arrivals, tickets, scanners, scan log and conflicts. */
@@ -106,14 +123,29 @@ export async function eventView(main, eid) {
       COUNTERS.map(([key, , label]) => h('li', {}, counts[key], h('span', { class: 'label', text: label }))),
     ),
     capacityWarning,
+    // The supervisor's column first (on a phone it comes right after the counters), the organizer's
+    // long lists second; on a wide screen they stand side by side in that order.
     h(
       'div',
       { class: 'columns' },
       h(
         'div',
         {},
-        section('Arrivals over time', chart.node),
-        section(
+        section('Conflicts', conflictList),
+        section('Scanners', scanners.node),
+        section('Set up a scanner', enrol.node),
+        foldingSection('Scan log', scanList),
+        foldingSection('Gates', gates.node),
+        foldingSection(
+          'Entry rules',
+          eventSettings(event, () => refreshLive()),
+        ),
+      ),
+      h(
+        'div',
+        {},
+        foldingSection('Arrivals over time', chart.node),
+        foldingSection(
           'Tickets',
           ticketImport(eid, () => {
             refreshLive();
@@ -123,19 +155,6 @@ export async function eventView(main, eid) {
           h('p', {}, h('a', { href: `#/events/${encodeURIComponent(eid)}/print`, text: 'Printable ticket QR codes' })),
           search.node,
         ),
-      ),
-      h(
-        'div',
-        {},
-        section('Set up a scanner', enrol.node),
-        section(
-          'Entry rules',
-          eventSettings(event, () => refreshLive()),
-        ),
-        section('Gates', gates.node),
-        section('Scanners', scanners.node),
-        section('Scan log', scanList),
-        section('Conflicts', conflictList),
       ),
     ),
   );

@@ -1,5 +1,6 @@
 import { api } from '../api.js';
 import { field, h, message, replace, when } from '../dom.js';
+import { refusal } from '../words.js';
 
 /** The list of events, and the form that creates one. */
 export async function eventsView(main) {
@@ -79,7 +80,7 @@ function newEventForm() {
       });
       location.hash = `#/events/${encodeURIComponent(event.eid)}`;
     } catch (error) {
-      replace(problem, message('error', `The event was not created: ${error.message}`));
+      replace(problem, message('error', `The event was not created: ${refusal(error)}`));
     }
   }
 }

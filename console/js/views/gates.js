@@ -1,5 +1,6 @@
 import { api } from '../api.js';
 import { field, h, message, replace, uid } from '../dom.js';
+import { plural, refusal } from '../words.js';
 
 /** Tickets read to learn the event's ticket types (one page: the types of a large event show early). */
 const TYPES_SAMPLE = 1000;
@@ -108,7 +109,7 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
       showTypes();
       await refresh();
     } catch (error) {
-      replace(feedback, message('error', `Not saved: ${error.message}`));
+      replace(feedback, message('error', `Not saved: ${refusal(error)}`));
     }
   }
 
@@ -140,7 +141,7 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
   const countsOf = (gateId) => counts.find((count) => count.gate_id === gateId) ?? { entries: 0, exits: 0 };
   const countLine = (gateId) => {
     const { entries, exits } = countsOf(gateId);
-    return h('div', { class: 'small', text: `${entries} entries · ${exits} exits` });
+    return h('div', { class: 'small', text: `${plural(entries, 'entry', 'entries')} · ${plural(exits, 'exit')}` });
   };
 
   function render() {
