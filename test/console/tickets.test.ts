@@ -205,6 +205,31 @@ describe('console in Chromium: tickets', () => {
     },
   );
 
+  browserTest('search ignores case, accents and punctuation: jose finds José, obrien finds O’Brien', async () => {
+    const { eid, context, page } = await eventPage('Accent Fest');
+    try {
+      await admin(f.issuer(), 'POST', `/events/${eid}/tickets`, {
+        tickets: [
+          { holder_name: 'José Núñez', ticket_type: 'GA' },
+          { holder_name: "Siobhán O'Brien", ticket_type: 'GA' },
+          { holder_name: 'Ada Lovelace', ticket_type: 'GA' },
+        ],
+      });
+      const found = page.getByRole('list', { name: 'Tickets found' }).getByRole('listitem');
+      for (const [typed, holder] of [
+        ['jose', 'José Núñez'],
+        ['obrien', "Siobhán O'Brien"],
+        ['NUNEZ', 'José Núñez'],
+      ] as const) {
+        await page.getByLabel('Search tickets').fill(typed);
+        await found.filter({ hasText: holder }).waitFor();
+        assert.equal(await found.count(), 1, typed);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   browserTest('"Reissue" gives a ticket a new token after a confirmation', async () => {
     const { eid, context, page } = await eventPage('Reissue Fest');
     try {

@@ -113,7 +113,7 @@ export function ticketSearch(eid, onChanged) {
   const node = h(
     'div',
     { class: 'search' },
-    field('Search tickets', input, 'By holder name (any part) or ticket id.'),
+    field('Search tickets', input, 'By holder name (any part; case, accents and punctuation aside) or ticket id.'),
     status,
     results,
     more,
