@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
+import { seriousViolations } from '../helpers/axe.ts';
 import {
   admin,
   browserSkipReason,
@@ -172,6 +173,7 @@ describe('console in Chromium: the gate editor', () => {
         const warning = gates.getByRole('status').filter({ hasText: 'the tickets say VIP' });
         await warning.waitFor();
         assert.match((await warning.textContent())!, /No ticket of this event has the type Staff yet\./);
+        assert.deepEqual(await seriousViolations(page), [], 'the picker and its warning pass axe');
         await admits.fill('VIP');
         assert.equal(await picker.getByLabel('VIP', { exact: true }).isChecked(), true, 'typing ticks the box');
         await warning.waitFor({ state: 'detached' });
@@ -227,6 +229,7 @@ describe('console in Chromium: the gate editor', () => {
         const before = setup.getByRole('status').filter({ hasText: 'Nrth is not a declared gate' });
         await before.waitFor();
         assert.match((await before.textContent())!, /Declared gates: north \(North gate\), vip \(VIP entrance\)\./);
+        assert.deepEqual(await seriousViolations(page), []);
         await gate.press('Escape');
         await setup.getByRole('button', { name: 'New enrolment token' }).click();
         await setup.getByRole('heading', { name: 'Setup codes for gate Nrth (not declared)' }).waitFor();

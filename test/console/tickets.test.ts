@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe.ts';
 import { admin, browserSkipReason, browserTest, consoleFixture, createEvent, openConsole, signIn } from './harness.ts';
 
 browserSkipReason();
@@ -47,6 +48,7 @@ describe('console in Chromium: tickets', () => {
         ]);
         await page.getByText('This file has no external_id column').waitFor();
         assert.equal(await issued(f, eid), 0, 'nothing is created before the organizer confirms');
+        assert.deepEqual(await seriousViolations(page), [], 'the preview passes axe');
         await page.getByRole('button', { name: 'Import 100 tickets' }).click();
         await page.getByRole('status').filter({ hasText: 'Imported 100 tickets' }).waitFor();
         assert.equal(await issued(f, eid), 100);
