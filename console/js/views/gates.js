@@ -51,6 +51,9 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
     h('button', { type: 'submit', text: 'Save gate' }),
   );
 
+  /** The issuer matches admitted types ignoring case and surrounding spaces: so does the picker. */
+  const sameType = (a, b) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
   /** The typed types, and a checkbox per known type that adds it to them or takes it out. */
   function showTypes() {
     const typed = parseTypes(admits.value) ?? [];
@@ -58,7 +61,11 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
     replace(
       typeBoxes,
       knownTypes.map((type) => {
-        const box = h('input', { type: 'checkbox', id: uid('admits'), checked: typed.includes(type) });
+        const box = h('input', {
+          type: 'checkbox',
+          id: uid('admits'),
+          checked: typed.some((other) => sameType(other, type)),
+        });
         box.addEventListener('change', () => pick(type, box.checked));
         return h('div', { class: 'field checkbox' }, box, h('label', { for: box.id, text: type }));
       }),
@@ -67,22 +74,17 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
   }
 
   function pick(type, admitted) {
-    const typed = (parseTypes(admits.value) ?? []).filter((other) => other !== type);
+    const typed = (parseTypes(admits.value) ?? []).filter((other) => !sameType(other, type));
     admits.value = (admitted ? [...typed, type] : typed).join(', ');
     showTypes();
   }
 
-  /** A typed type that no ticket carries: in another case (types match exactly), or not at all. */
+  /** A typed type that no ticket carries, in any case (a typo, or a type not imported yet). */
   function typeProblems(typed) {
     if (knownTypes.length === 0) return null;
     const problems = typed
-      .filter((type) => !knownTypes.includes(type))
-      .map((type) => {
-        const like = knownTypes.find((known) => known.toLowerCase() === type.toLowerCase());
-        return like
-          ? `${type}: the tickets say ${like} (ticket types must match exactly).`
-          : `No ticket of this event has the type ${type} yet.`;
-      });
+      .filter((type) => !knownTypes.some((known) => sameType(known, type)))
+      .map((type) => `No ticket of this event has the type ${type} yet.`);
     return problems.length === 0 ? null : message('warning', problems.join(' '));
   }
 
