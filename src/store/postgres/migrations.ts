@@ -231,6 +231,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         WHERE state = 'pending' AND redeliver;
     `,
   },
+  {
+    // As SQLite's version 14: a double scan's conflict messages read the scans just logged by key.
+    version: 14,
+    sql: `CREATE INDEX scans_by_key ON scans (eid, idempotency_key, outcome);`,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

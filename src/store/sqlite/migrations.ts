@@ -228,6 +228,14 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
         WHERE state = 'pending' AND redeliver = 1;
     `,
   },
+  {
+    // A double scan's conflict messages read the scans it just logged by their idempotency key, not
+    // every already_used scan of the event: its cost stays the same however long the scan log grows.
+    // The outcome is part of the key so that SQLite's planner, which keeps no statistics, prefers
+    // this index to the one by outcome.
+    version: 14,
+    sql: `CREATE INDEX scans_by_key ON scans (eid, idempotency_key, outcome);`,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */
