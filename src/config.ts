@@ -43,6 +43,8 @@ export interface Config {
     retrySchedule: number[];
     /** Receivers on loopback and private networks are allowed (WEBHOOK_ALLOW_PRIVATE). */
     allowPrivate: boolean;
+    /** Delivered and failed messages are deleted, with their attempts, this many days after they ended (WEBHOOK_RETENTION_DAYS). */
+    retentionDays: number;
   };
 }
 
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutSeconds: integer(env, 'WEBHOOK_TIMEOUT_S', 10, 1, 300),
       retrySchedule: retrySchedule(env),
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+      retentionDays: retentionDays(env),
     },
   };
 }
@@ -233,6 +236,17 @@ function retrySchedule(env: Env): number[] {
     );
   }
   return delays.map(Number);
+}
+
+/** WEBHOOK_RETENTION_DAYS: a positive number of days, fractions allowed (at most 100 years). */
+function retentionDays(env: Env): number {
+  const raw = text(env, 'WEBHOOK_RETENTION_DAYS');
+  if (raw === null) return 30;
+  const days = Number(raw);
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(raw) || !(days > 0) || days > 36_500) {
+    throw new ConfigError(`WEBHOOK_RETENTION_DAYS must be a positive number of days (fractions allowed), got "${raw}"`);
+  }
+  return days;
 }
 
 /** A boolean variable: true/1 or false/0 (unset: false). */

@@ -77,6 +77,10 @@ export interface ClaimedMessage {
   position: number | null;
   occurred_at: string;
   attempt_count: number;
+  /** Delays of the retry schedule used so far (an attempt answered with a Retry-After uses none). */
+  schedule_step: number;
+  /** This claim's lease: the attempt's result is recorded only while the message is still under it. */
+  lease_token: string;
 }
 
 /** One delivery attempt, as the log shows it. */
@@ -92,11 +96,16 @@ export interface WebhookAttempt {
 export interface AttemptResult {
   message_id: string;
   webhook_id: string;
-  /** The worker's lease on the message: a result whose lease was taken over is dropped. */
-  lease_owner: string;
+  /** The claim's lease token: a result whose lease was taken over by a newer claim is dropped. */
+  lease_token: string;
   attempt: WebhookAttempt;
-  /** Delivered, to be tried again at an instant, or failed for good. */
-  next: { state: 'delivered' } | { state: 'pending'; next_attempt_at: string } | { state: 'failed' };
+  /** When the attempt ended: a retry's delay counts from here (SQLite; PostgreSQL counts from its own now). */
+  ended_at: string;
+  /**
+   * Delivered; to be tried again after `delay_s` (`step`: it used a delay of the schedule, not the
+   * receiver's Retry-After); or failed for good.
+   */
+  next: { state: 'delivered' } | { state: 'pending'; delay_s: number; step: boolean } | { state: 'failed' };
   /** Disable the endpoint: the receiver answered 410 (`gone`), or it has failed since before `failing_before`. */
   disable: 'gone' | null;
   /** An endpoint failing since at or before this instant is disabled (`failing`). */
@@ -116,13 +125,31 @@ export interface DeliveryRecord {
 
 /** How a claim is made: due messages without a live lease, at most `perEndpoint` of each endpoint. */
 export interface ClaimRequest {
+  /** Now, by the worker's clock: SQLite's leases and due times are read by it (PostgreSQL reads its own). */
   now: string;
-  leaseUntil: string;
-  owner: string;
+  /** How long each lease lasts, in seconds. */
+  leaseSeconds: number;
   limit: number;
   perEndpoint: number;
   /** Endpoints with fewer free slots than `perEndpoint` in this worker, and how many (0: none). */
   limits: { webhook_id: string; free: number }[];
+}
+
+/** One bounded step of the outbox's upkeep (see Store.upkeepWebhookOutbox). */
+export interface UpkeepRequest {
+  /** Now, by the worker's clock (SQLite; PostgreSQL reads its own). */
+  now: string;
+  /** Delivered and failed messages that ended longer ago than this are deleted, with their attempts. */
+  retentionSeconds: number;
+  /** At most this many messages per part of the step. */
+  batch: number;
+}
+
+/** What a step of upkeep did: messages failed (their endpoint is disabled), purged (deleted endpoint), expired. */
+export interface UpkeepDone {
+  failed: number;
+  purged: number;
+  expired: number;
 }
 
 export function toWebhook(row: Row): WebhookRecord {
@@ -151,6 +178,8 @@ export function toClaimed(row: Row): ClaimedMessage {
     position: row.position === null || row.position === undefined ? null : Number(row.position),
     occurred_at: row.occurred_at as string,
     attempt_count: Number(row.attempt_count),
+    schedule_step: Number(row.schedule_step),
+    lease_token: row.lease_owner as string,
   };
 }
 
@@ -208,4 +237,12 @@ export function failureRuns(results: AttemptResult[]) {
     runs.set(r.webhook_id, run);
   }
   return runs;
+}
+
+/** SQLSTATEs that end a transaction which can simply be run again: a deadlock, a serialization failure. */
+const RETRIABLE = new Set(['40P01', '40001']);
+
+/** Whether the database ended the transaction in a deadlock or a serialization failure (run it again). */
+export function isRetriable(error: unknown): boolean {
+  return RETRIABLE.has(String((error as { code?: unknown } | null)?.code ?? ''));
 }

@@ -5,7 +5,7 @@
 import { toWire } from '../domain/time.ts';
 import type { AttemptResult, ClaimedMessage } from '../store/webhook-records.ts';
 import type { AttemptOutcome } from './deliver.ts';
-import { retryDelaySeconds } from './schedule.ts';
+import { nextRetry } from './schedule.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** An endpoint that failed every attempt for this long is disabled. */
@@ -22,14 +22,20 @@ export function messageBody(message: Pick<ClaimedMessage, 'type' | 'data' | 'pos
   });
 }
 
+/** When an attempt started and ended (by the worker's clock). */
+export interface AttemptTimes {
+  started: Date;
+  ended: Date;
+}
+
 /**
- * The end of an attempt: delivered on a 2xx; else due again after the schedule's delay (or the
- * receiver's Retry-After), or failed past the last delay; 410 fails it and disables the endpoint.
+ * The end of an attempt: delivered on a 2xx; else due again after the schedule's next delay (or the
+ * receiver's Retry-After, which uses none), counted from the attempt's end, or failed past the last
+ * delay; 410 fails it and disables the endpoint.
  */
 export function attemptResult(
   message: ClaimedMessage,
-  owner: string,
-  at: Date,
+  times: AttemptTimes,
   outcome: AttemptOutcome,
   delivered: boolean,
   schedule: readonly number[],
@@ -37,24 +43,23 @@ export function attemptResult(
   const gone = outcome.status_code === 410;
   let next: AttemptResult['next'] = { state: 'delivered' };
   if (!delivered) {
-    const delay = gone ? null : retryDelaySeconds(schedule, message.attempt_count + 1, outcome.retry_after_s);
-    next =
-      delay === null
-        ? { state: 'failed' }
-        : { state: 'pending', next_attempt_at: new Date(at.getTime() + delay * 1000).toISOString() };
+    const deferrals = message.attempt_count - message.schedule_step;
+    const retry = gone ? null : nextRetry(schedule, message.schedule_step, deferrals, outcome.retry_after_s);
+    next = retry === null ? { state: 'failed' } : { state: 'pending', ...retry };
   }
   return {
     message_id: message.message_id,
     webhook_id: message.webhook_id,
-    lease_owner: owner,
+    lease_token: message.lease_token,
     attempt: {
-      at: at.toISOString(),
+      at: times.started.toISOString(),
       status_code: outcome.status_code,
       error: outcome.error,
       duration_ms: outcome.duration_ms,
     },
+    ended_at: times.ended.toISOString(),
     next,
     disable: gone ? 'gone' : null,
-    failing_before: new Date(at.getTime() - DISABLE_AFTER_MS).toISOString(),
+    failing_before: new Date(times.started.getTime() - DISABLE_AFTER_MS).toISOString(),
   };
 }

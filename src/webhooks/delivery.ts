@@ -1,7 +1,8 @@
 /**
- * This instance's webhook delivery, wired into the app: the worker starts when the app is ready and
- * stops (letting its attempts end) when it closes, and gives way while scanners' requests keep the
- * instance busy. The pending-messages gauge reads the outbox whether or not a worker runs here.
+ * This instance's webhook delivery, wired into the app: the worker and the outbox's upkeep start when
+ * the app is ready and stop (letting their work under way end) when it closes, and give way while
+ * scanners' requests keep the instance busy. The pending-messages gauge reads the outbox whether or
+ * not a worker runs here.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
@@ -9,6 +10,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { IssuerMetrics } from '../http/operations/metrics.ts';
 import type { Store } from '../store/store.ts';
 import { RequestPressure } from './pressure.ts';
+import { OutboxUpkeep } from './upkeep.ts';
 import { WebhookWorker } from './worker.ts';
 
 export function webhookDelivery(
@@ -40,7 +42,20 @@ export function webhookDelivery(
     log: app.log.child({ component: 'webhooks' }),
     onAttempt: (delivered) => metrics.webhookAttempt(delivered),
   });
-  app.addHook('onReady', async () => worker.start());
-  app.addHook('onClose', async () => worker.stop());
+  const upkeep = new OutboxUpkeep({
+    store,
+    clock: options.clock,
+    retentionDays: options.config.webhooks.retentionDays,
+    log: app.log.child({ component: 'webhooks' }),
+    busy: () => pressure.busy(),
+  });
+  app.addHook('onReady', async () => {
+    worker.start();
+    upkeep.start();
+  });
+  app.addHook('onClose', async () => {
+    await upkeep.stop();
+    await worker.stop();
+  });
   return worker;
 }

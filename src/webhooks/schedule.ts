@@ -1,25 +1,46 @@
 /**
- * When a failed message is tried again: after the configured delay for its attempt, with ±10 % of
- * jitter (so that a receiver coming back is not met by every message at once; the contract allows
- * ±20 % with the worker's lateness included), or after the receiver's `Retry-After` when it asks
- * for at most an hour. Past the last delay, the message has failed.
+ * When a failed message is tried again: after the next delay of the schedule, with ±10 % of jitter
+ * (so that a receiver coming back is not met by every message at once; the contract allows ±20 % with
+ * the worker's lateness included), or after the receiver's `Retry-After` when it asks for at most an
+ * hour. A Retry-After uses no delay of the schedule: the receiver said when, it did not fail for good.
+ * Past the last delay, the message has failed.
  */
 const MAX_RETRY_AFTER_S = 3600;
 const JITTER = 0.1;
+/**
+ * Attempts of one message a Retry-After may put off without using the schedule (a day of hourly
+ * answers); past them, the schedule goes on as if the receiver had not asked.
+ */
+export const MAX_DEFERRALS = 24;
 
-/** Seconds until the next attempt after failed attempt number `attempt` (1-based), or null: failed. */
-export function retryDelaySeconds(
+/** What comes after a failed attempt: a retry after `delay_s` (`step`: it used a delay of the schedule). */
+export interface Retry {
+  delay_s: number;
+  step: boolean;
+}
+
+/**
+ * The retry after a failed attempt of a message that has used `stepsUsed` delays of the schedule and
+ * been put off `deferrals` times by a Retry-After; null: it has failed.
+ */
+export function nextRetry(
   schedule: readonly number[],
-  attempt: number,
+  stepsUsed: number,
+  deferrals: number,
   retryAfterSeconds: number | null,
   random: () => number = Math.random,
-): number | null {
-  const delay = schedule[attempt - 1];
-  if (delay === undefined) return null;
-  if (retryAfterSeconds !== null && retryAfterSeconds >= 0 && retryAfterSeconds <= MAX_RETRY_AFTER_S) {
-    return retryAfterSeconds;
+): Retry | null {
+  if (
+    retryAfterSeconds !== null &&
+    retryAfterSeconds >= 0 &&
+    retryAfterSeconds <= MAX_RETRY_AFTER_S &&
+    deferrals < MAX_DEFERRALS
+  ) {
+    return { delay_s: retryAfterSeconds, step: false };
   }
-  return delay * (1 - JITTER + 2 * JITTER * random());
+  const delay = schedule[stepsUsed];
+  if (delay === undefined) return null;
+  return { delay_s: delay * (1 - JITTER + 2 * JITTER * random()), step: true };
 }
 
 /** A `Retry-After` header in seconds: delay-seconds or an HTTP date; null when absent or unreadable. */

@@ -1,10 +1,10 @@
 /**
  * The delivery worker, one per instance, beside the request path: it claims due messages from the
- * outbox under a lease (no two instances attempt one message at the same moment), signs and sends
- * each, and records the attempts in batches. At most `perEndpoint` requests are in flight to one
+ * outbox, each under a lease of its own (no two instances attempt one message at the same moment, and
+ * a result is recorded only under the claim that made it), signs and sends each, and records the
+ * attempts in batches, before it claims again. At most `perEndpoint` requests are in flight to one
  * endpoint from one instance, so a slow or dead receiver holds a few sockets, never a check-in.
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -12,7 +12,7 @@ import { unsealWebhookSecret } from '../domain/webhooks.ts';
 import type { Store } from '../store/store.ts';
 import type { AttemptResult, ClaimedMessage, WebhookRecord } from '../store/webhook-records.ts';
 import { type AttemptOutcome, Transport } from './deliver.ts';
-import { attemptResult, messageBody } from './attempt.ts';
+import { attemptResult, type AttemptTimes, messageBody } from './attempt.ts';
 import { signatureHeader } from './signing.ts';
 
 /** A lease outlives the attempt's timeout by this much: a message cut off by a crash is tried again after it. */
@@ -47,7 +47,6 @@ export interface WorkerOptions {
 }
 
 export class WebhookWorker {
-  private readonly owner = `worker_${randomUUID()}`;
   private readonly transport: Transport;
   private readonly inFlight = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
@@ -137,6 +136,8 @@ export class WebhookWorker {
   }
 
   private async claimAndSend(): Promise<void> {
+    // Results still to record go first: a claim never meets a message whose attempt this worker ended.
+    await this.flush();
     const now = this.o.clock.now();
     this.yielding = this.o.busy?.() ?? false;
     const perEndpoint = this.yielding ? Math.min(BUSY_IN_FLIGHT, this.perEndpoint) : this.perEndpoint;
@@ -147,12 +148,12 @@ export class WebhookWorker {
     }));
     const claimed = await this.o.store.claimWebhookMessages({
       now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + this.o.settings.timeoutSeconds * 1000 + LEASE_MARGIN_MS).toISOString(),
-      owner: this.owner,
+      leaseSeconds: this.o.settings.timeoutSeconds + LEASE_MARGIN_MS / 1000,
       limit: claimLimit,
       perEndpoint,
       limits,
     });
+    const claimedAt = performance.now();
     // Each claim reads its endpoints afresh: a rotation or a change of URL applies to the next claim.
     const endpoints = new Map<string, Promise<WebhookRecord | null>>();
     for (const message of claimed) {
@@ -163,7 +164,7 @@ export class WebhookWorker {
         );
       }
       this.inFlight.set(message.webhook_id, (this.inFlight.get(message.webhook_id) ?? 0) + 1);
-      const attempt = this.attempt(message, endpoints.get(message.webhook_id)!).finally(() => {
+      const attempt = this.attempt(message, endpoints.get(message.webhook_id)!, claimedAt).finally(() => {
         this.attempts.delete(attempt);
         const left = (this.inFlight.get(message.webhook_id) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(message.webhook_id);
@@ -178,9 +179,15 @@ export class WebhookWorker {
     if (claimed.length === claimLimit) this.again = true;
   }
 
-  private async attempt(message: ClaimedMessage, read: Promise<WebhookRecord | null>): Promise<void> {
+  private async attempt(
+    message: ClaimedMessage,
+    read: Promise<WebhookRecord | null>,
+    claimedAt: number,
+  ): Promise<void> {
     const endpoint = await read;
-    if (endpoint === null) return; // deleted meanwhile: its messages went with it (or the lease lapses)
+    if (endpoint === null) return; // deleted meanwhile: the upkeep deletes its messages
+    // An attempt must end inside its lease: one that could not start in time is left for the next claim.
+    if (performance.now() - claimedAt > LEASE_MARGIN_MS / 2) return;
     const startedAt = this.o.clock.now();
     const timestamp = Math.floor(startedAt.getTime() / 1000);
     const body = messageBody(message);
@@ -203,7 +210,7 @@ export class WebhookWorker {
     }
     const delivered = outcome.status_code !== null && outcome.status_code >= 200 && outcome.status_code < 300;
     this.o.onAttempt?.(delivered);
-    this.record(message, startedAt, outcome, delivered);
+    this.record(message, { started: startedAt, ended: this.o.clock.now() }, outcome, delivered);
   }
 
   private secrets(endpoint: WebhookRecord, now: Date): string[] {
@@ -218,8 +225,8 @@ export class WebhookWorker {
     return secrets;
   }
 
-  private record(message: ClaimedMessage, at: Date, outcome: AttemptOutcome, delivered: boolean): void {
-    this.results.push(attemptResult(message, this.owner, at, outcome, delivered, this.o.settings.retrySchedule));
+  private record(message: ClaimedMessage, times: AttemptTimes, outcome: AttemptOutcome, delivered: boolean): void {
+    this.results.push(attemptResult(message, times, outcome, delivered, this.o.settings.retrySchedule));
     if (this.results.length >= 100) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), 20);
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { isPublicAddress, urlFormProblem } from '../../src/webhooks/receiver-url.ts';
-import { parseRetryAfter, retryDelaySeconds } from '../../src/webhooks/schedule.ts';
+import { MAX_DEFERRALS, nextRetry, parseRetryAfter } from '../../src/webhooks/schedule.ts';
 import { newWebhookSecret, signature, signatureHeader } from '../../src/webhooks/signing.ts';
 import { messageBody } from '../../src/webhooks/attempt.ts';
 
@@ -10,34 +10,43 @@ describe('webhook retry schedule', () => {
   const schedule = [5, 300, 1800];
 
   it('each retry comes after its delay, within ±10 % (the contract allows ±20 % with lateness)', () => {
-    for (const [attempt, delay] of schedule.entries()) {
-      assert.equal(
-        retryDelaySeconds(schedule, attempt + 1, null, () => 0),
-        delay * 0.9,
+    for (const [used, delay] of schedule.entries()) {
+      assert.deepEqual(
+        nextRetry(schedule, used, 0, null, () => 0),
+        { delay_s: delay * 0.9, step: true },
       );
-      assert.equal(
-        retryDelaySeconds(schedule, attempt + 1, null, () => 1),
-        delay * 1.1,
+      assert.deepEqual(
+        nextRetry(schedule, used, 0, null, () => 1),
+        { delay_s: delay * 1.1, step: true },
       );
-      assert.equal(
-        retryDelaySeconds(schedule, attempt + 1, null, () => 0.5),
-        delay,
+      assert.deepEqual(
+        nextRetry(schedule, used, 0, null, () => 0.5),
+        { delay_s: delay, step: true },
       );
     }
   });
 
   it('past the last delay the message has failed', () => {
-    assert.equal(retryDelaySeconds(schedule, 4, null), null);
-    assert.equal(retryDelaySeconds(schedule, 4, 10), null, 'a Retry-After does not add attempts');
+    assert.equal(nextRetry(schedule, 3, 0, null), null);
   });
 
-  it('a Retry-After of up to an hour replaces the delay; a longer one is ignored', () => {
-    assert.equal(retryDelaySeconds(schedule, 2, 42), 42);
-    assert.equal(retryDelaySeconds(schedule, 2, 3600), 3600);
-    assert.equal(
-      retryDelaySeconds(schedule, 2, 3601, () => 0.5),
-      300,
+  it('a Retry-After of up to an hour sets the delay and uses none of the schedule; a longer one is ignored', () => {
+    assert.deepEqual(nextRetry(schedule, 1, 0, 42), { delay_s: 42, step: false });
+    assert.deepEqual(nextRetry(schedule, 1, 0, 3600), { delay_s: 3600, step: false });
+    assert.deepEqual(nextRetry(schedule, 3, 0, 10), { delay_s: 10, step: false }, 'even past the last delay');
+    assert.deepEqual(
+      nextRetry(schedule, 1, 0, 3601, () => 0.5),
+      { delay_s: 300, step: true },
     );
+  });
+
+  it('after MAX_DEFERRALS Retry-After answers, the schedule goes on as if there were none', () => {
+    assert.deepEqual(nextRetry(schedule, 1, MAX_DEFERRALS - 1, 42), { delay_s: 42, step: false });
+    assert.deepEqual(
+      nextRetry(schedule, 1, MAX_DEFERRALS, 42, () => 0.5),
+      { delay_s: 300, step: true },
+    );
+    assert.equal(nextRetry(schedule, 3, MAX_DEFERRALS, 42), null);
   });
 
   it('Retry-After is read as seconds or as an HTTP date', () => {
@@ -152,7 +161,7 @@ describe('request pressure (when delivery gives way to the gates)', () => {
 });
 
 describe('the end of an attempt', () => {
-  it('delivered on a 2xx; due again after the delay; failed past the last; 410 fails and disables', async () => {
+  it('delivered on a 2xx; due again after the delay from its end; failed past the last; 410 fails and disables', async () => {
     const { attemptResult } = await import('../../src/webhooks/attempt.ts');
     const message = {
       message_id: 'msg_1',
@@ -162,16 +171,27 @@ describe('the end of an attempt', () => {
       position: null,
       occurred_at: '2026-11-25T10:00:00.000Z',
       attempt_count: 0,
+      schedule_step: 0,
+      lease_token: 'token-1',
     };
-    const at = new Date('2026-11-25T10:00:00.000Z');
+    const times = { started: new Date('2026-11-25T10:00:00.000Z'), ended: new Date('2026-11-25T10:00:07.000Z') };
     const outcome = (status_code: number | null) => ({ status_code, error: null, duration_ms: 3, retry_after_s: null });
-    assert.deepEqual(attemptResult(message, 'w', at, outcome(204), true, [5]).next, { state: 'delivered' });
-    const retry = attemptResult(message, 'w', at, { ...outcome(503), retry_after_s: 42 }, false, [5]);
-    assert.deepEqual(retry.next, { state: 'pending', next_attempt_at: '2026-11-25T10:00:42.000Z' });
+    const delivered = attemptResult(message, times, outcome(204), true, [5]);
+    assert.deepEqual([delivered.next, delivered.lease_token], [{ state: 'delivered' }, 'token-1']);
+    assert.deepEqual(
+      [delivered.attempt.at, delivered.ended_at],
+      ['2026-11-25T10:00:00.000Z', '2026-11-25T10:00:07.000Z'],
+    );
+    const retry = attemptResult(message, times, { ...outcome(503), retry_after_s: 42 }, false, [5]);
+    assert.deepEqual(retry.next, { state: 'pending', delay_s: 42, step: false });
     assert.equal(retry.failing_before, '2026-11-20T10:00:00.000Z', 'five days of failures disable');
-    const last = attemptResult({ ...message, attempt_count: 1 }, 'w', at, outcome(500), false, [5]);
+    const scheduled = attemptResult(message, times, outcome(500), false, [5]);
+    assert.equal(scheduled.next.state === 'pending' && scheduled.next.step, true, 'a delay of the schedule used');
+    const last = attemptResult({ ...message, attempt_count: 1, schedule_step: 1 }, times, outcome(500), false, [5]);
     assert.deepEqual(last.next, { state: 'failed' });
-    const gone = attemptResult(message, 'w', at, outcome(410), false, [5]);
+    const deferred = attemptResult({ ...message, attempt_count: 3, schedule_step: 0 }, times, outcome(500), false, [5]);
+    assert.equal(deferred.next.state, 'pending', 'attempts put off by a Retry-After used none of the schedule');
+    const gone = attemptResult(message, times, outcome(410), false, [5]);
     assert.deepEqual([gone.next, gone.disable], [{ state: 'failed' }, 'gone']);
   });
 });
@@ -182,8 +202,9 @@ describe("a batch of attempts and its endpoints' failure runs", () => {
     const result = (webhook_id: string, at: string, delivered: boolean, gone = false) => ({
       message_id: `msg_${at}`,
       webhook_id,
-      lease_owner: 'w',
+      lease_token: 'w',
       attempt: { at, status_code: delivered ? 200 : 500, error: null, duration_ms: 1 },
+      ended_at: at,
       next: delivered ? { state: 'delivered' as const } : { state: 'failed' as const },
       disable: gone ? ('gone' as const) : null,
       failing_before: 'T0',

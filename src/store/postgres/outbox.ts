@@ -1,7 +1,9 @@
 /**
  * The webhook outbox on PostgreSQL: messages written in the transaction of the change they report,
- * one per subscribed endpoint; claims under a lease (rows taken with SKIP LOCKED, so two instances
- * never claim one message); the end of each attempt; the deliveries log.
+ * one per subscribed endpoint; claims under a lease per claim (rows taken with SKIP LOCKED, so two
+ * instances never claim one message, and timed by the database's clock, so the instances' clocks do
+ * not matter); the end of each attempt; the deliveries log. The upkeep (outbox-upkeep.ts) clears what
+ * disabled and deleted endpoints leave, a bounded batch at a time.
  */
 import { COLLIDED_WITH, CONFLICTS_WITH } from '../conflicts.ts';
 import { page, type Row } from '../rows.ts';
@@ -17,15 +19,20 @@ import {
   toClaimed,
 } from '../webhook-records.ts';
 import { all, type Db, one, type Tx } from './queries.ts';
-import { failPending } from './webhooks.ts';
+import { disableWebhook, retried } from './webhooks.ts';
 
 export const NEW_MESSAGE_ID = `'msg_' || replace(gen_random_uuid()::text, '-', '')`;
+
+/** An instant (a timestamptz expression) in the stored form, `YYYY-MM-DDThh:mm:ss.mmmZ`, which sorts as text. */
+export const stored = (instant: string) => `to_char((${instant}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** Now, by the database's clock, in the stored form. */
+export const DB_NOW = stored('now()');
 
 /** Writes the message for every endpoint subscribed to its type and event; inside the caller's transaction. */
 export async function fanOut(db: Db, m: OutboxMessage): Promise<void> {
   await db.query(
     `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
-     SELECT ${NEW_MESSAGE_ID}, webhook_id, $1, $2, $3, $4, 'pending', $4
+     SELECT ${NEW_MESSAGE_ID}, webhook_id, $1, $2, $3, $4, 'pending', ${DB_NOW}
        FROM webhook_subscriptions WHERE type IN ($1, '*') AND eid_key IN ($5, '')`,
     [m.type, JSON.stringify(m.data), m.position, m.occurred_at, m.eid ?? ''],
   );
@@ -36,7 +43,7 @@ export async function enqueueTo(db: Db, webhookId: string, m: OutboxMessage): Pr
   const row = await one<{ message_id: string }>(
     db,
     `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
-     VALUES (${NEW_MESSAGE_ID}, $1, $2, $3, $4, $5, 'pending', $5) RETURNING message_id`,
+     VALUES (${NEW_MESSAGE_ID}, $1, $2, $3, $4, $5, 'pending', ${DB_NOW}) RETURNING message_id`,
     [webhookId, m.type, JSON.stringify(m.data), m.position, m.occurred_at],
   );
   return row!.message_id;
@@ -67,106 +74,113 @@ export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: s
   );
 }
 
+/** The first due messages of the endpoint in `room`, without a live lease, locked; `redelivered`: only those. */
+const dueOf = (redelivered: boolean) => `
+  SELECT due.message_id FROM room
+  CROSS JOIN LATERAL (
+    SELECT m.message_id FROM webhook_messages m
+     WHERE m.webhook_id = room.webhook_id AND m.state = 'pending' ${redelivered ? 'AND m.redeliver' : ''}
+       AND m.next_attempt_at <= ${DB_NOW} AND (m.lease_until IS NULL OR m.lease_until < ${DB_NOW})
+     ORDER BY m.next_attempt_at, m.seq LIMIT room.free
+     FOR UPDATE SKIP LOCKED) due
+  WHERE room.free > 0 AND ${redelivered ? 'NOT' : ''} room.enabled
+  LIMIT $3`;
+
 /**
- * Takes due messages under a lease: no two workers attempt one message at the same moment (rows
- * taken with SKIP LOCKED, then leased). Each endpoint's first due messages are read by index
- * (`webhook_messages_due_of`), as many as the worker has room for.
+ * Takes due messages, each under a lease of its own (a fresh token, until the database's now plus
+ * `leaseSeconds`): no two workers attempt one message at the same moment (rows taken with SKIP LOCKED),
+ * and a result can only be recorded under the claim that made it. An enabled endpoint's first due
+ * messages are read by index (`webhook_messages_due_of`), as many as the worker has room for; a
+ * disabled one's only redelivered messages are taken (`webhook_messages_redelivered`), never its backlog.
  */
 export async function claim(db: Db, r: ClaimRequest): Promise<ClaimedMessage[]> {
   const rows = await all<Row>(
     db,
     `WITH room AS (
-       SELECT w.webhook_id, LEAST(COALESCE(l.free, $4), $6) AS free
-         FROM webhooks w LEFT JOIN unnest($5::text[], $7::int[]) AS l (webhook_id, free) ON l.webhook_id = w.webhook_id),
-     locked AS (
-       SELECT due.message_id FROM room
-       CROSS JOIN LATERAL (
-         SELECT m.message_id FROM webhook_messages m
-          WHERE m.webhook_id = room.webhook_id AND m.state = 'pending' AND m.next_attempt_at <= $1
-            AND (m.lease_until IS NULL OR m.lease_until < $1)
-          ORDER BY m.next_attempt_at, m.seq LIMIT room.free
-          FOR UPDATE SKIP LOCKED) due
-       WHERE room.free > 0
-       LIMIT $6)
-     UPDATE webhook_messages m SET lease_until = $2, lease_owner = $3
+       SELECT w.webhook_id, w.enabled, LEAST(COALESCE(l.free, $2), $3) AS free
+         FROM webhooks w LEFT JOIN unnest($4::text[], $5::int[]) AS l (webhook_id, free) ON l.webhook_id = w.webhook_id),
+     enabled_due AS (${dueOf(false)}),
+     redelivered_due AS (${dueOf(true)}),
+     locked AS (SELECT message_id FROM enabled_due UNION ALL SELECT message_id FROM redelivered_due LIMIT $3)
+     UPDATE webhook_messages m
+        SET lease_until = ${stored('now() + make_interval(secs => $1)')},
+            lease_owner = replace(gen_random_uuid()::text, '-', ''), redeliver = FALSE
        FROM locked WHERE m.message_id = locked.message_id
      RETURNING m.*`,
-    [
-      r.now,
-      r.leaseUntil,
-      r.owner,
-      r.perEndpoint,
-      r.limits.map((l) => l.webhook_id),
-      r.limit,
-      r.limits.map((l) => l.free),
-    ],
+    [r.leaseSeconds, r.perEndpoint, r.limit, r.limits.map((l) => l.webhook_id), r.limits.map((l) => l.free)],
   );
   return rows.map(toClaimed);
 }
 
 /**
+ * What an attempt's end makes of its message: a redelivery asked for while it was under way makes it
+ * due again now, whatever the attempt answered; a retry of a disabled endpoint's message fails it.
+ */
+const NEXT_STATE = `CASE WHEN m.redeliver THEN 'pending' WHEN e.state = 'pending' AND NOT w.enabled THEN 'failed'
+  ELSE e.state END`;
+
+/**
  * Records the attempts' ends in one transaction: first each endpoint's failure run (in endpoint order,
- * so two instances never wait on each other in a cycle) and whether it is disabled now, then every
- * message and its attempt row in one statement. A message whose endpoint is disabled is not tried again.
+ * so two instances never wait on each other in a cycle) and whether it is disabled now (a 410 disables
+ * it whatever else the batch holds), then every message still under the claim that attempted it, and
+ * its attempt row, in one statement. A retry is due its delay after now, by the database's clock.
  */
 export function finish(tx: Tx, results: AttemptResult[]): Promise<void> {
-  return tx(async (db) => {
-    for (const [webhookId, run] of [...failureRuns(results)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (run.failingSince === null) {
-        await db.query('UPDATE webhooks SET failing_since = NULL WHERE webhook_id = $1 AND failing_since IS NOT NULL', [
-          webhookId,
-        ]);
-        continue;
+  return retried(() =>
+    tx(async (db) => {
+      for (const [webhookId, run] of [...failureRuns(results)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        if (run.failingSince === null) {
+          // The endpoint's row is written only when its run ends: a batch of deliveries takes no lock on it.
+          await db.query(
+            'UPDATE webhooks SET failing_since = NULL WHERE webhook_id = $1 AND failing_since IS NOT NULL',
+            [webhookId],
+          );
+          if (run.gone) await disableWebhook(db, webhookId, 'gone');
+          continue;
+        }
+        const endpoint = await one<{ enabled: boolean; failing_since: string }>(
+          db,
+          `UPDATE webhooks SET failing_since = CASE WHEN $3 THEN $2 ELSE COALESCE(failing_since, $2) END
+          WHERE webhook_id = $1 RETURNING enabled, failing_since`,
+          [webhookId, run.failingSince, run.restarted],
+        );
+        if (!endpoint?.enabled) continue;
+        if (run.gone) await disableWebhook(db, webhookId, 'gone');
+        else if (endpoint.failing_since <= run.failingBefore) await disableWebhook(db, webhookId, 'failing');
       }
-      const endpoint = await one<{ enabled: boolean; failing_since: string }>(
-        db,
-        `UPDATE webhooks SET failing_since = CASE WHEN $3 THEN $1 ELSE COALESCE(failing_since, $1) END
-          WHERE webhook_id = $2 RETURNING enabled, failing_since`,
-        [run.failingSince, webhookId, run.restarted],
-      );
-      const reason = run.gone
-        ? 'gone'
-        : endpoint?.enabled && endpoint.failing_since <= run.failingBefore
-          ? 'failing'
-          : null;
-      if (reason !== null) await disable(db, webhookId, reason);
-    }
-    await db.query(
-      `WITH ended AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[])
-           AS e (message_id, owner, state, next_attempt_at, at, status_code, error, duration_ms)),
+      await db.query(
+        `WITH e AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::boolean[], $6::text[], $7::int[],
+           $8::text[], $9::int[])
+           AS e (message_id, token, state, delay_s, step, at, status_code, error, duration_ms)),
        moved AS (
          UPDATE webhook_messages m
-            SET state = CASE WHEN ended.state = 'pending' AND NOT w.enabled THEN 'failed' ELSE ended.state END,
-                next_attempt_at = CASE WHEN ended.state = 'pending' AND w.enabled THEN ended.next_attempt_at END,
+            SET state = ${NEXT_STATE},
+                next_attempt_at = CASE WHEN m.redeliver THEN ${DB_NOW}
+                  WHEN ${NEXT_STATE} = 'pending' THEN ${stored('now() + make_interval(secs => e.delay_s)')} END,
+                finished_at = CASE WHEN ${NEXT_STATE} = 'pending' THEN NULL ELSE ${DB_NOW} END,
+                schedule_step = m.schedule_step + CASE WHEN e.step AND NOT m.redeliver THEN 1 ELSE 0 END,
                 attempt_count = m.attempt_count + 1, lease_until = NULL, lease_owner = NULL
-           FROM ended JOIN webhooks w ON TRUE
-          WHERE m.message_id = ended.message_id AND m.lease_owner = ended.owner AND w.webhook_id = m.webhook_id
+           FROM e JOIN webhooks w ON TRUE
+          WHERE m.message_id = e.message_id AND m.lease_owner = e.token AND w.webhook_id = m.webhook_id
          RETURNING m.message_id, m.attempt_count)
        INSERT INTO webhook_attempts (message_id, n, at, status_code, error, duration_ms)
-       SELECT moved.message_id, moved.attempt_count, ended.at, ended.status_code, ended.error, ended.duration_ms
-         FROM moved JOIN ended ON ended.message_id = moved.message_id`,
-      [
-        results.map((r) => r.message_id),
-        results.map((r) => r.lease_owner),
-        results.map((r) => r.next.state),
-        results.map((r) => (r.next.state === 'pending' ? r.next.next_attempt_at : null)),
-        results.map((r) => r.attempt.at),
-        results.map((r) => r.attempt.status_code),
-        results.map((r) => r.attempt.error),
-        results.map((r) => r.attempt.duration_ms),
-      ],
-    );
-  });
-}
-
-async function disable(db: Db, webhookId: string, reason: string): Promise<void> {
-  await db.query('UPDATE webhooks SET enabled = FALSE, disabled_reason = $1 WHERE webhook_id = $2 AND enabled', [
-    reason,
-    webhookId,
-  ]);
-  await db.query('DELETE FROM webhook_subscriptions WHERE webhook_id = $1', [webhookId]);
-  await failPending(db, webhookId);
+       SELECT moved.message_id, moved.attempt_count, e.at, e.status_code, e.error, e.duration_ms
+         FROM moved JOIN e ON e.message_id = moved.message_id`,
+        [
+          results.map((r) => r.message_id),
+          results.map((r) => r.lease_token),
+          results.map((r) => r.next.state),
+          results.map((r) => (r.next.state === 'pending' ? r.next.delay_s : null)),
+          results.map((r) => r.next.state === 'pending' && r.next.step),
+          results.map((r) => r.attempt.at),
+          results.map((r) => r.attempt.status_code),
+          results.map((r) => r.attempt.error),
+          results.map((r) => r.attempt.duration_ms),
+        ],
+      );
+    }),
+  );
 }
 
 /** An endpoint's messages, newest first, each with its attempts, read in one snapshot. */
@@ -193,11 +207,16 @@ export function listDeliveries(
   });
 }
 
-/** Makes a message pending again, due now; false when the endpoint has no such message. */
-export async function redeliver(db: Db, webhookId: string, messageId: string, now: string): Promise<boolean> {
+/**
+ * Makes a message pending again, due now (by the database's clock), and marks the redelivery asked for:
+ * an attempt under way then ends with the message due again rather than overwriting the request, and a
+ * disabled endpoint's claim takes it. False when the endpoint has no such message.
+ */
+export async function redeliver(db: Db, webhookId: string, messageId: string): Promise<boolean> {
   const result = await db.query(
-    `UPDATE webhook_messages SET state = 'pending', next_attempt_at = $1 WHERE webhook_id = $2 AND message_id = $3`,
-    [now, webhookId, messageId],
+    `UPDATE webhook_messages SET state = 'pending', redeliver = TRUE, next_attempt_at = ${DB_NOW}, finished_at = NULL
+      WHERE webhook_id = $1 AND message_id = $2`,
+    [webhookId, messageId],
   );
   return (result.rowCount ?? 0) > 0;
 }

@@ -4,10 +4,13 @@ import type {
   ClaimRequest,
   DeliveryRecord,
   OutboxMessage,
+  UpkeepDone,
+  UpkeepRequest,
   WebhookChange,
   WebhookRecord,
 } from '../webhook-records.ts';
 import * as outbox from './outbox.ts';
+import * as outboxUpkeep from './outbox-upkeep.ts';
 import * as webhooks from './webhooks.ts';
 import pg from 'pg';
 import type {
@@ -277,8 +280,12 @@ export class PostgresStore implements Store {
     return outbox.listDeliveries(this.tx, webhookId, limit, before);
   }
 
-  redeliverWebhookMessage(webhookId: string, messageId: string, now: string): Promise<boolean> {
-    return outbox.redeliver(this.pool, webhookId, messageId, now);
+  redeliverWebhookMessage(webhookId: string, messageId: string): Promise<boolean> {
+    return outbox.redeliver(this.pool, webhookId, messageId);
+  }
+
+  upkeepWebhookOutbox(request: UpkeepRequest): Promise<UpkeepDone> {
+    return outboxUpkeep.upkeep(this.tx, this.pool, request);
   }
 
   countPendingWebhookMessages(): Promise<number> {

@@ -1,7 +1,17 @@
-/** Webhook endpoints on PostgreSQL: their rows and the subscription rows a change's transaction reads. */
+/**
+ * Webhook endpoints on PostgreSQL: their rows and the subscription rows a change's transaction reads.
+ * Every change of an endpoint touches its row and its few subscription rows, never its messages: a
+ * disabled or deleted endpoint's backlog is failed or deleted by the outbox's upkeep, in batches.
+ */
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
-import { subscriptionRows, toWebhook, type WebhookChange, type WebhookRecord } from '../webhook-records.ts';
+import {
+  isRetriable,
+  subscriptionRows,
+  toWebhook,
+  type WebhookChange,
+  type WebhookRecord,
+} from '../webhook-records.ts';
 import { all, type Db, one, type Tx } from './queries.ts';
 
 const COLUMNS = `webhook_id, url, event_types, eid, description, enabled, secret_enc, previous_secret_enc,
@@ -35,14 +45,34 @@ async function subscribe(db: Db, webhook: WebhookRecord): Promise<void> {
   );
 }
 
+const TRIES = 4;
+
+/**
+ * Runs a transaction again, a few times, when PostgreSQL ended it in a deadlock or a serialization
+ * failure (another transaction held what it needed). Past the tries the error goes on: the admin API
+ * answers it 503 with Retry-After, the worker keeps its results for the next flush.
+ */
+export async function retried<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= TRIES || !isRetriable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
+
 export function createWebhook(tx: Tx, webhook: WebhookRecord): Promise<void> {
-  return tx(async (db) => {
-    await db.query(
-      `INSERT INTO webhooks (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      values(webhook),
-    );
-    await subscribe(db, webhook);
-  });
+  return retried(() =>
+    tx(async (db) => {
+      await db.query(
+        `INSERT INTO webhooks (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        values(webhook),
+      );
+      await subscribe(db, webhook);
+    }),
+  );
 }
 
 export async function getWebhook(db: Db, webhookId: string): Promise<WebhookRecord | null> {
@@ -59,51 +89,51 @@ export async function listWebhooks(db: Db, limit: number, after: string | null):
 }
 
 /**
- * Changes an endpoint, its row locked. Disabling it stops new messages at once (its subscriptions go)
- * and fails its pending messages not under way; enabling it again clears its failure run.
+ * Changes an endpoint, its row locked first (every writer of an endpoint locks its row before its
+ * subscriptions). Disabling it stops new messages at once (its subscriptions go); its pending messages
+ * are failed by the upkeep. Enabling it again clears its failure run.
  */
 export function updateWebhook(tx: Tx, webhookId: string, change: WebhookChange): Promise<WebhookRecord | null> {
-  return tx(async (db) => {
-    const row = await one<Row>(db, 'SELECT * FROM webhooks WHERE webhook_id = $1 FOR UPDATE', [webhookId]);
-    if (!row) return null;
-    const before = toWebhook(row);
-    const after: WebhookRecord = { ...before, ...change };
-    if (after.enabled && !before.enabled) {
-      after.failing_since = null;
-      after.disabled_reason = null;
-    }
-    await db.query(
-      `UPDATE webhooks SET url = $2, event_types = $3, eid = $4, description = $5, enabled = $6, secret_enc = $7,
-         previous_secret_enc = $8, previous_secret_until = $9, created_at = $10, failing_since = $11,
-         disabled_reason = $12
-       WHERE webhook_id = $1`,
-      values(after),
-    );
-    await subscribe(db, after);
-    if (!after.enabled && before.enabled) await failPending(db, webhookId);
-    return after;
-  });
-}
-
-/** A disabled endpoint's pending messages become failed (those under way finish their attempt). */
-export async function failPending(db: Db, webhookId: string): Promise<void> {
-  await db.query(
-    `UPDATE webhook_messages SET state = 'failed', next_attempt_at = NULL
-      WHERE webhook_id = $1 AND state = 'pending' AND lease_owner IS NULL`,
-    [webhookId],
+  return retried(() =>
+    tx(async (db) => {
+      const row = await one<Row>(db, 'SELECT * FROM webhooks WHERE webhook_id = $1 FOR UPDATE', [webhookId]);
+      if (!row) return null;
+      const before = toWebhook(row);
+      const after: WebhookRecord = { ...before, ...change };
+      if (after.enabled && !before.enabled) {
+        after.failing_since = null;
+        after.disabled_reason = null;
+      }
+      await db.query(
+        `UPDATE webhooks SET url = $2, event_types = $3, eid = $4, description = $5, enabled = $6, secret_enc = $7,
+           previous_secret_enc = $8, previous_secret_until = $9, created_at = $10, failing_since = $11,
+           disabled_reason = $12
+         WHERE webhook_id = $1`,
+        values(after),
+      );
+      await subscribe(db, after);
+      return after;
+    }),
   );
 }
 
-/** Deletes an endpoint with its messages and their attempts. */
-export function deleteWebhook(tx: Tx, webhookId: string): Promise<boolean> {
-  return tx(async (db) => {
+/** Disables an enabled endpoint for `reason` inside the caller's transaction: no new messages from now on. */
+export async function disableWebhook(db: Db, webhookId: string, reason: string): Promise<void> {
+  const changed = await db.query(
+    'UPDATE webhooks SET enabled = FALSE, disabled_reason = $1 WHERE webhook_id = $2 AND enabled',
+    [reason, webhookId],
+  );
+  if ((changed.rowCount ?? 0) > 0)
     await db.query('DELETE FROM webhook_subscriptions WHERE webhook_id = $1', [webhookId]);
-    await db.query(
-      'DELETE FROM webhook_attempts WHERE message_id IN (SELECT message_id FROM webhook_messages WHERE webhook_id = $1)',
-      [webhookId],
-    );
-    await db.query('DELETE FROM webhook_messages WHERE webhook_id = $1', [webhookId]);
-    const result = await db.query('DELETE FROM webhooks WHERE webhook_id = $1', [webhookId]);
-    return (result.rowCount ?? 0) > 0;
-  });
+}
+
+/** Deletes an endpoint and its subscriptions; its messages and their attempts go with the upkeep. */
+export function deleteWebhook(tx: Tx, webhookId: string): Promise<boolean> {
+  return retried(() =>
+    tx(async (db) => {
+      const result = await db.query('DELETE FROM webhooks WHERE webhook_id = $1', [webhookId]);
+      await db.query('DELETE FROM webhook_subscriptions WHERE webhook_id = $1', [webhookId]);
+      return (result.rowCount ?? 0) > 0;
+    }),
+  );
 }

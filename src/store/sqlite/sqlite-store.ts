@@ -4,10 +4,13 @@ import type {
   ClaimRequest,
   DeliveryRecord,
   OutboxMessage,
+  UpkeepDone,
+  UpkeepRequest,
   WebhookChange,
   WebhookRecord,
 } from '../webhook-records.ts';
 import * as outbox from './outbox.ts';
+import * as outboxUpkeep from './outbox-upkeep.ts';
 import * as webhooks from './webhooks.ts';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -312,6 +315,10 @@ export class SqliteStore implements Store {
 
   redeliverWebhookMessage(webhookId: string, messageId: string, now: string): Promise<boolean> {
     return outbox.redeliver(this.ctx, webhookId, messageId, now);
+  }
+
+  upkeepWebhookOutbox(request: UpkeepRequest): Promise<UpkeepDone> {
+    return outboxUpkeep.upkeep(this.ctx, request);
   }
 
   countPendingWebhookMessages(): Promise<number> {

@@ -1,4 +1,8 @@
-/** Webhook endpoints on SQLite: their rows and the subscription rows a change's transaction reads. */
+/**
+ * Webhook endpoints on SQLite: their rows and the subscription rows a change's transaction reads.
+ * Every change of an endpoint touches its row and its few subscription rows, never its messages: a
+ * disabled or deleted endpoint's backlog is failed or deleted by the outbox's upkeep, in batches.
+ */
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
 import { subscriptionRows, toWebhook, type WebhookChange, type WebhookRecord } from '../webhook-records.ts';
@@ -63,8 +67,8 @@ export async function listWebhooks(
 }
 
 /**
- * Changes an endpoint. Disabling it stops new messages at once (its subscriptions go) and fails its
- * pending messages not under way; enabling it again clears its failure run.
+ * Changes an endpoint. Disabling it stops new messages at once (its subscriptions go); its pending
+ * messages are failed by the upkeep. Enabling it again clears its failure run.
  */
 export function updateWebhook(
   c: SqliteContext,
@@ -88,29 +92,28 @@ export function updateWebhook(
       webhookId,
     );
     subscribe(c, after);
-    if (!after.enabled && before.enabled) failPending(c, webhookId);
     return after;
   });
 }
 
-/** A disabled endpoint's pending messages become failed (those under way finish their attempt). */
-export function failPending(c: SqliteContext, webhookId: string): void {
-  c.run(
-    `UPDATE webhook_messages SET state = 'failed', next_attempt_at = NULL
-      WHERE webhook_id = ? AND state = 'pending' AND lease_owner IS NULL`,
-    webhookId,
-  );
+/** Disables an enabled endpoint for `reason` inside the caller's transaction: no new messages from now on. */
+export function disableWebhook(c: SqliteContext, webhookId: string, reason: string): void {
+  if (
+    c.run(
+      'UPDATE webhooks SET enabled = 0, disabled_reason = ? WHERE webhook_id = ? AND enabled = 1',
+      reason,
+      webhookId,
+    )
+  ) {
+    c.run('DELETE FROM webhook_subscriptions WHERE webhook_id = ?', webhookId);
+  }
 }
 
-/** Deletes an endpoint with its messages and their attempts. */
+/** Deletes an endpoint and its subscriptions; its messages and their attempts go with the upkeep. */
 export function deleteWebhook(c: SqliteContext, webhookId: string): Promise<boolean> {
   return c.tx(() => {
+    const deleted = c.run('DELETE FROM webhooks WHERE webhook_id = ?', webhookId) > 0;
     c.run('DELETE FROM webhook_subscriptions WHERE webhook_id = ?', webhookId);
-    c.run(
-      'DELETE FROM webhook_attempts WHERE message_id IN (SELECT message_id FROM webhook_messages WHERE webhook_id = ?)',
-      webhookId,
-    );
-    c.run('DELETE FROM webhook_messages WHERE webhook_id = ?', webhookId);
-    return c.run('DELETE FROM webhooks WHERE webhook_id = ?', webhookId) > 0;
+    return deleted;
   });
 }
