@@ -1,18 +1,21 @@
 import { ADMIN_SESSION_PREFIX } from '../domain/admin-sessions.ts';
 import { API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX } from '../domain/ids.ts';
+import { WEBHOOK_SECRET_PREFIX } from '../webhooks/signing.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Masks anything shaped like a secret in a written log line: `sk_live_…`, `st_…`, `at_…`, a console
- * session id `as_…` (raw or percent-encoded, wherever it travels: a path, a query, a header, a
- * cookie) and each configured secret (the admin token, METRICS_TOKEN), which has no shape of its own.
+ * session id `as_…`, a webhook endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
+ * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
+ * configured secret (the admin token, METRICS_TOKEN), which has no shape of its own.
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
 export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {
   const shapes = [API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX, ADMIN_SESSION_PREFIX].map(
     (prefix) => `(?<![A-Za-z0-9_])${escape(prefix)}[A-Za-z0-9_%-]{8,}`,
   );
+  shapes.push(`(?<![A-Za-z0-9_])${escape(WEBHOOK_SECRET_PREFIX)}(?:[A-Za-z0-9+/=%_-]|\\\\/){8,}`);
   for (const secret of configured) {
     if (secret === null) continue;
     shapes.push(escape(secret), escape(encodeURIComponent(secret)), escape(JSON.stringify(secret).slice(1, -1)));

@@ -2,11 +2,17 @@
  * One delivery attempt: a POST of the message's body with the Standard Webhooks headers, a 2xx within
  * the timeout delivers it. Redirects are not followed (their status is the attempt's). The response
  * body is read and dropped (at most 64 KiB of it). Without WEBHOOK_ALLOW_PRIVATE, the connection is
- * made only to a public address (request-filtering-agent checks the address it connects to).
+ * made only to a public address: request-filtering-agent checks the address it connects to by
+ * ipaddr.js's ranges, and the agents below check it again by isPublicAddress, which also refuses the
+ * IPv6 ranges ipaddr.js calls unicast that lead inside (an IPv4-compatible `::7f00:1`, local NAT64).
  */
+import dns, { type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { isPublicAddress } from './receiver-url.ts';
 import { parseRetryAfter } from './schedule.ts';
 
 export interface AttemptOutcome {
@@ -20,6 +26,52 @@ export interface AttemptOutcome {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+function notAllowed(address: string, host: string): Error {
+  return new Error(`connecting to ${address} (host ${host}) is not allowed: not a public address`);
+}
+
+/** dns.lookup passing on public addresses only (a host any of whose addresses is not public fails). */
+const publicLookup = ((
+  hostname: string,
+  options: dns.LookupOptions,
+  callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void,
+) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error);
+    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    if (refused !== undefined) return callback(notAllowed(refused.address, hostname));
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}) as unknown as typeof dns.lookup;
+
+type Connect = (
+  options: net.NetConnectOpts & { host?: string },
+  done?: (error: Error | null, socket: Duplex) => void,
+) => Duplex;
+
+/** Refuses a literal address that is not public; else connects through `connect`, resolving with publicLookup. */
+function guardedConnection(connect: Connect): Connect {
+  return (options, done) => {
+    const host = options.host ?? '';
+    if (net.isIP(host) !== 0 && !isPublicAddress(host)) {
+      const socket = new net.Socket();
+      if (done) done(notAllowed(host, host), socket);
+      else socket.destroy(notAllowed(host, host));
+      return socket;
+    }
+    return connect({ ...options, lookup: publicLookup }, done);
+  };
+}
+
+class PublicHttpAgent extends RequestFilteringHttpAgent {
+  override createConnection = guardedConnection(super.createConnection.bind(this) as Connect) as never;
+}
+
+class PublicHttpsAgent extends RequestFilteringHttpsAgent {
+  override createConnection = guardedConnection(super.createConnection.bind(this) as Connect) as never;
+}
+
 /** Agents kept across attempts (keep-alive to a receiver), filtering or not. */
 export class Transport {
   private readonly httpAgent: http.Agent;
@@ -27,8 +79,8 @@ export class Transport {
 
   constructor(allowPrivate: boolean) {
     const options = { keepAlive: true, maxSockets: 64 };
-    this.httpAgent = allowPrivate ? new http.Agent(options) : new RequestFilteringHttpAgent(options);
-    this.httpsAgent = allowPrivate ? new https.Agent(options) : new RequestFilteringHttpsAgent(options);
+    this.httpAgent = allowPrivate ? new http.Agent(options) : new PublicHttpAgent(options);
+    this.httpsAgent = allowPrivate ? new https.Agent(options) : new PublicHttpsAgent(options);
   }
 
   post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<AttemptOutcome> {

@@ -5,7 +5,9 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
-const PREFIX = 'whsec_';
+/** What every endpoint secret starts with. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const PREFIX = WEBHOOK_SECRET_PREFIX;
 
 /** A new endpoint secret: `whsec_` and 32 random bytes in base64. */
 export function newWebhookSecret(): string {
