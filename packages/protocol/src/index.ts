@@ -154,3 +154,13 @@ export {
   type HolderState,
   type TicketFacts,
 } from './ticket-rules.ts';
+export {
+  MAX_SCANS_PER_UPLOAD,
+  SCAN_ACTIONS,
+  type ScanAction,
+  type ScanUpload,
+  type ScanUploadAnswer,
+  type ScanUploadItem,
+  type ScanUploadResult,
+  UPLOAD_BODY_LIMIT_BYTES,
+} from './scan-batch.ts';
