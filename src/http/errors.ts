@@ -22,7 +22,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 };
 
 /** The framework's own client errors, by Fastify error code: status and what to tell the client. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
+export const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'the body must be JSON (Content-Type: application/json)' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'the Content-Length header does not match the body' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'the request body is too large' },
@@ -40,6 +40,13 @@ export function envelope(code: string, message: string, details: Record<string, 
   return { error: { code, message, details } };
 }
 
+/** The 400 envelope of a value that fails its schema: each field named with its problem. */
+export function validationEnvelope(issues: Parameters<typeof fieldProblems>[0], context: string | undefined) {
+  const fields = fieldProblems(issues, context);
+  const summary = fields.map((f) => `${f.field} ${f.problem}`).join('; ');
+  return envelope('INVALID_REQUEST', `invalid request: ${summary}`, { fields });
+}
+
 /** The one error handler: every non-2xx answer leaves through here in the envelope. */
 export function handleError(error: FastifyError | IssuerError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof IssuerError) {
@@ -51,9 +58,7 @@ export function handleError(error: FastifyError | IssuerError | Error, request: 
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const fields = fieldProblems(fastifyError.validation, fastifyError.validationContext);
-    const summary = fields.map((f) => `${f.field} ${f.problem}`).join('; ');
-    return reply.status(400).send(envelope('INVALID_REQUEST', `invalid request: ${summary}`, { fields }));
+    return reply.status(400).send(validationEnvelope(fastifyError.validation, fastifyError.validationContext));
   }
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') discardRestOfBody(request, reply);

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { type FieldProblem, invalidRequest } from '../domain/errors.ts';
+import { type FieldProblem, invalidRequest, type IssuerError } from '../domain/errors.ts';
 
 /**
  * Fastify's validator: no type coercion; an unknown field fails where a schema says
@@ -128,18 +128,31 @@ function illFormedStrings(root: unknown, limit: number): string[] {
 
 const LONE_SURROGATE = 'contains a lone UTF-16 surrogate (not valid Unicode text)';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route checks the items of its body one by one (an upload of scans): none fails the whole. */
+    checksItemsApart?: boolean;
+  }
+}
+
 /**
  * Refuses any string with a lone surrogate in the body, query or path parameters: stored, it would
  * become U+FFFD in one place and stay as sent in another (a signed token and its record disagree).
  */
 export async function refuseLoneSurrogates(request: FastifyRequest): Promise<void> {
+  if (request.routeOptions.config.checksItemsApart === true) return;
+  const problem = loneSurrogateError([request.params, request.query, request.body]);
+  if (problem !== null) throw problem;
+}
+
+/** The 400 of the first strings (at most 10) with a lone surrogate in `parts`, or null when there is none. */
+export function loneSurrogateError(parts: readonly unknown[]): IssuerError | null {
   const fields: FieldProblem[] = [];
-  for (const part of [request.params, request.query, request.body]) {
+  for (const part of parts) {
     for (const field of illFormedStrings(part, 10 - fields.length)) {
       fields.push({ field: field || 'body', problem: LONE_SURROGATE });
     }
   }
-  if (fields.length > 0) {
-    throw invalidRequest(`invalid request: ${fields.map((f) => `${f.field} ${f.problem}`).join('; ')}`, fields);
-  }
+  if (fields.length === 0) return null;
+  return invalidRequest(`invalid request: ${fields.map((f) => `${f.field} ${f.problem}`).join('; ')}`, fields);
 }
