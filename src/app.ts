@@ -38,6 +38,7 @@ import { discoveryRoutes } from './http/routes/discovery.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { openApiRoutes } from './http/routes/openapi.ts';
 import { scannerRoutes } from './http/routes/scanners.ts';
+import { scanUploadRoutes } from './http/routes/scans.ts';
 import { ticketRoutes } from './http/routes/tickets.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
 import type { Store } from './store/store.ts';
@@ -234,6 +235,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await openApiRoutes(app, config.baseUrl);
   scannerRoutes(app, ctx);
   ticketRoutes(app, ctx);
+  scanUploadRoutes(app, ctx);
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('onRequest', ctx.limits.adminPerToken);

@@ -80,7 +80,7 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
 }
 
 /** What recording a scan needs: the store, the clock, the signer, and where a lost log line is told. */
-function scanDeps(ctx: AppContext, request: FastifyRequest, key: ApiKeyRecord): CheckInDeps {
+export function scanDeps(ctx: AppContext, request: FastifyRequest, key: ApiKeyRecord): CheckInDeps {
   return {
     store: ctx.store,
     clock: ctx.clock,

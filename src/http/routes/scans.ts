@@ -1,0 +1,129 @@
+import { type ScanAction, type ScanUploadResult, UPLOAD_BODY_LIMIT_BYTES } from '@ticket-issuer/protocol';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CheckInRequest } from '../../domain/check-in.ts';
+import { IssuerError } from '../../domain/errors.ts';
+import { inTicketOrder, SCAN_BY_ACTION } from '../../domain/scan-batch.ts';
+import { isStoreUnavailable } from '../../store/unavailable.ts';
+import { scannerKeyOf, scannerLogFields } from '../auth.ts';
+import type { App, AppContext } from '../context.ts';
+import { envelope, FRAMEWORK_ERRORS, STATUS_OF, validationEnvelope } from '../errors.ts';
+import { SCAN_BODY_LIMIT_BYTES } from '../oversized-body.ts';
+import { scanUploadSchema } from '../schemas/scans.ts';
+import { CheckInBody, checkInSchema, checkOutSchema } from '../schemas/tickets.ts';
+import { loneSurrogateError } from '../validation.ts';
+import { scanDeps } from './tickets.ts';
+
+type Scan = Record<string, unknown>;
+
+/** A status and a body, as an endpoint answers them. */
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/** The single endpoint's route schema of each action: its answers are serialized by it. */
+const SINGLE_ROUTE: Record<ScanAction, { response: Record<number, unknown> }> = {
+  check_in: checkInSchema,
+  check_out: checkOutSchema,
+};
+
+/**
+ * Actions the contract names whose endpoint this issuer does not have yet: each such scan is answered,
+ * in its result, what a request to that endpoint gets here (the unknown route's 404).
+ */
+const NOT_YET: Record<string, string> = { annul: '/api/v1/tickets/check-in/annul' };
+
+const ACTION_PROBLEM = 'must be one of "check_in", "check_out"';
+
+/**
+ * `POST /api/v1/tickets/scans`: a scanner's queued scans in one request, each decided by its single
+ * endpoint's domain function and answered exactly as that endpoint would answer it. Authentication
+ * and the rate limit apply once to the upload.
+ */
+export function scanUploadRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/api/v1/tickets/scans',
+    {
+      schema: scanUploadSchema,
+      bodyLimit: UPLOAD_BODY_LIMIT_BYTES,
+      // A lone surrogate in one scan is that scan's 400, not the upload's.
+      config: { checksItemsApart: true },
+      onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn],
+    },
+    async (request, reply) => {
+      const elsewhere = loneSurrogateError([request.params, request.query]);
+      if (elsewhere) throw elsewhere;
+      const answer = scanAnswerer(ctx, request, reply);
+      const scans = request.body.scans as Scan[];
+      return { results: await inTicketOrder(scans, (scan) => scan.tid, answer) };
+    },
+  );
+}
+
+/** What the single endpoints would have answered each scan of this request. */
+function scanAnswerer(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  const key = scannerKeyOf(request);
+  const deps = scanDeps(ctx, request, key);
+  const validate = request.compileValidationSchema(CheckInBody as object, 'body');
+
+  /** The failure of a scan as the error handler renders it; an outage fails the upload instead. */
+  const refusal = (error: unknown): Answer => {
+    if (error instanceof IssuerError && STATUS_OF[error.code] !== 503) {
+      if (STATUS_OF[error.code] >= 500) request.log.error({ err: error, ...scannerLogFields(request) }, 'scan failed');
+      return { status: STATUS_OF[error.code], body: envelope(error.code, error.message, error.details) };
+    }
+    if (error instanceof IssuerError || isStoreUnavailable(error)) throw error;
+    request.log.error({ err: error, ...scannerLogFields(request) }, 'scan of an upload failed');
+    const body = envelope('INTERNAL', 'internal error; retry with exponential backoff', { request_id: request.id });
+    return { status: 500, body };
+  };
+
+  /** The single endpoint's steps in its order: body size, text, schema, then the domain function. */
+  const decide = async (action: ScanAction, body: Scan): Promise<Answer> => {
+    if (Buffer.byteLength(JSON.stringify(body)) > SCAN_BODY_LIMIT_BYTES) {
+      const tooLarge = FRAMEWORK_ERRORS.FST_ERR_CTP_BODY_TOO_LARGE!;
+      return { status: tooLarge.status, body: envelope('INVALID_REQUEST', tooLarge.message) };
+    }
+    const surrogate = loneSurrogateError([body]);
+    if (surrogate) return refusal(surrogate);
+    if (!validate(body)) return { status: 400, body: validationEnvelope(validate.errors ?? [], 'body') };
+    try {
+      const { answer, replay } = await SCAN_BY_ACTION[action](deps, key, body as unknown as CheckInRequest, undefined);
+      if (action === 'check_in') ctx.metrics.checkIn((answer.body as { status?: unknown }).status, replay);
+      return { status: answer.http_status, body: answer.body };
+    } catch (error) {
+      return refusal(error);
+    }
+  };
+
+  return async (scan: Scan): Promise<ScanUploadResult> => {
+    const { action, ...body } = scan;
+    const idempotencyKey = typeof scan.idempotency_key === 'string' ? scan.idempotency_key : null;
+    let answer: Answer;
+    if (typeof action === 'string' && Object.hasOwn(NOT_YET, action)) {
+      answer = { status: 404, body: envelope('NOT_FOUND', `no route POST ${NOT_YET[action]}`) };
+    } else if (action !== 'check_in' && action !== 'check_out') {
+      const fields = [{ field: 'action', problem: ACTION_PROBLEM }];
+      answer = {
+        status: 400,
+        body: envelope('INVALID_REQUEST', `invalid request: action ${ACTION_PROBLEM}`, { fields }),
+      };
+    } else {
+      const decided = await decide(action, body);
+      answer = { status: decided.status, body: serializedAs(reply, SINGLE_ROUTE[action], decided) };
+    }
+    return { idempotency_key: idempotencyKey, status_code: answer.status, body: answer.body };
+  };
+}
+
+/**
+ * A body as the single route sends it: through that route's response schema for the status (its
+ * serializer keeps only the fields the schema names), or as it is where the route declares none.
+ */
+function serializedAs(reply: FastifyReply, route: { response: Record<number, unknown> }, answer: Answer): unknown {
+  const declared = route.response[answer.status] as { content?: Record<string, { schema?: object }> } | undefined;
+  const schema = declared?.content?.['application/json']?.schema;
+  if (schema === undefined) return answer.body;
+  const serialize = reply.compileSerializationSchema(schema as Record<string, unknown>, String(answer.status));
+  return JSON.parse(serialize(answer.body as Record<string, unknown>)) as unknown;
+}
