@@ -96,7 +96,8 @@ export function decide(
           error: {
             code: 'FORBIDDEN',
             message: 'this gate does not admit this ticket type',
-            details: gateRefusal(gate, ticket.ticket_type),
+            // The holder's name too: staff tell the guest where to go.
+            details: { ...gateRefusal(gate, ticket.ticket_type), holder_name: ticket.holder_name },
           },
         }),
       };

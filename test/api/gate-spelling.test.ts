@@ -68,6 +68,7 @@ await eachBackend('gates spelled in another case', ({ it, issuer }) => {
       reason: 'ticket_type_not_admitted',
       gate_id: 'north',
       ticket_type: 'GA',
+      holder_name: 'Holder of GA',
     });
     const listed = await adminCall<{ enrollment_tokens: { token_id: string; gate_id: string }[] }>(
       app(),

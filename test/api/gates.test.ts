@@ -102,6 +102,8 @@ function gateSuite(
         reason: 'ticket_type_not_admitted',
         gate_id: 'vip',
         ticket_type: 'GA',
+        // The holder's name, so that staff can tell the guest where to go.
+        holder_name: 'Ada Lovelace',
       });
       assert.equal(refused.json().error.code, 'FORBIDDEN');
       const status = await t.app.inject({

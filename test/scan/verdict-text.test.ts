@@ -87,9 +87,33 @@ describe('the verdict screen’s words', () => {
         'Not for gate north: send the holder to a gate that admits VIP.',
       ],
     );
-    // The issuer's refusal carries no ticket: the type comes from the scanned code.
+    // With the event's gates known: their names, and the gates that let the type in.
+    const gates = [
+      { gate_id: 'north', name: 'North gate', admits: ['GA'] },
+      { gate_id: 'south', name: 'South gate', admits: ['vip'] },
+      { gate_id: 'west', name: '', admits: null },
+      { gate_id: 'crew', name: 'Crew entrance', admits: ['Crew'] },
+    ];
+    assert.equal(
+      verdictText(result('reject', 'ticket_type_not_admitted', ticket()), { gate: 'north', gates }).advice,
+      'Not for North gate: send the holder to South gate or gate west.',
+    );
+    // A refusal whose answer carries no ticket: the type comes from the scanned code.
     const refused = verdictText(result('reject', 'ticket_type_not_admitted'), { gate: 'north', tokenType: 'Crew' });
     assert.equal(refused.who, 'Crew');
+  });
+
+  it('says a code that is no ticket is not a ticket, not that the device is offline', () => {
+    const poster = verdictText({
+      ...result('reject', 'invalid_signature'),
+      tid: null,
+      idempotency_key: null,
+      source: 'offline',
+    });
+    assert.deepEqual(
+      [poster.word, poster.reason, poster.source],
+      ['Reject', 'not valid', 'This code is not a ticket.'],
+    );
   });
 
   it('tells an offline verdict from the issuer’s', () => {

@@ -71,9 +71,10 @@ describe('the web scanner’s verdicts at the door', { skip }, () => {
     }
   });
 
-  it('names the type of a ticket not admitted at this gate, and tells staff to send the holder on', async () => {
+  it('names the holder and type of a ticket not admitted at this gate, and the gate to send them to', async () => {
     const eid = await createEvent(issuer, 'Two Gates');
     await admin(issuer, 'PUT', `/events/${eid}/gates/north`, { name: 'North', admits: ['General admission'] });
+    await admin(issuer, 'PUT', `/events/${eid}/gates/stage`, { name: 'Stage door', admits: ['backstage'] });
     const { tickets } = await admin<{ tickets: { ticket_token: string }[] }>(issuer, 'POST', `/events/${eid}/tickets`, {
       tickets: [{ holder_name: 'Hedy Lamarr', ticket_type: 'Backstage' }],
     });
@@ -83,8 +84,8 @@ describe('the web scanner’s verdicts at the door', { skip }, () => {
       await checkCode(page, tickets[0]!.ticket_token);
       const text = await verdictOf(page, 'Reject');
       assert.match(text, /^Reject\s+not admitted at this gate/);
-      assert.match(text, /Backstage/);
-      assert.match(text, /Not for gate north: send the holder to a gate that admits Backstage/);
+      assert.match(text, /Hedy Lamarr · Backstage/, 'the issuer’s refusal names the holder');
+      assert.match(text, /Not for North: send the holder to Stage door\./);
       assert.deepEqual(await seriousViolations(page), [], 'a gate refusal');
       assert.ok(await fitsWidth(page));
     } finally {

@@ -11,6 +11,7 @@ import {
   Scanner,
   ScannerError,
   type CheckInPlace,
+  type GateRule,
   type EnrollResult,
   type RetryPolicy,
   type ScanResult,
@@ -97,13 +98,19 @@ export class Device {
    * What the device knows of a ticket, for the verdict screen: where its changes feed last saw it let
    * in, whether this device let it in, and whether it was let in at all (feed, own admits and moves).
    */
-  ticketFacts(tid: string | null): { place: CheckInPlace | null; admittedHere: boolean; wasInside: boolean } {
+  ticketFacts(tid: string | null): {
+    place: CheckInPlace | null;
+    admittedHere: boolean;
+    wasInside: boolean;
+    gates: GateRule[];
+  } {
     const scanner = this.scanner;
-    if (!scanner || tid === null) return { place: null, admittedHere: false, wasInside: false };
+    const gates = scanner?.gates ?? [];
+    if (!scanner || tid === null) return { place: null, admittedHere: false, wasInside: false, gates };
     const { knowledge, queue } = scanner;
     const admittedHere = queue.admitted.has(tid);
     const wasInside = admittedHere || queue.moves.has(tid) || knowledge.checkedIn.has(tid) || knowledge.out.has(tid);
-    return { place: knowledge.checkIns.get(tid) ?? null, admittedHere, wasInside };
+    return { place: knowledge.checkIns.get(tid) ?? null, admittedHere, wasInside, gates };
   }
 
   /** The event this device is enrolled for, for the question before a replacement. */

@@ -2,7 +2,7 @@
  * What the verdict screen says: the contract's words for each outcome, the holder and ticket type,
  * and when and where a used ticket was checked in. Pure, so that it is tested without a browser.
  */
-import type { ScanResult } from '@ticket-issuer/scanner';
+import { gatesAdmitting, type GateRule, type ScanResult } from '@ticket-issuer/scanner';
 
 /** The reasons' words, by the spec's outcome or the issuer's error code. */
 const REASON_WORDS: Record<string, string> = {
@@ -54,6 +54,8 @@ export interface VerdictContext {
   admittedHere?: boolean;
   /** The device knows the ticket was let in once: an exit's `not inside` then means already out. */
   wasInside?: boolean;
+  /** The event's declared gates as the device last read them: their names, and where a type may go in. */
+  gates?: readonly GateRule[];
   now?: Date;
   locale?: string;
 }
@@ -69,17 +71,38 @@ export function formatWhen(iso: string, now: Date = new Date(), locale?: string)
 
 const sameInstant = (a: string, b: string) => new Date(a).getTime() === new Date(b).getTime();
 
+/** A gate as staff know it: its declared name ("North gate"), else "gate north". */
+export function gateName(gateId: string, gates: readonly GateRule[] = []): string {
+  const declared = gates.find((gate) => gate.gate_id === gateId)?.name;
+  return declared ? declared : `gate ${gateId}`;
+}
+
+/** Names in a sentence: "A", "A or B", "A, B or C". */
+const either = (names: string[]) =>
+  names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+
+/** What to tell a holder a gate turned away: where the type goes in, when the device knows the gates. */
+function gateAdvice(type: string | null, context: VerdictContext): string {
+  const gates = context.gates ?? [];
+  const here = context.gate ? `Not for ${gateName(context.gate, gates)}` : 'Not for this gate';
+  if (type === null) return `${here}: send the holder to a gate that admits this ticket.`;
+  const elsewhere = gatesAdmitting(gates, type, context.gate ?? null).map((gate) => gateName(gate.gate_id, gates));
+  if (elsewhere.length === 0) return `${here}: send the holder to a gate that admits ${type}.`;
+  return `${here}: send the holder to ${either(elsewhere)}.`;
+}
+
 /**
  * Where a used ticket went in: the package's answer when it says, else the feed's entry of that same
  * moment, else this device (its own earlier admit, not in the feed yet).
  */
 function usedWhere(ticket: NonNullable<ScanResult['ticket']>, context: VerdictContext): string | null {
-  if (ticket.checked_in_gate) return `at gate ${ticket.checked_in_gate}`;
+  const at = (gateId: string) => `at ${gateName(gateId, context.gates)}`;
+  if (ticket.checked_in_gate) return at(ticket.checked_in_gate);
   const place = context.place;
   if (place && ticket.checked_in_at && sameInstant(place.at, ticket.checked_in_at)) {
-    return place.gate_id ? `at gate ${place.gate_id}` : null;
+    return place.gate_id ? at(place.gate_id) : null;
   }
-  if (context.admittedHere) return context.gate ? `at gate ${context.gate}` : 'on this device';
+  if (context.admittedHere) return context.gate ? at(context.gate) : 'on this device';
   return null;
 }
 
@@ -95,7 +118,13 @@ function usedReason(result: ScanResult, context: VerdictContext): string {
 const isGateRefusal = (reason: string) => REASON_WORDS[reason] === 'not admitted at this gate';
 
 export function verdictText(result: ScanResult, context: VerdictContext = {}): VerdictText {
-  const source = result.source === 'offline' ? 'Decided on this device (offline)' : 'Checked by the issuer';
+  // A code that is no ticket (a poster's QR, a link, typed text) asked nobody: it is not offline either.
+  const notATicket = result.tid === null && result.idempotency_key === null;
+  const source = notATicket
+    ? 'This code is not a ticket.'
+    : result.source === 'offline'
+      ? 'Decided on this device (offline)'
+      : 'Checked by the issuer';
   const ticket = result.ticket;
   const type = ticket?.ticket_type ?? context.tokenType ?? null;
   const whoParts = [ticket?.holder_name, type].filter((part): part is string => !!part);
@@ -114,10 +143,7 @@ export function verdictText(result: ScanResult, context: VerdictContext = {}): V
     return { ...base, word: 'Reject', tone: 'reject', reason: usedReason(result, context) };
   const reason = REASON_WORDS[result.reason] ?? 'not valid';
   let advice: string | null = null;
-  if (isGateRefusal(result.reason)) {
-    const here = context.gate ? `Not for gate ${context.gate}` : 'Not for this gate';
-    advice = `${here}: send the holder to a gate that admits ${type ?? 'this ticket'}.`;
-  }
+  if (isGateRefusal(result.reason)) advice = gateAdvice(type, context);
   return { ...base, word: 'Reject', tone: 'reject', reason, advice };
 }
 

@@ -19,11 +19,12 @@ export interface GatesAnswer {
   reentry: boolean;
 }
 
-/** Why a gate refuses a ticket (the 403's `details`). */
+/** Why a gate refuses a ticket (the 403's `details`; the issuer adds the holder's name). */
 export interface GateRefusal {
   reason: 'ticket_type_not_admitted';
   gate_id: string;
   ticket_type: string;
+  holder_name?: string;
 }
 
 /** A ticket type as the gate rule compares it: without surrounding spaces, in lower case. */
@@ -35,4 +36,17 @@ export function gateRefusal(gate: GateRule | null, ticketType: string): GateRefu
   const wanted = ticketTypeKey(ticketType);
   if (gate.admits.some((admitted) => ticketTypeKey(admitted) === wanted)) return null;
   return { reason: 'ticket_type_not_admitted', gate_id: gate.gate_id, ticket_type: ticketType };
+}
+
+/** The declared gates that let `ticketType` in, other than `except`: where to send a refused holder. */
+export function gatesAdmitting(
+  gates: Iterable<GateRule>,
+  ticketType: string,
+  except: string | null = null,
+): GateRule[] {
+  const admitting: GateRule[] = [];
+  for (const gate of gates) {
+    if (gate.gate_id !== except && gateRefusal(gate, ticketType) === null) admitting.push(gate);
+  }
+  return admitting;
 }

@@ -144,7 +144,14 @@ export interface TicketClaims {
 export const SETUP_URI_PREFIX = 'ticket-issuer://enroll?';
 
 export { CASE_GATES, CASE_TICKET_TYPE, VERDICT_CASES, type VerdictCase } from './verdict-cases.ts';
-export { gateRefusal, type GateRefusal, type GateRule, type GatesAnswer, ticketTypeKey } from './gates.ts';
+export {
+  gateRefusal,
+  gatesAdmitting,
+  type GateRefusal,
+  type GateRule,
+  type GatesAnswer,
+  ticketTypeKey,
+} from './gates.ts';
 export {
   entryOutcome,
   type EntryOutcome,

@@ -1,4 +1,5 @@
 /** The scanner SDK: enrol a device, scan online or offline, sync with the issuer. Runtime-agnostic. */
+export { gatesAdmitting, type GateRule } from '@ticket-issuer/protocol';
 export { IssuerClient, type IssuerClientOptions } from './client.ts';
 export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
 export {

@@ -263,6 +263,17 @@ async function answered(
   };
 }
 
+/** The holder and type a gate's refusal names (the issuer's details), for the verdict screen. */
+function refusedTicket(details: Record<string, unknown>, ticketType: string | null): ScanTicket {
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    holder_name: text(details.holder_name),
+    ticket_type: text(details.ticket_type) ?? ticketType,
+    checked_in_at: null,
+    checked_in_gate: null,
+  };
+}
+
 /**
  * No usable answer: a refusal for good is final; otherwise the offline verdict stands and the scan
  * stays queued. `contact` is what the request said of the issuer (by default, what `failure` says).
@@ -278,9 +289,18 @@ async function unanswered(
     await refuse(ctx, scan, failure);
     const { tid, idempotency_key } = scan;
     // A gate's refusal says which rule: the same reason as the device's own verdict would.
-    const reason =
-      failure.details.reason === 'ticket_type_not_admitted' ? 'ticket_type_not_admitted' : failure.issuerCode;
-    return { verdict: 'reject', reason, tid, source: 'issuer', idempotency_key, issuer_contact: 'answered' };
+    const gateRefusal = failure.details.reason === 'ticket_type_not_admitted';
+    const reason = gateRefusal ? 'ticket_type_not_admitted' : failure.issuerCode;
+    const result: ScanResult = {
+      verdict: 'reject',
+      reason,
+      tid,
+      source: 'issuer',
+      idempotency_key,
+      issuer_contact: 'answered',
+    };
+    if (gateRefusal) result.ticket = refusedTicket(failure.details, ticketType);
+    return result;
   }
   const mayHaveArrived =
     (failure instanceof IssuerNetworkError && failure.delivery === 'maybe') ||

@@ -208,6 +208,11 @@ export class Scanner {
     return this.knowledge.lastSyncAt !== null && this.knowledge.rulesSyncedAt !== null;
   }
 
+  /** The event's declared gates, as the last sync read them. */
+  get gates(): GateRule[] {
+    return [...this.rules.gates.values()];
+  }
+
   /** Who this scanner is and what it knows. */
   status(): StatusReport {
     let checkedIn = this.knowledge.checkedIn.size;

@@ -41,7 +41,7 @@ export const putGateSchema = {
   summary: 'Declare a gate, or change its name and the ticket types it admits',
   description:
     'A check-in at a declared gate whose `admits` does not name the ticket’s type is refused: 403 FORBIDDEN with ' +
-    '`details.reason` `ticket_type_not_admitted`. A gate_id that is not declared is kept for audit only.',
+    '`details` `{reason: "ticket_type_not_admitted", gate_id, ticket_type, holder_name}`. A gate_id that is not declared is kept for audit only.',
   params: GateParams,
   body: named('GateRequest', Strict({ name: Text(200), admits: Admits })),
   response: {
