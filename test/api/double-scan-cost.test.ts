@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import {
+  adminCall,
+  checkInBody,
+  enrollScanner,
+  postCheckIn,
+  scenario,
+  type Scenario,
+  T0,
+  testIssuer,
+  type TestIssuer,
+} from '../helpers/app.ts';
+import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
+
+/**
+ * A double scan writes its `checkin.conflict` messages in its own transaction (inside the group
+ * commit on either store). Which scans it reads must not grow with the event's scan log: the scans it
+ * just logged are found by their idempotency key (`scans_by_key`), never among every `already_used`
+ * scan of the event. Proven on each store by the plan of the very statement the double scan ran,
+ * after a log of LOG_SIZE scans, and by the messages it wrote.
+ */
+const LOG_SIZE = 20_000;
+/** The conflict fan-out statement: the one that writes checkin.conflict messages from the scans logged. */
+const isFanOut = (sql: string) => sql.includes("'checkin.conflict'") && /FROM scans d\b/.test(sql);
+const MINUTE = 60_000;
+const at = (minutes: number) => new Date(Date.parse(T0) + minutes * MINUTE).toISOString();
+
+/** What one backend gives the test: direct SQL, and the plan of the fan-out statement the app last ran. */
+interface Backend {
+  name: string;
+  skip: string | undefined;
+  open(): Promise<{ store: Store; drop?: () => Promise<void> }>;
+  /** Runs SQL on the store's own connection (seeding; `?` placeholders on SQLite, `$n` on PostgreSQL). */
+  exec(store: Store, sql: string): Promise<void>;
+  count(store: Store, sql: string): Promise<number>;
+  /** The access path of scans `d` in the plan of the fan-out statement the app ran last. */
+  fanOutPath(store: Store): Promise<string>;
+}
+
+const sqliteDb = (store: Store) =>
+  (store as unknown as { ctx: { db: import('better-sqlite3').Database; statements: Map<string, unknown> } }).ctx;
+
+const sqlite: Backend = {
+  name: 'SQLite',
+  skip: undefined,
+  open: async () => ({ store: new SqliteStore(':memory:') }),
+  exec: async (store, sql) => void sqliteDb(store).db.exec(sql),
+  count: async (store, sql) => Number(sqliteDb(store).db.prepare(sql).pluck().get()),
+  fanOutPath: async (store) => {
+    // The statement as the store prepared it (it keeps each one it ran), planned with any values.
+    const ctx = sqliteDb(store);
+    const sql = [...ctx.statements.keys()].find((text) => isFanOut(text));
+    assert.ok(sql, 'the double scan ran the conflict fan-out');
+    const values = Array.from(sql.matchAll(/\?/g), () => '[]');
+    const plan = ctx.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[];
+    const line = plan.map((p) => p.detail).find((detail) => /^(SEARCH|SCAN) d\b/.test(detail));
+    assert.ok(line, `scans d in the plan: ${plan.map((p) => p.detail).join(' | ')}`);
+    return line;
+  },
+};
+
+/** Every fan-out statement the app sends PostgreSQL (the driver is the store's own). */
+const pgFanOuts: { text: string; values: unknown[] }[] = [];
+const poolOf = (store: Store) => (store as unknown as { pool: pg.Pool }).pool;
+const pgAvailability = await postgresAvailability('double-scan cost on PostgreSQL');
+
+const postgres: Backend = {
+  name: 'PostgreSQL',
+  skip: pgAvailability.skip,
+  open: async () => {
+    if (pgAvailability.problem !== null) assert.fail(`PostgreSQL is required: ${pgAvailability.problem}`);
+    const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string' && isFanOut(args[0])) {
+        pgFanOuts.push({ text: args[0], values: (args[1] as unknown[]) ?? [] });
+      }
+      return query.apply(this, args);
+    } as typeof pg.Client.prototype.query;
+    const database = await freshDatabase();
+    const store = await PostgresStore.open(database.url);
+    return {
+      store,
+      drop: async () => {
+        pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+        await database.drop();
+      },
+    };
+  },
+  exec: async (store, sql) => void (await poolOf(store).query(sql)),
+  count: async (store, sql) => Number((await poolOf(store).query(sql)).rows[0]!.count),
+  fanOutPath: async (store) => {
+    const last = pgFanOuts[pgFanOuts.length - 1];
+    assert.ok(last, 'the double scan ran the conflict fan-out');
+    const { rows } = await poolOf(store).query(`EXPLAIN (FORMAT JSON) ${last.text}`, last.values);
+    const paths: string[] = [];
+    const walk = (node: Record<string, unknown>) => {
+      if (node['Relation Name'] === 'scans' && node.Alias === 'd') {
+        paths.push(`${String(node['Node Type'])} ${String(node['Index Name'] ?? '')}`.trim());
+      }
+      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk((rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    assert.equal(paths.length, 1, JSON.stringify(rows[0]));
+    return paths[0]!;
+  },
+};
+
+for (const backend of [sqlite, postgres]) {
+  describe(`a double scan's conflict messages cost the same at any scan-log size (${backend.name})`, () => {
+    const it = itUnless(backend.skip);
+    let t: TestIssuer;
+    let drop: (() => Promise<void>) | undefined;
+    let north: Scenario;
+    let south: Scenario;
+    before(async () => {
+      if (backend.skip !== undefined) return;
+      const opened = await backend.open();
+      drop = opened.drop;
+      t = await testIssuer({ store: opened.store, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+      north = await scenario(t.app, { gateId: 'north' });
+      const scannerId = randomUUID();
+      south = { ...north, scannerId, ...(await enrollScanner(t.app, north.eid, scannerId, 'south')) };
+      await adminCall(t.app, 'POST', '/admin/v1/webhooks', {
+        url: 'http://127.0.0.1:9/hooks',
+        event_types: ['checkin.conflict'],
+        eid: north.eid,
+      });
+      // A long scan log of other tickets: each entered once and scanned again by another gate
+      // offline, the already_used scans the fan-out used to read one by one.
+      const columns =
+        'eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at, outcome, reason, replay, admitted_offline, turned_away_offline';
+      const values = (n: string, bool: (b: boolean) => string) =>
+        `'${north.eid}', 'seed-' || (${n} / 2), '${south.apiKeyId}', '${south.scannerId}', 'south', 'seed-key-' || ${n},
+         '${at(-60)}', '${at(-30)}', CASE WHEN ${n} % 2 = 0 THEN 'valid' ELSE 'already_used' END, NULL,
+         ${bool(false)}, CASE WHEN ${n} % 2 = 0 THEN ${bool(false)} ELSE ${bool(true)} END, ${bool(false)}`;
+      if (backend === sqlite) {
+        await backend.exec(
+          t.store,
+          `WITH RECURSIVE series(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM series WHERE n < ${LOG_SIZE})
+           INSERT INTO scans (${columns}) SELECT ${values('n', (b) => (b ? '1' : '0'))} FROM series`,
+        );
+      } else {
+        await backend.exec(
+          t.store,
+          `INSERT INTO scans (${columns}) SELECT ${values('n', (b) => (b ? 'TRUE' : 'FALSE'))}
+           FROM generate_series(1, ${LOG_SIZE}) n`,
+        );
+        // The statistics a production table has: the planner then knows how long the log is.
+        await backend.exec(t.store, 'ANALYZE scans');
+      }
+    });
+    after(async () => {
+      await t?.close();
+      await drop?.();
+    });
+
+    const conflictMessages = () =>
+      backend.count(
+        t.store,
+        `SELECT COUNT(*) AS count FROM webhook_messages WHERE type = 'checkin.conflict' AND data LIKE '%${north.tid}%'`,
+      );
+
+    it('an offline double entry from another gate: one conflict message, the scans it logged read by key', async () => {
+      assert.equal((await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-10)))).json().status, 'valid');
+      const duplicate = checkInBody(south, at(-9), { admitted_offline: true });
+      assert.equal((await postCheckIn(t.app, south.apiKey, duplicate)).json().status, 'already_used');
+      assert.equal(await conflictMessages(), 1);
+      assert.match(await backend.fanOutPath(t.store), /scans_by_key/);
+    });
+
+    it("a gate's own repeat is no conflict: no message, and still read by key", async () => {
+      assert.equal((await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-1)))).json().status, 'already_used');
+      assert.equal(await conflictMessages(), 1);
+      assert.match(await backend.fanOutPath(t.store), /scans_by_key/);
+    });
+  });
+}
