@@ -9,6 +9,8 @@ import {
   type EnrollAnswer,
   type GateRule,
   type GatesAnswer,
+  type ScanUploadItem,
+  type ScanUploadResult,
 } from '@ticket-issuer/protocol';
 import { IssuerHttpError, IssuerNetworkError, ScannerError } from './errors.ts';
 import { checkDiscovery } from './state.ts';
@@ -118,23 +120,35 @@ export class IssuerClient {
    */
   async checkIn(url: string, body: CheckInRequestBody, timeoutMs?: number): Promise<CheckInAnswer> {
     const answer = await this.request('POST', url, body, timeoutMs);
-    const outcome = (answer.body as { status?: unknown } | null)?.status;
-    const isOutcome = (CHECK_IN_OUTCOMES as readonly unknown[]).includes(outcome);
-    if ((answer.status === 200 && isOutcome) || (answer.status === 400 && outcome === 'invalid_signature')) {
-      return answer.body as CheckInAnswer;
-    }
-    throw this.errorOf(answer);
+    const read = scanAnswerOf('check_in', answer.status, answer.body, answer.retryAfter);
+    if (read instanceof IssuerHttpError) throw read;
+    return read as CheckInAnswer;
   }
 
   /** POSTs an exit scan; its answer as `checkIn`'s (IssuerHttpError for an envelope). */
   async checkOut(url: string, body: CheckInRequestBody, timeoutMs?: number): Promise<CheckOutAnswer> {
     const answer = await this.request('POST', url, body, timeoutMs);
-    const status = (answer.body as { status?: unknown } | null)?.status;
-    const isStatus = (CHECK_OUT_STATUSES as readonly unknown[]).includes(status);
-    if ((answer.status === 200 && isStatus) || (answer.status === 400 && status === 'invalid_signature')) {
-      return answer.body as CheckOutAnswer;
+    const read = scanAnswerOf('check_out', answer.status, answer.body, answer.retryAfter);
+    if (read instanceof IssuerHttpError) throw read;
+    return read as CheckOutAnswer;
+  }
+
+  /**
+   * POSTs queued scans in one upload (`POST /api/v1/tickets/scans`). Resolves with one result per
+   * scan, in order, each what the single endpoint would have answered (read it with `scanAnswerOf`);
+   * throws IssuerHttpError when the upload as a whole was not taken (an issuer without the route
+   * answers 404 or 405), IssuerNetworkError when there is no answer.
+   */
+  async uploadScans(url: string, scans: ScanUploadItem[], timeoutMs?: number): Promise<ScanUploadResult[]> {
+    const answer = await this.request('POST', url, { scans }, timeoutMs);
+    if (answer.status !== 200) throw this.errorOf(answer);
+    const results = (answer.body as { results?: unknown } | null)?.results;
+    const resultShaped = (r: unknown) =>
+      typeof r === 'object' && r !== null && Number.isInteger((r as ScanUploadResult).status_code);
+    if (!Array.isArray(results) || results.length !== scans.length || !results.every(resultShaped)) {
+      throw invalidAnswer('upload answer without one result per scan');
     }
-    throw this.errorOf(answer);
+    return results as ScanUploadResult[];
   }
 
   /** The event's declared gates and re-entry setting; an issuer without gates answers none. */
@@ -202,15 +216,38 @@ export class IssuerClient {
 
   /** The typed error of a non-outcome answer. */
   private errorOf(answer: RawAnswer): IssuerHttpError {
-    const error = (answer.body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
-    const details = (typeof error?.details === 'object' && error.details !== null ? error.details : {}) as Record<
-      string,
-      unknown
-    >;
-    const code = typeof error?.code === 'string' ? error.code : 'INVALID_ANSWER';
-    const message = typeof error?.message === 'string' ? error.message : `unexpected answer (HTTP ${answer.status})`;
-    return new IssuerHttpError(answer.status, code, message, details, retryAfter(answer.retryAfter, details));
+    return httpErrorOf(answer.status, answer.body, answer.retryAfter);
   }
+}
+
+/** The typed error of an answer in the envelope (or of one that is not the issuer's JSON at all). */
+function httpErrorOf(status: number, body: unknown, retryAfterHeader: string | null): IssuerHttpError {
+  const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
+  const details = (typeof error?.details === 'object' && error.details !== null ? error.details : {}) as Record<
+    string,
+    unknown
+  >;
+  const code = typeof error?.code === 'string' ? error.code : 'INVALID_ANSWER';
+  const message = typeof error?.message === 'string' ? error.message : `unexpected answer (HTTP ${status})`;
+  return new IssuerHttpError(status, code, message, details, retryAfter(retryAfterHeader, details));
+}
+
+/**
+ * What a scan's answer says, whether it came alone or as a result of an upload: its outcome (200, or
+ * 400 `invalid_signature`), else the error it carries (the envelope, as IssuerHttpError).
+ */
+export function scanAnswerOf(
+  action: 'check_in' | 'check_out',
+  status: number,
+  body: unknown,
+  retryAfterHeader: string | null = null,
+): CheckInAnswer | CheckOutAnswer | IssuerHttpError {
+  const outcome = (body as { status?: unknown } | null)?.status;
+  const outcomes: readonly unknown[] = action === 'check_in' ? CHECK_IN_OUTCOMES : CHECK_OUT_STATUSES;
+  if ((status === 200 && outcomes.includes(outcome)) || (status === 400 && outcome === 'invalid_signature')) {
+    return body as CheckInAnswer | CheckOutAnswer;
+  }
+  return httpErrorOf(status, body, retryAfterHeader);
 }
 
 /** A body as JSON, or null when it is empty or not JSON. */
