@@ -14,6 +14,7 @@ import {
   isTurnedAwayAnswer,
   TURNED_AWAY_OFFLINE,
 } from './errors.ts';
+import { uploadInBatches } from './upload.ts';
 import type { FeedKnowledge } from './knowledge.ts';
 import { checkInBody, deviceReport, type QueuedScan, type ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer, withRetry } from './retry.ts';
@@ -95,15 +96,23 @@ const ACK_BATCH = 500;
 export const SYNC_IN_FLIGHT = 32;
 
 /** A refusal, or the issuer's `turned_away_offline` answer, as a settled scan. */
-function settledBy(error: IssuerHttpError): Settled {
+export function settledBy(error: IssuerHttpError): Settled {
   return isTurnedAwayAnswer(error) ? { kind: 'turned_away' } : { kind: 'refused', error };
 }
 
 /**
+ * Whether a 409 IDEMPOTENCY_CONFLICT may mean that the issuer holds the scan's plain body: an online
+ * attempt may have delivered it without the device's report (`admitted_offline`, or
+ * `signature_valid: false`). Resending the plain body once then gets the scan's answer.
+ */
+export function plainMayBeHeld(scan: QueuedScan, error: IssuerHttpError): boolean {
+  return error.issuerCode === 'IDEMPOTENCY_CONFLICT' && deviceReport(scan) !== 'none' && scan.maybe_sent_plain;
+}
+
+/**
  * Sends one queued scan exactly as it was made and settles it. A 409 IDEMPOTENCY_CONFLICT for a scan
- * an online attempt may have delivered plain (without the device's report: `admitted_offline`, or
- * `signature_valid: false`) is answered by resending that plain body once: the issuer holds it under
- * the key, and its answer is the scan's answer. Transient failures and a rejected key (401) throw.
+ * an online attempt may have delivered plain is answered by resending that plain body once (see
+ * `plainMayBeHeld`). Transient failures and a rejected key (401) throw.
  */
 export async function settleScan(ctx: UploadContext, scan: QueuedScan): Promise<Settled> {
   const send = (plain: boolean) =>
@@ -112,9 +121,7 @@ export async function settleScan(ctx: UploadContext, scan: QueuedScan): Promise<
     return { kind: 'outcome', answer: await send(false) };
   } catch (error) {
     if (!isRefusal(error)) throw error;
-    const plainMayBeHeld =
-      error.issuerCode === 'IDEMPOTENCY_CONFLICT' && deviceReport(scan) !== 'none' && scan.maybe_sent_plain;
-    if (!plainMayBeHeld) return settledBy(error);
+    if (!plainMayBeHeld(scan, error)) return settledBy(error);
     try {
       return { kind: 'outcome', answer: await send(true) };
     } catch (second) {
@@ -166,7 +173,7 @@ class AckBatcher {
 }
 
 /** The queued scans grouped by ticket, each group in scan order, groups in order of first scan. */
-function byTicket(scans: readonly QueuedScan[]): QueuedScan[][] {
+export function byTicket(scans: readonly QueuedScan[]): QueuedScan[][] {
   const groups = new Map<string, QueuedScan[]>();
   for (const scan of scans) {
     const group = groups.get(scan.tid);
@@ -176,8 +183,8 @@ function byTicket(scans: readonly QueuedScan[]): QueuedScan[][] {
   return [...groups.values()];
 }
 
-/** The upload of one queue: workers take a ticket's scans each, one ticket at a time. */
-class Upload {
+/** What an upload settled: the report's counts, and the acknowledgements and refusals it writes. */
+export class Tally {
   readonly report: UploadReport = {
     uploaded: 0,
     refused: 0,
@@ -186,29 +193,57 @@ class Upload {
     reachable: true,
   };
   private readonly batcher: AckBatcher;
+
+  constructor(queue: ScanQueue, storage: Storage) {
+    this.batcher = new AckBatcher(queue, storage);
+  }
+
+  /** Counts a settled scan and acknowledges it (a refusal is kept in `refused.jsonl` first). */
+  async record(scan: QueuedScan, settled: Settled): Promise<void> {
+    if (settled.kind === 'outcome') {
+      this.report.uploaded += 1;
+      const status = settled.answer.status;
+      this.report.outcomes[status] = (this.report.outcomes[status] ?? 0) + 1;
+      await this.batcher.add(scan.idempotency_key);
+    } else if (settled.kind === 'turned_away') {
+      // A final answer: the issuer logged the scan and left the ticket unused, as the device said.
+      this.report.uploaded += 1;
+      this.report.outcomes[TURNED_AWAY_OFFLINE] += 1;
+      await this.batcher.add(scan.idempotency_key);
+    } else {
+      this.report.refused += 1;
+      await this.batcher.add(scan.idempotency_key, refusedLine(scan, settled.error, new Date()));
+    }
+  }
+
+  /** Writes what is pending. */
+  flush(): Promise<void> {
+    return this.batcher.flush();
+  }
+}
+
+/** The upload of scans one request each: workers take a ticket's scans each, one ticket at a time. */
+class Upload {
   private next = 0;
   private fatal: unknown = null;
 
   constructor(
     private readonly ctx: UploadContext,
     private readonly groups: QueuedScan[][],
-  ) {
-    this.batcher = new AckBatcher(ctx.queue, ctx.storage);
-  }
+    private readonly tally: Tally,
+  ) {}
 
-  async run(concurrency: number): Promise<UploadReport> {
+  async run(concurrency: number): Promise<void> {
     const worker = () =>
       this.work().catch((error: unknown) => {
         this.fatal ??= error;
       });
     await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
-    await this.batcher.flush();
     if (this.fatal !== null) throw this.fatal;
-    return this.report;
   }
 
   private get stopped(): boolean {
-    return !this.report.reachable || this.fatal !== null;
+    return !this.tally.report.reachable || this.fatal !== null;
   }
 
   private async work(): Promise<void> {
@@ -225,41 +260,33 @@ class Upload {
       try {
         settled = await settleScan(this.ctx, scan);
       } catch (error) {
-        if (error instanceof IssuerNetworkError) this.report.reachable = false;
+        if (error instanceof IssuerNetworkError) this.tally.report.reachable = false;
         // Anything else (a rejected key above all) stops the whole upload; this scan stays queued.
         if (!isTransient(error) && !isRateLimited(error)) throw error;
-        this.report.problem = error as Error;
+        this.tally.report.problem = error as Error;
         return;
       }
-      await this.record(scan, settled);
-    }
-  }
-
-  private async record(scan: QueuedScan, settled: Settled): Promise<void> {
-    if (settled.kind === 'outcome') {
-      this.report.uploaded += 1;
-      const status = settled.answer.status;
-      this.report.outcomes[status] = (this.report.outcomes[status] ?? 0) + 1;
-      await this.batcher.add(scan.idempotency_key);
-    } else if (settled.kind === 'turned_away') {
-      // A final answer: the issuer logged the scan and left the ticket unused, as the device said.
-      this.report.uploaded += 1;
-      this.report.outcomes[TURNED_AWAY_OFFLINE] += 1;
-      await this.batcher.add(scan.idempotency_key);
-    } else {
-      this.report.refused += 1;
-      await this.batcher.add(scan.idempotency_key, refusedLine(scan, settled.error, new Date()));
+      await this.tally.record(scan, settled);
     }
   }
 }
 
 /**
- * Uploads every queued scan: tickets in parallel (`SYNC_IN_FLIGHT` requests on kept-alive
- * connections), each ticket's scans in scan order. Stops taking new work when the issuer cannot be
- * reached; a ticket whose scan keeps failing with 5xx is left queued and the others go on.
+ * Uploads every queued scan, each ticket's scans in scan order: in uploads of up to 500 scans
+ * (`POST /api/v1/tickets/scans`, see upload.ts), or against an issuer without that route one request
+ * per scan, tickets in parallel (`SYNC_IN_FLIGHT` requests on kept-alive connections). Stops taking
+ * new work when the issuer cannot be reached; a ticket whose scan keeps failing with 5xx is left
+ * queued and the others go on.
  */
-export function uploadQueue(ctx: UploadContext): Promise<UploadReport> {
-  return new Upload(ctx, byTicket(ctx.queue.pending())).run(ctx.concurrency ?? SYNC_IN_FLIGHT);
+export async function uploadQueue(ctx: UploadContext): Promise<UploadReport> {
+  const tally = new Tally(ctx.queue, ctx.storage);
+  try {
+    const alone = await uploadInBatches(ctx, byTicket(ctx.queue.pending()), tally);
+    if (alone.length > 0) await new Upload(ctx, alone, tally).run(ctx.concurrency ?? SYNC_IN_FLIGHT);
+  } finally {
+    await tally.flush();
+  }
+  return tally.report;
 }
 
 /** Follows the changes feed from the stored cursor until `has_more` is false; returns how many entries came. */

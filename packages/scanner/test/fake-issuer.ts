@@ -1,4 +1,4 @@
-import type { CheckInRequestBody, DiscoveryDocument } from '@ticket-issuer/protocol';
+import type { CheckInRequestBody, DiscoveryDocument, ScanUploadItem } from '@ticket-issuer/protocol';
 import { MemoryStorage, Scanner, type ScannerOptions } from '../src/index.ts';
 import { EID, ISS, type TestKey } from './keys.ts';
 
@@ -64,13 +64,46 @@ export function enrolledStorage(key: TestKey, gate: string | null = null): Memor
   return storage;
 }
 
+/**
+ * What the fake issuer does with an upload (`POST /api/v1/tickets/scans`): `false`, an issuer from
+ * before uploads (404); `true`, each scan answered by the handler as its single request would be
+ * (seen as such); or a function answering the whole upload.
+ */
+export type Uploads = boolean | ((scans: ScanUploadItem[], seen: Seen[]) => Promise<Response> | Response);
+
+/** Every upload the fake issuer received, each as its scans. */
+export type UploadsSeen = ScanUploadItem[][];
+
+/** Answers an upload scan by scan through the single-request handler. */
+async function uploadThroughHandler(scans: ScanUploadItem[], handler: Handler, seen: Seen[]): Promise<Response> {
+  const results = [];
+  for (const { action, ...body } of scans) {
+    seen.push({ url: `${ISS}/api/v1/tickets/${action === 'check_out' ? 'check-out' : 'check-in'}`, body });
+    const res = await handler(body, seen);
+    results.push({ idempotency_key: body.idempotency_key, status_code: res.status, body: await res.json() });
+  }
+  return json(200, { results });
+}
+
 /** A fake fetch: check-ins go to the handler; the feed is empty; discovery is served. */
-export function fakeFetch(key: TestKey, handler: Handler, seen: Seen[] = []): typeof fetch {
+export function fakeFetch(
+  key: TestKey,
+  handler: Handler,
+  seen: Seen[] = [],
+  uploads: Uploads = false,
+  uploadsSeen: UploadsSeen = [],
+): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
     if (url.includes('/changes')) return json(200, { changes: [], next_cursor: 'c1', has_more: false });
     if (url.endsWith('/gates')) return json(200, { gates: [], reentry: false });
     if (url.endsWith('/.well-known/ticket-issuer.json')) return json(200, discovery(key));
+    if (url.endsWith('/api/v1/tickets/scans')) {
+      const { scans } = JSON.parse(String(init?.body)) as { scans: ScanUploadItem[] };
+      uploadsSeen.push(scans);
+      if (uploads === false) return envelope(404, 'NOT_FOUND', 'no route POST /api/v1/tickets/scans');
+      return uploads === true ? uploadThroughHandler(scans, handler, seen) : uploads(scans, seen);
+    }
     const body = JSON.parse(String(init?.body)) as CheckInRequestBody;
     seen.push({ url, body });
     return handler(body, seen);
@@ -96,10 +129,15 @@ export async function openScanner(
   key: TestKey,
   handler: Handler,
   options: ScannerOptions = {},
+  uploads: Uploads = false,
 ) {
   const seen: Seen[] = [];
-  const scanner = await Scanner.open(storage, { fetch: fakeFetch(key, handler, seen), ...options });
-  return { scanner, seen };
+  const uploadsSeen: UploadsSeen = [];
+  const scanner = await Scanner.open(storage, {
+    fetch: fakeFetch(key, handler, seen, uploads, uploadsSeen),
+    ...options,
+  });
+  return { scanner, seen, uploadsSeen };
 }
 
 /** The issuer's valid answer for any scan. */
