@@ -26,9 +26,12 @@ export interface SyncRound {
   report: string;
 }
 
-/** Starts an issuer (from `root`, another checkout, when given) and enrols a scanner through the CLI. */
-export async function setUp(name: string, root?: string): Promise<SyncSetup> {
-  const issuer = await Issuer.start({}, root);
+/**
+ * Starts an issuer (from `root`, another checkout, when given; with `env` over the tests' generous
+ * rate limits) and enrols a scanner through the CLI.
+ */
+export async function setUp(name: string, root?: string, env: Record<string, string> = {}): Promise<SyncSetup> {
+  const issuer = await Issuer.start(env, root);
   const eid = await issuer.createEvent(name);
   const dir = join(tempDir(), 'state');
   const enrolled = await runCli(['enroll', await issuer.setupUri(eid), '--state', dir]);

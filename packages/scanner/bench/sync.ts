@@ -3,12 +3,16 @@
  * floor: the same number of bare check-ins sent over kept-alive node:http connections with as many
  * in flight, nothing stored, measured before and after. The ratio is what the scanner adds; machines
  * vary, ratios hold. The machine's speed drifts from one minute to the next, so the scan and the sync
- * run several rounds, each on fresh tickets, and the median is the figure.
+ * run several rounds, each on fresh tickets, and the median is the figure. Then the contract's
+ * figure: the same queue synced with the issuer's default settings (its rate limits included), on
+ * SQLite and on PostgreSQL (skipped when no server answers), target at most 30 s.
  * Run: node --import tsx packages/scanner/bench/sync.ts [count] [rounds]   (default 10,000 and 3)
  */
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
+import { freshPostgres } from '../../../bench/processes.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { SYNC_IN_FLIGHT } from '../src/sync.ts';
 import { runCli } from '../test/cli-process.ts';
 import type { Issuer } from '../test/issuer.ts';
@@ -94,3 +98,45 @@ try {
   await issuer.stop();
   rmSync(issuer.dataDir, { recursive: true, force: true });
 }
+
+/** The issuer's own rate limits, as an unconfigured issuer has them (the test harness raises them). */
+function defaultLimits(): Record<string, string> {
+  const limits = loadConfig({}).rateLimits;
+  return {
+    RATE_LIMIT_ENROLL_PER_IP: String(limits.enrollPerIp),
+    RATE_LIMIT_ENROLL_PER_TOKEN: String(limits.enrollPerToken),
+    RATE_LIMIT_CHECKIN_PER_KEY: String(limits.checkInPerKey),
+    RATE_LIMIT_STATUS_PER_KEY: String(limits.statusPerKey),
+    RATE_LIMIT_ADMIN_PER_TOKEN: String(limits.adminPerToken),
+    RATE_LIMIT_NOT_FOUND_PER_IP: String(limits.unknownRoutePerIp),
+    RATE_LIMIT_AUTH_FAILURES_PER_IP: String(limits.authFailuresPerIp),
+    RATE_LIMIT_WINDOW_S: String(limits.windowSeconds),
+  };
+}
+
+/** One queue of `count` offline scans synced with the default settings on a backend; a line of the table. */
+async function withDefaults(backend: 'SQLite' | 'PostgreSQL'): Promise<string> {
+  const database = backend === 'PostgreSQL' ? await freshPostgres() : null;
+  if (backend === 'PostgreSQL' && database === null) return `  ${backend}: skipped (no PostgreSQL server answers)\n`;
+  const env = { ...defaultLimits(), ...(database ? { DATABASE_URL: database.url } : {}) };
+  const setup = await setUp(`Default settings on ${backend}`, undefined, env);
+  try {
+    const { syncMs, cpu, report } = await syncRound(setup, count);
+    const verdict = syncMs <= 30_000 ? 'met' : 'NOT met';
+    return (
+      `  ${backend}: sync ${ms(syncMs)} (${rate(syncMs)}), issuer CPU ${cpu.toFixed(1)} s; target 30 s ${verdict}\n` +
+      `    report: ${report}\n`
+    );
+  } finally {
+    await setup.issuer.stop();
+    rmSync(setup.issuer.dataDir, { recursive: true, force: true });
+    await database?.drop();
+  }
+}
+
+const limits = defaultLimits();
+process.stdout.write(
+  `${count} offline scans synced with the default settings (RATE_LIMIT_CHECKIN_PER_KEY ${limits.RATE_LIMIT_CHECKIN_PER_KEY} ` +
+    `per ${limits.RATE_LIMIT_WINDOW_S} s), target at most 30 s:\n`,
+);
+for (const backend of ['SQLite', 'PostgreSQL'] as const) process.stdout.write(await withDefaults(backend));
