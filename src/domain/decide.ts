@@ -1,7 +1,7 @@
 import { entryOutcome, exitOutcome, type TicketFacts } from '@ticket-issuer/protocol';
 import type { CheckInVerdict, GateRecord, Presence, StoredAnswer, TicketRecord } from '../store/store.ts';
 import { gateRefusal } from './gates.ts';
-import { holderState, moveFor, scannerTicket } from './ticket-state.ts';
+import { holderAtExit, holderState, moveFor, outSince, scannerTicket } from './ticket-state.ts';
 import { toWire } from './time.ts';
 
 const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
@@ -150,14 +150,15 @@ export function keepTurnedAway(verdict: CheckInVerdict): CheckInVerdict {
 
 /** The ticket as an exit answer shows it. */
 function exitTicket(ticket: TicketRecord, presence: Presence | null, checkedOutAt: string | null) {
-  return { ...scannerTicket(ticket), checked_out_at: toWire(checkedOutAt ?? presence?.checked_out_at ?? null) };
+  return { ...scannerTicket(ticket), checked_out_at: toWire(checkedOutAt ?? outSince(presence)) };
 }
 
 /**
  * The outcome of an exit scan; pure, run inside the store's transaction, on the shared rules
  * (`exitOutcome`). The signature, the ticket and the event are judged as for an entry. A revoked
  * ticket (or a superseded token) answers `revoked`, and a holder inside is still counted out.
- * Otherwise a holder inside goes out (`checked_out`), and one who is not is `not_inside`.
+ * Otherwise a holder inside goes out (`checked_out`), and one who is not is `not_inside`, as is an
+ * exit scanned before the entry that has the holder inside now (see `holderAtExit`).
  */
 export function decideExit(
   ticket: TicketRecord | null,
@@ -169,7 +170,10 @@ export function decideExit(
 ): CheckInVerdict {
   const early = unusable(ticket, eid, signatureProblem);
   if (early !== null || ticket === null) return early!;
-  const facts = factsOf(ticket, eid, scannedAt, presentedToken, presence);
+  const facts = {
+    ...factsOf(ticket, eid, scannedAt, presentedToken, presence),
+    holder: holderAtExit(ticket, presence, scannedAt),
+  };
   const outcome = exitOutcome(facts);
   if (outcome !== 'checked_out' && outcome !== 'not_inside' && outcome !== 'revoked') {
     throw new Error(`unexpected exit outcome ${outcome}`);

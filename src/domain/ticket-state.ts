@@ -15,6 +15,23 @@ export function holderState(ticket: TicketRecord, presence: Presence | null): Ho
   return presence !== null && !presence.inside ? 'out' : 'inside';
 }
 
+/**
+ * Where the holder was when an exit was scanned, as far as the issuer knows: presence follows scan
+ * time, so an exit scanned before the entry that has the holder inside now (an offline exit uploaded
+ * late, the entry made meanwhile) did not take them out of it, and `checked_out_at` never comes
+ * before `checked_in_at`.
+ */
+export function holderAtExit(ticket: TicketRecord, presence: Presence | null, scannedAt: string): HolderState {
+  const now = holderState(ticket, presence);
+  if (now !== 'inside' || ticket.checked_in_at === null || scannedAt >= ticket.checked_in_at) return now;
+  return presence?.checked_out_at ? 'out' : 'unused';
+}
+
+/** When the holder went out, or null while they are not out (never came in, or inside). */
+export function outSince(presence: Presence | null): string | null {
+  return presence !== null && !presence.inside ? presence.checked_out_at : null;
+}
+
 /** The store's move for a scan's outcome, or null when the holder stays where they are. */
 export function moveFor(
   before: HolderState,
@@ -62,6 +79,18 @@ export function statusView(ticket: TicketRecord, now: string) {
     ticket_type: ticket.ticket_type,
     issued_at: toWire(ticket.issued_at),
     checked_in_at: toWire(ticket.checked_in_at),
+  };
+}
+
+/**
+ * The status endpoint's answer: the ticket's state, whether the holder is inside now, and when they
+ * went out (null when they are not out).
+ */
+export function scannerStatusView(ticket: TicketRecord, presence: Presence | null, now: string) {
+  return {
+    ...statusView(ticket, now),
+    inside: presence?.inside === true,
+    checked_out_at: toWire(outSince(presence)),
   };
 }
 

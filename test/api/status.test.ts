@@ -38,8 +38,9 @@ describe('GET /api/v1/tickets/{tid}/status', () => {
       ticket_type: 'GA',
       issued_at: '2026-06-01T12:00:00Z',
       checked_in_at: null,
-      // The contract's addition: whether the holder is inside now.
+      // The contract's additions: whether the holder is inside now, and when they went out (null: not out).
       inside: false,
+      checked_out_at: null,
     });
   });
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkIn, type CheckInDeps, checkOut } from '../../domain/check-in.ts';
 import type { ApiKeyRecord, StoredAnswer } from '../../store/store.ts';
 import { IssuerError } from '../../domain/errors.ts';
-import { statusView } from '../../domain/ticket-state.ts';
+import { scannerStatusView } from '../../domain/ticket-state.ts';
 import { toStored } from '../../domain/time.ts';
 import { scannerKeyOf } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
@@ -51,7 +51,7 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
       if (ticket.eid !== key.eid)
         throw new IssuerError('FORBIDDEN', 'this API key is not valid for the event of this ticket');
       const presence = await ctx.store.getPresence(ticket.tid);
-      return { ...statusView(ticket, toStored(ctx.clock.now())), inside: presence?.inside === true };
+      return scannerStatusView(ticket, presence, toStored(ctx.clock.now()));
     },
   );
 

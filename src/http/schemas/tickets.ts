@@ -273,6 +273,9 @@ export const StatusAnswer = named(
       issued_at: Type.String({ description: 'ISO 8601 UTC timestamp' }),
       checked_in_at: Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp; null when not used' }),
       inside: Type.Boolean({ description: 'whether the holder is inside now (came in and has not gone out)' }),
+      checked_out_at: Nullable(Type.String(), {
+        description: 'ISO 8601 UTC timestamp: when the holder went out; null when they are not out',
+      }),
     },
     { description: "A ticket's current state" },
   ),
@@ -294,6 +297,7 @@ export const statusSchema = {
           issued_at: EXAMPLE.issuedAt,
           checked_in_at: EXAMPLE.firstScanAt,
           inside: true,
+          checked_out_at: null,
         }),
       },
     }),

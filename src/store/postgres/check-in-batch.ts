@@ -15,6 +15,8 @@ import type {
 } from '../store.ts';
 import { batchWrite, type CheckedIn, type LoggedScan, type Remembered } from './check-in-writes.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { recordLateExit } from './check-ins.ts';
+import { firstLateExit, type LateExit } from '../late-exit.ts';
 
 /** One check-in waiting for its batch. */
 export interface PendingCheckIn {
@@ -31,8 +33,9 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 
 /**
  * What a batch reads once its idempotency keys are locked, in one statement: the tickets (locked,
- * in tid order), the standing of the API keys, the answers already given under the keys, and the
- * declared gates the check-ins name.
+ * in tid order), the standing of the API keys, the answers already given under the keys, the
+ * declared gates the check-ins name, and the exits answered `not_inside` of the tickets not yet used
+ * (by index among each ticket's scans; almost always none), which a first entry may turn into exits.
  */
 const READ_SQL = `
   WITH locked AS (SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ANY($1::text[]) ORDER BY tid FOR UPDATE),
@@ -43,9 +46,14 @@ const READ_SQL = `
            ON i.eid = k.eid AND i.idempotency_key = k.idempotency_key),
        named AS (
          SELECT DISTINCT g.* FROM gates g JOIN unnest($5::text[], $6::text[]) AS n (eid, gate_id)
-           ON g.eid = n.eid AND g.gate_id = n.gate_id)
+           ON g.eid = n.eid AND g.gate_id = n.gate_id),
+       late AS (
+         SELECT s.tid, s.scanner_id, s.gate_id, s.scanned_at, s.scan_id FROM locked l
+           JOIN scans s ON s.eid = l.eid AND s.outcome = 'not_inside' AND s.tid = l.tid AND NOT s.replay
+          WHERE l.checked_in_at IS NULL)
   SELECT (SELECT json_agg(locked) FROM locked) AS tickets, (SELECT json_agg(keys) FROM keys) AS keys,
-         (SELECT json_agg(known) FROM known) AS known, (SELECT json_agg(named) FROM named) AS gates`;
+         (SELECT json_agg(known) FROM known) AS known, (SELECT json_agg(named) FROM named) AS gates,
+         (SELECT json_agg(late ORDER BY late.scanned_at, late.scan_id) FROM late) AS late_exits`;
 
 /**
  * Check-ins that arrive together on one instance are applied in one transaction of four round trips
@@ -127,6 +135,8 @@ export class CheckInBatcher {
         const write = batchWrite(plan.remembered, plan.scans, plan.checkedIn);
         await client.query(write.text, write.values);
         await reportConflicts(client, plan.scans);
+        // After the batch's changes: a holder let in and out again reads in that order in the feed.
+        for (const { entry, exit } of plan.lateExits) await recordLateExit(client, entry, exit);
       }
       await client.query('COMMIT');
       this.committedBatches += 1;
@@ -148,6 +158,8 @@ interface BatchState {
   known: Map<string, KnownAttempt>;
   /** The declared gates named, by eid and gate_id. */
   gates: Map<string, GateRecord>;
+  /** The `not_inside` exits of unused tickets, by tid, in scan order. */
+  lateExits: Map<string, LateExit[]>;
 }
 
 /** Each check-in's result, or the error its `decide` threw (nothing of it is stored then). */
@@ -208,7 +220,14 @@ async function readState(client: pg.PoolClient, batch: PendingCheckIn[]): Promis
       ]),
     ),
     gates: new Map(list<Row>(row.gates).map((g) => [knownKey(g.eid as string, g.gate_id as string), toGate(g)])),
+    lateExits: groupByTicket(list<LateExit & { tid: string }>(row.late_exits)),
   };
+}
+
+function groupByTicket(exits: (LateExit & { tid: string })[]): Map<string, LateExit[]> {
+  const byTid = new Map<string, LateExit[]>();
+  for (const { tid, ...exit } of exits) byTid.set(tid, [...(byTid.get(tid) ?? []), exit]);
+  return byTid;
 }
 
 /** Everything the batch writes, in item order, and each item's answer. */
@@ -217,6 +236,8 @@ interface BatchPlan {
   remembered: Remembered[];
   scans: LoggedScan[];
   checkedIn: CheckedIn[];
+  /** Exits answered `not_inside` that a first entry of the batch turns into exits (see late-exit.ts). */
+  lateExits: { entry: CheckInAttempt; exit: LateExit }[];
 }
 
 /**
@@ -224,7 +245,7 @@ interface BatchPlan {
  * known keys replay (or conflict), new keys are decided on the ticket as the batch has left it.
  */
 function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
-  const plan: BatchPlan = { answers: [], remembered: [], scans: [], checkedIn: [] };
+  const plan: BatchPlan = { answers: [], remembered: [], scans: [], checkedIn: [], lateExits: [] };
   const log = (attempt: CheckInAttempt, outcome: ScanOutcome, reason: string | null, replay: boolean) =>
     plan.scans.push({ attempt, outcome, reason, replay });
   for (const { attempt, decide } of batch) {
@@ -254,6 +275,8 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
     if (move?.to === 'inside' && move.from === 'unused' && ticket !== null && ticket.checked_in_at === null) {
       state.tickets.set(ticket.tid, { ...ticket, checked_in_at: move.at });
       plan.checkedIn.push({ attempt, at: move.at });
+      const exit = firstLateExit(state.lateExits.get(ticket.tid) ?? [], move.at);
+      if (exit !== null) plan.lateExits.push({ entry: attempt, exit });
     }
     const remembered: KnownAttempt = {
       fingerprint: attempt.fingerprint,

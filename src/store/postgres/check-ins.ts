@@ -30,7 +30,8 @@ import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
 import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
-import { all, type Db, one, type Tx } from './queries.ts';
+import { all, type Db, numbered, one, type Tx } from './queries.ts';
+import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
 
 /** One check-in in a transaction of its own: what a batch falls back to when it fails as a whole. */
 export function checkInAlone(tx: Tx, attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult> {
@@ -162,6 +163,7 @@ function recordAttempt(
         { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
         checkedInMessage(ticket!, attempt, move!.at),
       );
+      await applyLateExit(db, attempt, move!.at);
     }
     if (checkedOut) {
       await appendChange(
@@ -176,6 +178,34 @@ function recordAttempt(
     }
     return { kind: 'answered', answer: verdict.answer, replay: false };
   });
+}
+
+const LATE_EXIT = numbered(LATE_EXIT_SQL);
+
+/**
+ * After an entry: the exit it turns into one, if any (see late-exit.ts), in the entry's transaction
+ * (which holds the ticket's row, and the event's feed counter since the entry's change).
+ */
+async function applyLateExit(db: Db, entry: CheckInAttempt, enteredAt: string): Promise<void> {
+  const exit = await one<LateExit>(db, LATE_EXIT, [entry.eid, entry.tid, enteredAt]);
+  if (exit !== null) await recordLateExit(db, entry, exit);
+}
+
+/** Takes the holder that `entry` put inside out again at `exit`'s scan time, with its change and messages. */
+export async function recordLateExit(db: Db, entry: CheckInAttempt, exit: LateExit): Promise<void> {
+  await db.query('UPDATE presence SET inside = false, checked_out_at = $1 WHERE tid = $2', [
+    exit.scanned_at,
+    entry.tid,
+  ]);
+  await appendChange(
+    db,
+    entry.eid,
+    'checked_out',
+    entry.tid,
+    exit.scanned_at,
+    { scanner_id: exit.scanner_id, gate_id: exit.gate_id },
+    lateExitMessage(entry, exit),
+  );
 }
 
 /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */

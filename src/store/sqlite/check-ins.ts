@@ -30,6 +30,7 @@ import type { SqliteContext } from './context.ts';
 import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
 export function checkIn(c: SqliteContext, attempt: CheckInAttempt, decide: CheckInDecider): CheckInResult {
@@ -120,6 +121,7 @@ function recordAttempt(
         { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
         checkedInMessage(ticket!, attempt, move.at),
       );
+      applyLateExit(c, attempt, move.at);
     }
   }
   if (move?.to === 'out') {
@@ -156,6 +158,22 @@ function recordAttempt(
   if (verdict.outcome === 'already_used')
     fanOutConflicts(c, attempt.eid, [attempt.idempotency_key], attempt.received_at);
   return { kind: 'answered', answer: verdict.answer, replay: false };
+}
+
+/** After an entry: the exit it turns into one, if any (see late-exit.ts), in the entry's transaction. */
+function applyLateExit(c: SqliteContext, entry: CheckInAttempt, enteredAt: string): void {
+  const exit = c.one<LateExit>(LATE_EXIT_SQL, entry.eid, entry.tid, enteredAt);
+  if (exit === null) return;
+  c.run('UPDATE presence SET inside = 0, checked_out_at = ? WHERE tid = ?', exit.scanned_at, entry.tid);
+  appendChange(
+    c,
+    entry.eid,
+    'checked_out',
+    entry.tid,
+    exit.scanned_at,
+    { scanner_id: exit.scanner_id, gate_id: exit.gate_id },
+    lateExitMessage(entry, exit),
+  );
 }
 
 export function logRefusedAttempt(c: SqliteContext, attempt: CheckInAttempt, reason: string): Promise<void> {
