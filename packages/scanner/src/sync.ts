@@ -16,7 +16,7 @@ import {
 } from './errors.ts';
 import { uploadInBatches } from './upload.ts';
 import type { FeedKnowledge } from './knowledge.ts';
-import { checkInBody, deviceReport, type QueuedScan, type ScanQueue } from './queue.ts';
+import { checkInBody, deviceReport, type HolderMove, type QueuedScan, type ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer, withRetry } from './retry.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 
@@ -145,6 +145,8 @@ export function refusedLine(scan: QueuedScan, error: IssuerHttpError, at: Date):
 class AckBatcher {
   private keys: string[] = [];
   private refused: string[] = [];
+  /** Each ticket's last move the answers made, written with the acknowledgements. */
+  private moves = new Map<string, HolderMove>();
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
@@ -152,24 +154,39 @@ class AckBatcher {
     private readonly storage: Storage,
   ) {}
 
-  add(key: string, refusedLine?: string): Promise<void> {
+  add(key: string, refusedLine?: string, move?: { tid: string; to: HolderMove }): Promise<void> {
     this.keys.push(key);
     if (refusedLine !== undefined) this.refused.push(refusedLine);
+    if (move !== undefined) this.moves.set(move.tid, move.to);
     return this.keys.length >= ACK_BATCH ? this.flush() : Promise.resolve();
   }
 
-  /** Writes what is pending: refusals first, so that no refused scan is acknowledged unrecorded. */
+  /**
+   * Writes what is pending: refusals first, so that no refused scan is acknowledged unrecorded; the
+   * holders the answers let in or out with the acknowledgements, so that the device keeps knowing
+   * them (as after an online scan) even if the feed pull that follows fails.
+   */
   flush(): Promise<void> {
     const keys = this.keys;
     const refused = this.refused;
+    const moves = [...this.moves];
     this.keys = [];
     this.refused = [];
+    this.moves = new Map();
+    const to = (direction: HolderMove) => moves.filter(([, move]) => move === direction).map(([tid]) => tid);
     this.chain = this.chain.then(async () => {
       await this.storage.appendLog(STATE_FILES.refused, refused);
-      await this.queue.ack(keys);
+      await this.queue.ack(keys, to('inside'), to('out'));
     });
     return this.chain;
   }
+}
+
+/** The holder's move an answer made: in on a `valid` entry, out on an exit that let them out. */
+function moveOf(scan: QueuedScan, status: string): { tid: string; to: HolderMove } | undefined {
+  if (scan.direction === 'out')
+    return status === 'checked_out' || status === 'revoked' ? { tid: scan.tid, to: 'out' } : undefined;
+  return status === 'valid' ? { tid: scan.tid, to: 'inside' } : undefined;
 }
 
 /** The queued scans grouped by ticket, each group in scan order, groups in order of first scan. */
@@ -204,7 +221,7 @@ export class Tally {
       this.report.uploaded += 1;
       const status = settled.answer.status;
       this.report.outcomes[status] = (this.report.outcomes[status] ?? 0) + 1;
-      await this.batcher.add(scan.idempotency_key);
+      await this.batcher.add(scan.idempotency_key, undefined, moveOf(scan, status));
     } else if (settled.kind === 'turned_away') {
       // A final answer: the issuer logged the scan and left the ticket unused, as the device said.
       this.report.uploaded += 1;
