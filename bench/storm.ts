@@ -30,13 +30,13 @@ export async function syncStorm(
 ): Promise<StormResult> {
   let lastCheckIn = 0;
   // Each device has its own connections, as the CLI has (node:http, kept alive), watched: when did the
-  // last check-in answer arrive?
+  // last check-in answer arrive (a single check-in, or an upload of queued scans)?
   const transports = Array.from({ length: scanners }, () => nodeHttpTransport());
   const watched =
     (transport: Transport): Transport =>
     async (request) => {
       const answer = await transport(request);
-      if (request.url.endsWith('/check-in')) lastCheckIn = Date.now();
+      if (/\/(check-in|scans)$/.test(request.url)) lastCheckIn = Date.now();
       return answer;
     };
   const devices: Scanner[] = [];
