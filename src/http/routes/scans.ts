@@ -1,8 +1,9 @@
 import { type ScanAction, type ScanUploadResult, UPLOAD_BODY_LIMIT_BYTES } from '@ticket-issuer/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CheckInRequest } from '../../domain/check-in.ts';
+import type { CheckInDeps, CheckInRequest } from '../../domain/check-in.ts';
 import { IssuerError } from '../../domain/errors.ts';
 import { inTicketOrder, SCAN_BY_ACTION } from '../../domain/scan-batch.ts';
+import type { ApiKeyRecord } from '../../store/store.ts';
 import { isStoreUnavailable } from '../../store/unavailable.ts';
 import { scannerKeyOf, scannerLogFields } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
@@ -53,67 +54,84 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const elsewhere = loneSurrogateError([request.params, request.query]);
       if (elsewhere) throw elsewhere;
-      const answer = scanAnswerer(ctx, request, reply);
+      const upload = uploadOf(ctx, request, reply);
       const scans = request.body.scans as Scan[];
-      return { results: await inTicketOrder(scans, (scan) => scan.tid, answer) };
+      return {
+        results: await inTicketOrder(
+          scans,
+          (scan) => scan.tid,
+          (scan) => resultOf(upload, scan),
+        ),
+      };
     },
   );
 }
 
-/** What the single endpoints would have answered each scan of this request. */
-function scanAnswerer(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+/** What answering the scans of one upload needs: its request, its scanner and the single body's validator. */
+interface Upload {
+  ctx: AppContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  key: ApiKeyRecord;
+  deps: CheckInDeps;
+  validate: ReturnType<FastifyRequest['compileValidationSchema']>;
+}
+
+function uploadOf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Upload {
   const key = scannerKeyOf(request);
-  const deps = scanDeps(ctx, request, key);
   const validate = request.compileValidationSchema(CheckInBody as object, 'body');
+  return { ctx, request, reply, key, deps: scanDeps(ctx, request, key), validate };
+}
 
-  /** The failure of a scan as the error handler renders it; an outage fails the upload instead. */
-  const refusal = (error: unknown): Answer => {
-    if (error instanceof IssuerError && STATUS_OF[error.code] !== 503) {
-      if (STATUS_OF[error.code] >= 500) request.log.error({ err: error, ...scannerLogFields(request) }, 'scan failed');
-      return { status: STATUS_OF[error.code], body: envelope(error.code, error.message, error.details) };
-    }
-    if (error instanceof IssuerError || isStoreUnavailable(error)) throw error;
-    request.log.error({ err: error, ...scannerLogFields(request) }, 'scan of an upload failed');
-    const body = envelope('INTERNAL', 'internal error; retry with exponential backoff', { request_id: request.id });
-    return { status: 500, body };
-  };
+/** A scan's result: what its single endpoint would have answered, status and body. */
+async function resultOf(upload: Upload, scan: Scan): Promise<ScanUploadResult> {
+  const { action, ...body } = scan;
+  const idempotencyKey = typeof scan.idempotency_key === 'string' ? scan.idempotency_key : null;
+  let answer: Answer;
+  if (typeof action === 'string' && Object.hasOwn(NOT_YET, action)) {
+    answer = { status: 404, body: envelope('NOT_FOUND', `no route POST ${NOT_YET[action]}`) };
+  } else if (action !== 'check_in' && action !== 'check_out') {
+    const fields = [{ field: 'action', problem: ACTION_PROBLEM }];
+    answer = {
+      status: 400,
+      body: envelope('INVALID_REQUEST', `invalid request: action ${ACTION_PROBLEM}`, { fields }),
+    };
+  } else {
+    const decided = await decide(upload, action, body);
+    answer = { status: decided.status, body: serializedAs(upload.reply, SINGLE_ROUTE[action], decided) };
+  }
+  return { idempotency_key: idempotencyKey, status_code: answer.status, body: answer.body };
+}
 
-  /** The single endpoint's steps in its order: body size, text, schema, then the domain function. */
-  const decide = async (action: ScanAction, body: Scan): Promise<Answer> => {
-    if (Buffer.byteLength(JSON.stringify(body)) > SCAN_BODY_LIMIT_BYTES) {
-      const tooLarge = FRAMEWORK_ERRORS.FST_ERR_CTP_BODY_TOO_LARGE!;
-      return { status: tooLarge.status, body: envelope('INVALID_REQUEST', tooLarge.message) };
-    }
-    const surrogate = loneSurrogateError([body]);
-    if (surrogate) return refusal(surrogate);
-    if (!validate(body)) return { status: 400, body: validationEnvelope(validate.errors ?? [], 'body') };
-    try {
-      const { answer, replay } = await SCAN_BY_ACTION[action](deps, key, body as unknown as CheckInRequest, undefined);
-      if (action === 'check_in') ctx.metrics.checkIn((answer.body as { status?: unknown }).status, replay);
-      return { status: answer.http_status, body: answer.body };
-    } catch (error) {
-      return refusal(error);
-    }
-  };
+/** The single endpoint's steps in its order: body size, text, schema, then the domain function. */
+async function decide(upload: Upload, action: ScanAction, body: Scan): Promise<Answer> {
+  if (Buffer.byteLength(JSON.stringify(body)) > SCAN_BODY_LIMIT_BYTES) {
+    const tooLarge = FRAMEWORK_ERRORS.FST_ERR_CTP_BODY_TOO_LARGE!;
+    return { status: tooLarge.status, body: envelope('INVALID_REQUEST', tooLarge.message) };
+  }
+  const surrogate = loneSurrogateError([body]);
+  if (surrogate) return refusal(upload.request, surrogate);
+  if (!upload.validate(body)) return { status: 400, body: validationEnvelope(upload.validate.errors ?? [], 'body') };
+  try {
+    const request = body as unknown as CheckInRequest;
+    const { answer, replay } = await SCAN_BY_ACTION[action](upload.deps, upload.key, request, undefined);
+    if (action === 'check_in') upload.ctx.metrics.checkIn((answer.body as { status?: unknown }).status, replay);
+    return { status: answer.http_status, body: answer.body };
+  } catch (error) {
+    return refusal(upload.request, error);
+  }
+}
 
-  return async (scan: Scan): Promise<ScanUploadResult> => {
-    const { action, ...body } = scan;
-    const idempotencyKey = typeof scan.idempotency_key === 'string' ? scan.idempotency_key : null;
-    let answer: Answer;
-    if (typeof action === 'string' && Object.hasOwn(NOT_YET, action)) {
-      answer = { status: 404, body: envelope('NOT_FOUND', `no route POST ${NOT_YET[action]}`) };
-    } else if (action !== 'check_in' && action !== 'check_out') {
-      const fields = [{ field: 'action', problem: ACTION_PROBLEM }];
-      answer = {
-        status: 400,
-        body: envelope('INVALID_REQUEST', `invalid request: action ${ACTION_PROBLEM}`, { fields }),
-      };
-    } else {
-      const decided = await decide(action, body);
-      answer = { status: decided.status, body: serializedAs(reply, SINGLE_ROUTE[action], decided) };
-    }
-    return { idempotency_key: idempotencyKey, status_code: answer.status, body: answer.body };
-  };
+/** A scan's failure as the error handler renders it; a store that cannot serve fails the upload instead. */
+function refusal(request: FastifyRequest, error: unknown): Answer {
+  if (error instanceof IssuerError && STATUS_OF[error.code] !== 503) {
+    if (STATUS_OF[error.code] >= 500) request.log.error({ err: error, ...scannerLogFields(request) }, 'scan failed');
+    return { status: STATUS_OF[error.code], body: envelope(error.code, error.message, error.details) };
+  }
+  if (error instanceof IssuerError || isStoreUnavailable(error)) throw error;
+  request.log.error({ err: error, ...scannerLogFields(request) }, 'scan of an upload failed');
+  const body = envelope('INTERNAL', 'internal error; retry with exponential backoff', { request_id: request.id });
+  return { status: 500, body };
 }
 
 /**
