@@ -27,20 +27,27 @@ const BIG = 1_000_000;
 const config = benchConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' });
 const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-double-'));
 
-/** Runs SQL on the store's own connection; `n` runs over 1..count in `series`. */
-type Raw = (sql: string, count: number) => Promise<void>;
+/** Runs SQL on the store's own connection; with a count, `n` runs over 1..count in `series`. */
+type Raw = (sql: string, count?: number) => Promise<void>;
 
-/** Adds scans to the event's log until it holds `size`: an entry and a double scan for each other ticket. */
-async function growLog(raw: Raw, event: BenchEvent, size: number) {
+/**
+ * Adds scans to the event's log until it holds `size`: an entry and a double scan for each other
+ * ticket (on PostgreSQL each at the event's next scan-log position, as the store writes them).
+ */
+async function growLog(raw: Raw, event: BenchEvent, size: number, positions: boolean) {
   const count = size - TICKETS;
   await raw(
     `INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-       outcome, reason, replay, admitted_offline, turned_away_offline)
+       outcome, reason, replay, admitted_offline, turned_away_offline${positions ? ', log_position' : ''})
      SELECT '${event.eid}', 'seed-' || (n / 2), 'seed', 'seed', NULL, 'seed-' || n,
        '2030-01-01T19:00:00.000Z', '2030-01-01T19:00:01.000Z',
-       CASE WHEN n % 2 = 0 THEN 'valid' ELSE 'already_used' END, NULL, FALSE, FALSE, FALSE FROM series`,
+       CASE WHEN n % 2 = 0 THEN 'valid' ELSE 'already_used' END, NULL, FALSE, FALSE, FALSE
+       ${positions ? `, ${TICKETS} + n` : ''} FROM series`,
     count,
   );
+  if (positions) {
+    await raw(`UPDATE change_counters SET last_log_position = ${size} WHERE eid = '${event.eid}'`);
+  }
 }
 
 /** One double scan of a checked-in ticket (a new idempotency key), in ms. */
@@ -65,7 +72,7 @@ async function doubleScan(app: App, event: BenchEvent): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-async function measure(store: Store, raw: Raw, analyze: () => Promise<void>) {
+async function measure(store: Store, raw: Raw, analyze: () => Promise<void>, positions: boolean) {
   const app = await appOn(config, store, false);
   const events = { small: await eventWith(app, TICKETS), big: await eventWith(app, TICKETS) };
   for (const event of Object.values(events)) {
@@ -79,8 +86,8 @@ async function measure(store: Store, raw: Raw, analyze: () => Promise<void>) {
     );
     await checkIns(app, event, event.tids);
   }
-  await growLog(raw, events.small, SMALL);
-  await growLog(raw, events.big, BIG);
+  await growLog(raw, events.small, SMALL, positions);
+  await growLog(raw, events.big, BIG, positions);
   await analyze();
   // Warm-up: statements prepared, pages cached.
   for (let i = 0; i < 50; i++) await doubleScan(app, i % 2 === 0 ? events.small : events.big);
@@ -106,11 +113,12 @@ results.push({
     sqlite,
     async (sql, count) =>
       void sqliteDb.exec(
-        `WITH RECURSIVE series(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM series WHERE n < ${count}) ${sql
+        `WITH RECURSIVE series(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM series WHERE n < ${count ?? 0}) ${sql
           .replace(/FALSE/g, '0')
           .replace(/TRUE/g, '1')}`,
       ),
     async () => {},
+    false,
   ),
 });
 await sqlite.close();
@@ -124,9 +132,13 @@ if (database) {
     name: 'PostgreSQL',
     rounds: await measure(
       store,
-      async (sql, count) => void (await pool.query(`WITH series(n) AS (SELECT generate_series(1, ${count})) ${sql}`)),
+      async (sql, count) =>
+        void (await pool.query(
+          count === undefined ? sql : `WITH series(n) AS (SELECT generate_series(1, ${count})) ${sql}`,
+        )),
       // The statistics autovacuum keeps on a table that grew this much.
       async () => void (await pool.query('ANALYZE')),
+      true,
     ),
   });
   await store.close();

@@ -290,3 +290,14 @@ export interface Page<T> {
   items: T[];
   next_cursor: string | null;
 }
+
+/**
+ * A page of an event's scan log: like the changes feed, it always names a cursor (the last line's
+ * place in the store's commit order, else the one the page was read after) and says whether more
+ * lines follow now.
+ */
+export interface ScanLogPage {
+  items: ScanRecord[];
+  next_cursor: string;
+  has_more: boolean;
+}

@@ -4,6 +4,7 @@ import type {
   GateRecord,
   Occupancy,
   Page,
+  ScanLogPage,
   ScannerNameFacts,
   ScanOutcome,
   ScanRecord,
@@ -33,11 +34,30 @@ export function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string):
   return { items, next_cursor: rows.length > limit && last ? cursorOf(last) : null };
 }
 
-/** The scan log's rows with each scanner's enrolled name (alias `s`; the caller adds WHERE and ORDER BY). */
-export const SCAN_LOG_SQL = `SELECT s.scan_id, s.eid, s.tid, s.api_key_id, s.scanner_id, k.scanner_name, s.gate_id,
+/**
+ * The scan log's rows with each scanner's enrolled name (alias `s`; the caller adds WHERE and ORDER
+ * BY), and as `log_cursor` the column the store pages its log by, in its commit order.
+ */
+export const scanLogSql = (cursorColumn: string) => `SELECT ${cursorColumn} AS log_cursor,
+    s.scan_id, s.eid, s.tid, s.api_key_id, s.scanner_id, k.scanner_name, s.gate_id,
     s.idempotency_key, s.scanned_at, s.received_at, s.outcome, s.reason, s.replay, s.admitted_offline,
     CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
   FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id LEFT JOIN tickets t ON t.tid = s.tid`;
+
+/**
+ * A page of the scan log from `limit + 1` rows of `scanLogSql`. Like the changes feed, it always
+ * names a cursor: the last line's, else the one it was read after, so a pager at the end asks again
+ * later from there.
+ */
+export function scanLogPage(rows: Row[], limit: number, after: number | null): ScanLogPage {
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return {
+    items: shown.map(toScan),
+    next_cursor: last === undefined ? String(after ?? 0) : String(last.log_cursor),
+    has_more: rows.length > limit,
+  };
+}
 
 /**
  * What names a scanner enrolled without a name, in the enrolment's transaction (params: eid, gate

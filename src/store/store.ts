@@ -30,8 +30,8 @@ import type {
   PresenceDecider,
   RedeemResult,
   ReissueResult,
+  ScanLogPage,
   ScannerNamer,
-  ScanRecord,
   SigningKeyRecord,
   TicketRecord,
 } from './records.ts';
@@ -177,8 +177,11 @@ export interface Store {
   getPresence(tid: string): Promise<Presence | null>;
   /** The event's occupancy: inside now, and entries and exits per gate, from its counter rows. */
   occupancy(eid: string): Promise<Occupancy>;
-  /** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
-  listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>>;
+  /**
+   * The event's scan log in commit order, a page at a time, after a cursor a page gave: a pager that
+   * follows `next_cursor` sees every scan once, a scan that committed late included.
+   */
+  listScans(eid: string, limit: number, after: number | null): Promise<ScanLogPage>;
 
   /** Stores a webhook endpoint and, while it is enabled, its subscriptions. */
   createWebhook(webhook: WebhookRecord): Promise<void>;

@@ -146,10 +146,12 @@ for (const backend of [sqlite, postgres]) {
            INSERT INTO scans (${columns}) SELECT ${values('n', (b) => (b ? '1' : '0'))} FROM series`,
         );
       } else {
+        // Each at the event's next scan-log position, as the store writes them.
         await backend.exec(
           t.store,
-          `INSERT INTO scans (${columns}) SELECT ${values('n', (b) => (b ? 'TRUE' : 'FALSE'))}
-           FROM generate_series(1, ${LOG_SIZE}) n`,
+          `INSERT INTO scans (${columns}, log_position)
+           SELECT ${values('n', (b) => (b ? 'TRUE' : 'FALSE'))}, n FROM generate_series(1, ${LOG_SIZE}) n;
+           INSERT INTO change_counters (eid, last_position, last_log_position) VALUES ('${north.eid}', 0, ${LOG_SIZE})`,
         );
         // The statistics a production table has: the planner then knows how long the log is.
         await backend.exec(t.store, 'ANALYZE scans');

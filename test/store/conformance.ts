@@ -818,8 +818,8 @@ export function storeConformance(
         const other = (await enrol(event.eid)).key.api_key_id;
         const second = newAttempt(event.eid, tid, { api_key_id: other, scanner_id: 'scanner-2' });
         await store().checkIn(second, gateDecider(at(9)));
-        const { items, next_cursor } = await store().listScans(event.eid, 10, null);
-        assert.equal(next_cursor, null);
+        const { items, has_more } = await store().listScans(event.eid, 10, null);
+        assert.equal(has_more, false);
         assert.deepEqual(
           items.map((s) => [s.outcome, s.replay, s.idempotency_key, s.received_at]),
           [
@@ -853,7 +853,7 @@ export function storeConformance(
         assert.ok(items.every((s, i) => i === 0 || s.scan_id > items[i - 1]!.scan_id));
       });
 
-      test('listScans pages one event’s scan log with cursors', async () => {
+      test('listScans pages one event’s scan log with cursors, and names one even at the end', async () => {
         const { event, tickets } = await seed(1);
         const other = await seed(1);
         for (let i = 0; i < 5; i += 1) {
@@ -865,18 +865,30 @@ export function storeConformance(
         assert.ok(all.every((s) => s.eid === event.eid));
         const pages = [];
         let cursor: number | null = null;
-        do {
+        let more = true;
+        while (more) {
           const pageOf: Awaited<ReturnType<Store['listScans']>> = await store().listScans(event.eid, 2, cursor);
           pages.push(pageOf.items);
-          cursor = pageOf.next_cursor === null ? null : Number(pageOf.next_cursor);
-          if (cursor !== null) assert.equal(cursor, pageOf.items.at(-1)!.scan_id);
-        } while (cursor !== null);
+          cursor = Number(pageOf.next_cursor);
+          more = pageOf.has_more;
+        }
         assert.deepEqual(
           pages.map((p) => p.length),
           [2, 2, 1],
         );
         assert.deepEqual(pages.flat(), all);
-        assert.deepEqual(await store().listScans(newEventId(), 10, null), { items: [], next_cursor: null });
+        // At the end: nothing more now, and the same cursor asks again later from there.
+        const end = await store().listScans(event.eid, 2, cursor);
+        assert.deepEqual([end.items, end.next_cursor, end.has_more], [[], String(cursor), false]);
+        await store().checkIn(newAttempt(event.eid, tickets[0]!.tid), gateDecider(at(5)));
+        const later = await store().listScans(event.eid, 2, cursor);
+        assert.equal(later.items.length, 1);
+        assert.ok(later.items[0]!.scan_id > all.at(-1)!.scan_id);
+        assert.deepEqual(await store().listScans(newEventId(), 10, null), {
+          items: [],
+          next_cursor: '0',
+          has_more: false,
+        });
       });
     });
   });

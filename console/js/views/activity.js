@@ -2,31 +2,28 @@ import { api } from '../api.js';
 import { h, replace, when } from '../dom.js';
 
 const RECENT = 50;
-/**
- * Each poll re-reads this many scan ids below the highest seen: on PostgreSQL a scan with a lower id
- * can commit after a higher one was read, and would otherwise be missed for good.
- */
-const OVERLAP = 200;
 
-/** The event's scan log, read incrementally and kept in memory (the chart is drawn from it). */
+/**
+ * The event's scan log, read incrementally and kept in memory (the chart is drawn from it). The log's
+ * `next_cursor` is given even at its end and never skips a scan that committed late, so each poll asks
+ * from where the last one stopped.
+ */
 export function scanLog(eid) {
   const scans = new Map();
-  let highest = 0;
+  let cursor = null;
 
   async function fetchNew() {
-    let cursor = highest > OVERLAP ? String(highest - OVERLAP) : null;
     let added = false;
-    do {
+    for (;;) {
       const query = new URLSearchParams({ limit: '1000', include: 'holder_name', ...(cursor ? { cursor } : {}) });
       const page = await api('GET', `/events/${encodeURIComponent(eid)}/scans?${query}`);
       for (const scan of page.scans) {
         if (!scans.has(scan.scan_id)) added = true;
         scans.set(scan.scan_id, scan);
-        highest = Math.max(highest, scan.scan_id);
       }
-      cursor = page.next_cursor;
-    } while (cursor);
-    return added;
+      cursor = page.next_cursor ?? cursor;
+      if (!page.has_more) return added;
+    }
   }
 
   return { fetchNew, all: () => [...scans.values()] };

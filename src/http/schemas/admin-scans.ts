@@ -56,7 +56,18 @@ export const listScansSchema = {
   response: {
     200: json(
       'A page of the scan log',
-      named('ScanLog', Type.Object({ scans: Type.Array(ScanAnswer), ...PAGE_FIELDS })),
+      named(
+        'ScanLog',
+        Type.Object({
+          scans: Type.Array(ScanAnswer),
+          next_cursor: Type.String({
+            description:
+              'always present: pass it as `cursor` for the scans logged after this page, now or later (a pager ' +
+              'that follows it sees every scan once, one that committed late included)',
+          }),
+          has_more: Type.Boolean({ description: 'whether more scans follow now' }),
+        }),
+      ),
     ),
     ...errors(400, 401),
     404: noEvent,

@@ -24,24 +24,36 @@ export interface CheckedIn {
 /**
  * Everything a batch of check-ins writes, as one statement of data-modifying CTEs (one round trip,
  * one parameter array per column whatever the batch size): the remembered answers, the scan log in
- * item order, the tickets checked in (and inside), and their `checked_in` changes. Each event's feed counter
- * moves once by the number of its changes (events in eid order: the last lock of the batch's
- * order), and the changes take the positions just below the new value, in item order. Last, each
- * change's `ticket.checked_in` message for every subscribed webhook endpoint, with its position.
+ * item order, the tickets checked in (and inside), and their `checked_in` changes. Each event's counter
+ * row moves once (events in eid order: the last lock of the batch's order): its feed position by the
+ * number of its changes, its scan-log position by the number of its scans; the changes and the scans
+ * take the positions just below the new values, in item order. Last, each change's `ticket.checked_in`
+ * message for every subscribed webhook endpoint, with its position.
  */
 const WRITE_SQL = `
   WITH remembered AS (
     INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[])
+  ), counters AS (
+    INSERT INTO change_counters (eid, last_position, last_log_position)
+    SELECT eid, sum(changes), sum(scans) FROM (
+      SELECT eid, 1 AS changes, 0 AS scans FROM unnest($21::text[]) AS c (eid)
+      UNION ALL SELECT eid, 0, 1 FROM unnest($9::text[]) AS s (eid)) AS moved
+    GROUP BY eid ORDER BY eid
+    ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + EXCLUDED.last_position,
+      last_log_position = change_counters.last_log_position + EXCLUDED.last_log_position
+    RETURNING eid, last_position, last_log_position
   ), logged AS (
     INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-      outcome, reason, replay, admitted_offline, turned_away_offline)
-    SELECT eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-      outcome, reason, replay, admitted_offline, turned_away_offline
+      outcome, reason, replay, admitted_offline, turned_away_offline, log_position)
+    SELECT s.eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
+      outcome, reason, replay, admitted_offline, turned_away_offline,
+      counters.last_log_position - count(*) OVER (PARTITION BY s.eid) + row_number() OVER (PARTITION BY s.eid ORDER BY n)
     FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
       $16::text[], $17::text[], $18::text[], $19::boolean[], $20::boolean[], $26::boolean[]) WITH ORDINALITY
       AS s (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
         outcome, reason, replay, admitted_offline, turned_away_offline, n)
+    JOIN counters ON counters.eid = s.eid
     ORDER BY n
   ), checked AS (
     UPDATE tickets SET checked_in_at = c.at FROM unnest($22::text[], $23::text[]) AS c (tid, at)
@@ -50,11 +62,6 @@ const WRITE_SQL = `
     INSERT INTO presence (tid, eid, inside)
     SELECT tid, eid, true FROM unnest($22::text[], $21::text[]) AS p (tid, eid)
     ON CONFLICT (tid) DO UPDATE SET inside = true
-  ), counters AS (
-    INSERT INTO change_counters (eid, last_position)
-    SELECT eid, count(*) FROM unnest($21::text[]) AS e (eid) GROUP BY eid ORDER BY eid
-    ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + EXCLUDED.last_position
-    RETURNING eid, last_position
   ), gate_counted AS (
     INSERT INTO gate_counts (eid, gate_key, entries, exits)
     SELECT g.eid, coalesce(g.gate_id, ''), count(*), 0

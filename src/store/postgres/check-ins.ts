@@ -4,13 +4,12 @@ import {
   type CountRow,
   occupancyOf,
   toGate,
-  page,
   type Row,
   SCAN_INSERT_COLUMNS,
-  SCAN_LOG_SQL,
+  scanLogSql,
+  scanLogPage,
   TICKET_COLUMNS_SQL,
   scanValues,
-  toScan,
 } from '../rows.ts';
 import type {
   ApiKeyRecord,
@@ -20,10 +19,9 @@ import type {
   CheckInVerdict,
   GateRecord,
   Occupancy,
-  Page,
   Presence,
   PresenceDecider,
-  ScanRecord,
+  ScanLogPage,
   TicketRecord,
 } from '../store.ts';
 import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
@@ -213,16 +211,25 @@ export async function logRefusedAttempt(db: Db, attempt: CheckInAttempt, reason:
   await logScan(db, attempt, 'refused', reason, false);
 }
 
-/** The event's scan log in order, a page at a time (cursor: the last scan_id seen). */
-export async function listScans(db: Db, eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
-  const rows = await all<Row>(db, `${SCAN_LOG_SQL} WHERE s.eid = $1 AND s.scan_id > $2 ORDER BY s.scan_id LIMIT $3`, [
-    eid,
-    after ?? 0,
-    limit + 1,
-  ]);
-  return page(rows.map(toScan), limit, (s) => String(s.scan_id));
+/**
+ * The event's scan log in commit order, a page at a time: the cursor is the last log position seen
+ * (positions commit in order, so a page never skips a scan that committed late), and is always
+ * given, so a pager at the end can ask again later from there.
+ */
+export async function listScans(db: Db, eid: string, limit: number, after: number | null): Promise<ScanLogPage> {
+  const rows = await all<Row>(
+    db,
+    `${scanLogSql('s.log_position')} WHERE s.eid = $1 AND s.log_position > $2 ORDER BY s.log_position LIMIT $3`,
+    [eid, after ?? 0, limit + 1],
+  );
+  return scanLogPage(rows, limit, after);
 }
 
+/**
+ * Appends a line to the event's scan log at the event's next log position, taken from its counter row
+ * (locked until the caller's transaction ends, as the feed's positions are: see appendChange), so the
+ * log's positions commit in order.
+ */
 async function logScan(
   db: Db,
   attempt: CheckInAttempt,
@@ -231,7 +238,12 @@ async function logScan(
   replay: boolean,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO scans (${SCAN_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    `WITH next AS (
+       INSERT INTO change_counters (eid, last_position, last_log_position) VALUES ($1, 0, 1)
+       ON CONFLICT (eid) DO UPDATE SET last_log_position = change_counters.last_log_position + 1
+       RETURNING last_log_position)
+     INSERT INTO scans (${SCAN_INSERT_COLUMNS}, log_position)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, (SELECT last_log_position FROM next))`,
     scanValues(attempt, outcome, reason, replay),
   );
 }

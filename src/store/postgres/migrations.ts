@@ -236,6 +236,26 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 14,
     sql: `CREATE INDEX scans_by_key ON scans (eid, idempotency_key, outcome);`,
   },
+  {
+    // The scan log by the changes feed's rule: each scan takes its event's next log position from the
+    // event's counter row (change_counters, locked until the scan's transaction ends), so positions
+    // commit in order and a pager that read position p has seen every position below it. scan_id
+    // comes from a sequence, where a lower value can commit after a higher one was read. Existing scans
+    // are numbered in scan_id order.
+    version: 15,
+    sql: `
+      ALTER TABLE scans ADD COLUMN log_position BIGINT;
+      ALTER TABLE change_counters ADD COLUMN last_log_position BIGINT NOT NULL DEFAULT 0;
+      UPDATE scans s SET log_position = n.log_position
+        FROM (SELECT scan_id, ROW_NUMBER() OVER (PARTITION BY eid ORDER BY scan_id) AS log_position FROM scans) n
+        WHERE n.scan_id = s.scan_id;
+      ALTER TABLE scans ALTER COLUMN log_position SET NOT NULL;
+      CREATE UNIQUE INDEX scans_by_log_position ON scans (eid, log_position);
+      INSERT INTO change_counters (eid, last_position, last_log_position)
+        SELECT eid, 0, MAX(log_position) FROM scans GROUP BY eid
+        ON CONFLICT (eid) DO UPDATE SET last_log_position = EXCLUDED.last_log_position;
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

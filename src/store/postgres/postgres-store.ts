@@ -35,7 +35,7 @@ import type {
   RedeemResult,
   ReissueResult,
   ScannerNamer,
-  ScanRecord,
+  ScanLogPage,
   SigningKeyRecord,
   Store,
   TicketRecord,
@@ -291,7 +291,7 @@ export class PostgresStore implements Store {
   countPendingWebhookMessages(): Promise<number> {
     return outbox.pendingCount(this.pool);
   }
-  listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
+  listScans(eid: string, limit: number, after: number | null): Promise<ScanLogPage> {
     return checkIns.listScans(this.pool, eid, limit, after);
   }
 

@@ -6,10 +6,9 @@ import type {
   CheckInVerdict,
   GateRecord,
   Occupancy,
-  Page,
   Presence,
   PresenceDecider,
-  ScanRecord,
+  ScanLogPage,
   TicketRecord,
 } from '../store.ts';
 import { keyRefusal } from '../key-standing.ts';
@@ -18,13 +17,12 @@ import {
   type CountRow,
   occupancyOf,
   toGate,
-  page,
   type Row,
   SCAN_INSERT_COLUMNS,
-  SCAN_LOG_SQL,
+  scanLogSql,
+  scanLogPage,
   TICKET_COLUMNS_SQL,
   scanValues,
-  toScan,
 } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
@@ -192,19 +190,21 @@ function logScan(
   c.run(`INSERT INTO scans (${SCAN_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ...values);
 }
 
+/**
+ * The event's scan log in order, a page at a time: the cursor is the last scan_id seen (one connection
+ * writes, so scans commit in scan_id order), always given, so a pager at the end can ask again later.
+ */
 export async function listScans(
   c: SqliteContext,
   eid: string,
   limit: number,
   after: number | null,
-): Promise<Page<ScanRecord>> {
-  const rows = c
-    .all<Row>(
-      `${SCAN_LOG_SQL} WHERE s.eid = ? AND s.scan_id > ? ORDER BY s.scan_id LIMIT ?`,
-      eid,
-      after ?? 0,
-      limit + 1,
-    )
-    .map(toScan);
-  return page(rows, limit, (s) => String(s.scan_id));
+): Promise<ScanLogPage> {
+  const rows = c.all<Row>(
+    `${scanLogSql('s.scan_id')} WHERE s.eid = ? AND s.scan_id > ? ORDER BY s.scan_id LIMIT ?`,
+    eid,
+    after ?? 0,
+    limit + 1,
+  );
+  return scanLogPage(rows, limit, after);
 }

@@ -236,6 +236,12 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 14,
     sql: `CREATE INDEX scans_by_key ON scans (eid, idempotency_key, outcome);`,
   },
+  {
+    // PostgreSQL's version 15 numbers each event's scan log in commit order. Nothing changes here: one
+    // connection writes, so scans commit in scan_id order, and the log is paged by scan_id.
+    version: 15,
+    sql: `SELECT 1;`,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

@@ -33,7 +33,7 @@ import type {
   RedeemResult,
   ReissueResult,
   ScannerNamer,
-  ScanRecord,
+  ScanLogPage,
   SigningKeyRecord,
   Store,
   TicketRecord,
@@ -325,7 +325,7 @@ export class SqliteStore implements Store {
     return outbox.pendingCount(this.ctx);
   }
 
-  listScans(eid: string, limit: number, after: number | null): Promise<Page<ScanRecord>> {
+  listScans(eid: string, limit: number, after: number | null): Promise<ScanLogPage> {
     return listScans(this.ctx, eid, limit, after);
   }
 

@@ -29,7 +29,8 @@ export function adminScanRoutes(app: App, ctx: AppContext): void {
       ...wireTimes(scan),
       ...(withHolder ? { holder_name } : {}),
     }));
-    return pageAnswer('scans', scans, page.next_cursor);
+    // Like the changes feed: a cursor even at the end, for asking again later from there.
+    return { scans, next_cursor: page.next_cursor, has_more: page.has_more };
   });
 
   app.get('/admin/v1/events/:eid/conflicts', { schema: listConflictsSchema }, async (request) => {
