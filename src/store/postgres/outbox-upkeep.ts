@@ -35,23 +35,28 @@ function failDisabled(tx: Tx, batch: number): Promise<number> {
     );
     if (endpoint === null) return 0;
     const result = await db.query(
-      `WITH batch AS (
-         SELECT m.seq FROM webhook_messages m WHERE m.webhook_id = $1 AND ${STRANDED}
-          ORDER BY m.next_attempt_at, m.seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-       UPDATE webhook_messages m
+      `UPDATE webhook_messages
           SET state = 'failed', next_attempt_at = NULL, finished_at = ${DB_NOW}, lease_until = NULL, lease_owner = NULL
-         FROM batch WHERE m.seq = batch.seq`,
+        WHERE seq = ANY(ARRAY(
+          SELECT m.seq FROM webhook_messages m WHERE m.webhook_id = $1 AND ${STRANDED}
+           ORDER BY m.next_attempt_at, m.seq LIMIT $2 FOR UPDATE SKIP LOCKED))`,
       [endpoint.webhook_id, batch],
     );
     return result.rowCount ?? 0;
   });
 }
 
-/** Deletes a batch of messages (and their attempts) that `webhook_id = $1` selects, in one statement. */
+/**
+ * Deletes a batch of messages (and their attempts) that `where` selects (`$2`: how many), in one
+ * statement. The batch's keys go to the deletes as arrays: each is then an index lookup per key (joined
+ * with the batch, the planner, blind to its size, walked the whole attempts index instead).
+ */
 const DELETE_BATCH = (where: string, order: string) => `
-  WITH batch AS (SELECT message_id FROM webhook_messages m WHERE ${where} ORDER BY ${order} LIMIT $2 FOR UPDATE SKIP LOCKED),
-  attempts AS (DELETE FROM webhook_attempts a USING batch WHERE a.message_id = batch.message_id)
-  DELETE FROM webhook_messages m USING batch WHERE m.message_id = batch.message_id`;
+  WITH batch AS (
+    SELECT ARRAY(SELECT m.message_id FROM webhook_messages m WHERE ${where} ORDER BY ${order} LIMIT $2
+      FOR UPDATE SKIP LOCKED) AS ids),
+  attempts AS (DELETE FROM webhook_attempts WHERE message_id = ANY((SELECT ids FROM batch)::text[]))
+  DELETE FROM webhook_messages WHERE message_id = ANY((SELECT ids FROM batch)::text[])`;
 
 /**
  * Deletes a batch of the messages of an endpoint that no longer exists. Such endpoints are found by
