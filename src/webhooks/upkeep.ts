@@ -51,12 +51,6 @@ export class OutboxUpkeep {
     await this.running;
   }
 
-  /** Takes a step soon (an endpoint was just disabled or deleted). */
-  wake(): void {
-    if (this.stopped || this.running !== null) return;
-    this.schedule(0);
-  }
-
   private schedule(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
