@@ -20,47 +20,37 @@ export const COLLIDED_WITH = (d: string) => `(SELECT MAX(v.scan_id) FROM scans v
 export const CONFLICTS_WITH = (d: string, v: string) =>
   `${d}.scanner_id <> ${v}.scanner_id AND (${d}.admitted_offline = TRUE OR ${d}.scanned_at < ${v}.received_at)`;
 
-/** Every conflicting duplicate of an event (first param: eid) with the entry it collided with. */
-const CONFLICTS = `
-  candidates AS (
-    SELECT d.scan_id AS dup_id, d.tid, ${COLLIDED_WITH('d')} AS first_id
-    FROM scans d
-    WHERE d.eid = ? AND d.outcome = 'already_used' AND d.replay = FALSE AND d.turned_away_offline = FALSE
-  ),
-  conflicts AS (
-    SELECT c.dup_id, c.tid, c.first_id
-    FROM candidates c JOIN scans d ON d.scan_id = c.dup_id JOIN scans v ON v.scan_id = c.first_id
-    WHERE ${CONFLICTS_WITH('d', 'v')}
-  )`;
-
 /**
  * A page of the report, one row per duplicate (params: eid, after, limit + 1). A ticket is listed
  * once, however often it re-entered: its card's `first` is the entry its earliest conflicting
  * duplicate collided with, whose scan_id orders the cards and is the cursor (each entry belongs to
  * one ticket, so the cursor names one card); its duplicates are every conflicting duplicate of the
- * ticket, each once, in the order they were recorded.
+ * ticket, each once, in the order they were recorded. The cards come from `ticket_conflicts` by index
+ * (kept where each conflicting duplicate is recorded: see counters.ts), the duplicates from each
+ * card's ticket's own scans: a page costs the same however long the event's scan log is.
  */
 export const CONFLICTS_PAGE_SQL = `
-  WITH ${CONFLICTS},
-  cards AS (
-    SELECT tid, MIN(first_id) AS anchor FROM conflicts GROUP BY tid HAVING MIN(first_id) > ?
-    ORDER BY anchor LIMIT ?
+  WITH cards AS (
+    SELECT eid, tid, anchor FROM ticket_conflicts WHERE eid = ? AND anchor > ? ORDER BY anchor LIMIT ?
+  ),
+  conflicts AS (
+    SELECT g.anchor, g.tid, d.scan_id AS dup_id
+    FROM cards g
+      JOIN scans d ON d.eid = g.eid AND d.outcome = 'already_used' AND d.tid = g.tid
+      JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')}
+    WHERE d.replay = FALSE AND d.turned_away_offline = FALSE AND ${CONFLICTS_WITH('d', 'v')}
   )
-  SELECT g.anchor, g.tid, t.holder_name,
+  SELECT x.anchor, x.tid, t.holder_name,
     f.scanner_id AS first_scanner_id, kf.scanner_name AS first_scanner_name, f.gate_id AS first_gate_id,
     f.scanned_at AS first_scanned_at, f.received_at AS first_received_at, f.admitted_offline AS first_admitted_offline,
     d.scanner_id, kd.scanner_name, d.gate_id, d.scanned_at, d.received_at, d.admitted_offline
-  FROM cards g
-    JOIN conflicts x ON x.tid = g.tid
-    JOIN scans f ON f.scan_id = g.anchor
+  FROM conflicts x
+    JOIN scans f ON f.scan_id = x.anchor
     JOIN scans d ON d.scan_id = x.dup_id
-    JOIN tickets t ON t.tid = g.tid
+    JOIN tickets t ON t.tid = x.tid
     LEFT JOIN api_keys kf ON kf.api_key_id = f.api_key_id
     LEFT JOIN api_keys kd ON kd.api_key_id = d.api_key_id
-  ORDER BY g.anchor, x.dup_id`;
-
-/** How many tickets of an event are in conflict (param: eid): each ticket once. */
-export const CONFLICT_COUNT_SQL = `WITH ${CONFLICTS} SELECT COUNT(DISTINCT tid) AS conflicts FROM conflicts`;
+  ORDER BY x.anchor, x.dup_id`;
 
 const toConflictScan = (row: Row, prefix = ''): ConflictScan => ({
   scanner_id: row[`${prefix}scanner_id`] as string,

@@ -179,6 +179,13 @@ export interface Presence {
   checked_out_at: string | null;
 }
 
+/** Entries in one minute of scan time (`YYYY-MM-DDThh:mm`, UTC) at one gate (null: scans that named none). */
+export interface ArrivalCount {
+  minute: string;
+  gate_id: string | null;
+  entries: number;
+}
+
 /** An event's occupancy, read in one snapshot: who is inside, and entries and exits per gate. */
 export interface Occupancy {
   inside: number;

@@ -11,6 +11,7 @@ import type {
 } from './webhook-records.ts';
 import type {
   AdminSessionRecord,
+  ArrivalCount,
   ApiKeyRecord,
   ChangeRecord,
   CheckInAttempt,
@@ -69,7 +70,7 @@ export interface Store {
   deleteGate(eid: string, gateId: string): Promise<boolean>;
   /** Events in eid order (ids are time-ordered to the millisecond), a page at a time (cursor: the last eid seen). */
   listEvents(limit: number, after: string | null): Promise<Page<EventRecord>>;
-  /** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */
+  /** The event's counters: issued, checked in, revoked, in conflict; kept with each change, read in one row. */
   countTickets(eid: string): Promise<EventCounters>;
 
   /**
@@ -177,6 +178,8 @@ export interface Store {
   getPresence(tid: string): Promise<Presence | null>;
   /** The event's occupancy: inside now, and entries and exits per gate, from its counter rows. */
   occupancy(eid: string): Promise<Occupancy>;
+  /** The event's entries per minute of scan time and gate, in time order, from its counter rows. */
+  arrivals(eid: string): Promise<ArrivalCount[]>;
   /**
    * The event's scan log in commit order, a page at a time, after a cursor a page gave: a pager that
    * follows `next_cursor` sees every scan once, a scan that committed late included.

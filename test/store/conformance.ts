@@ -20,6 +20,7 @@ import type {
   TicketRecord,
 } from '../../src/store/store.ts';
 import { consoleConformance } from './console-conformance.ts';
+import { countersConformance } from './counters-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
 
@@ -399,6 +400,7 @@ export function storeConformance(
     feedConformance({ test, store, seed, newAttempt, gateDecider, at });
     outboxConformance({ test, store, seed, newAttempt, gateDecider, at });
     consoleConformance({ test, store, seed, at });
+    countersConformance({ test, store, newAttempt });
 
     describe('tickets', () => {
       test('createTickets and getTicket round-trip every field; unknown tid is null', async () => {

@@ -15,6 +15,7 @@ import type {
 } from '../store.ts';
 import { batchWrite, type CheckedIn, type LoggedScan, type Remembered } from './check-in-writes.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { keepCheckInCounts } from './counters.ts';
 import { recordLateExit } from './check-ins.ts';
 import { firstLateExit, type LateExit } from '../late-exit.ts';
 
@@ -293,7 +294,10 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
   return plan;
 }
 
-/** The conflict messages of the batch's duplicate scans (rare: one more statement only when there are some). */
+/**
+ * The conflict messages of the batch's duplicate scans, and the tickets they put in conflict counted
+ * (rare: more statements only when there are some).
+ */
 async function reportConflicts(client: pg.PoolClient, scans: LoggedScan[]): Promise<void> {
   const byEvent = new Map<string, { keys: string[]; at: string }>();
   for (const s of scans) {
@@ -302,5 +306,8 @@ async function reportConflicts(client: pg.PoolClient, scans: LoggedScan[]): Prom
     entry.keys.push(s.attempt.idempotency_key);
     byEvent.set(s.attempt.eid, entry);
   }
-  for (const [eid, { keys, at }] of byEvent) await fanOutConflicts(client, eid, keys, at);
+  for (const [eid, { keys, at }] of byEvent) {
+    await fanOutConflicts(client, eid, keys, at);
+    await keepCheckInCounts(client, eid, 0, keys);
+  }
 }

@@ -27,7 +27,8 @@ export interface CheckedIn {
  * item order, the tickets checked in (and inside), and their `checked_in` changes. Each event's counter
  * row moves once (events in eid order: the last lock of the batch's order): its feed position by the
  * number of its changes, its scan-log position by the number of its scans; the changes and the scans
- * take the positions just below the new values, in item order. Last, each change's `ticket.checked_in`
+ * take the positions just below the new values, in item order. After it, the event's kept counts (its
+ * `checked_in` counter, entries per minute and gate: see counters.ts). Last, each change's `ticket.checked_in`
  * message for every subscribed webhook endpoint, with its position.
  */
 const WRITE_SQL = `
@@ -69,6 +70,19 @@ const WRITE_SQL = `
     JOIN counters ON counters.eid = g.eid -- after the feed counters: every writer's lock order
     GROUP BY 1, 2 ORDER BY 1, 2
     ON CONFLICT (eid, gate_key) DO UPDATE SET entries = gate_counts.entries + EXCLUDED.entries
+  ), event_counted AS (
+    INSERT INTO event_counters (eid, issued, checked_in, revoked, conflicts)
+    SELECT e.eid, 0, count(*), 0, 0 FROM unnest($21::text[]) AS e (eid)
+    JOIN counters ON counters.eid = e.eid -- after the feed counters, as gate_counts
+    GROUP BY e.eid ORDER BY e.eid
+    ON CONFLICT (eid) DO UPDATE SET checked_in = event_counters.checked_in + EXCLUDED.checked_in
+  ), arrived AS (
+    INSERT INTO arrival_counts (eid, minute, gate_key, entries)
+    SELECT a.eid, substr(a.at, 1, 16), coalesce(a.gate_id, ''), count(*)
+    FROM unnest($21::text[], $23::text[], $25::text[]) AS a (eid, at, gate_id)
+    JOIN counters ON counters.eid = a.eid
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (eid, minute, gate_key) DO UPDATE SET entries = arrival_counts.entries + EXCLUDED.entries
   ), fed AS (
     INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
     SELECT c.eid,

@@ -28,6 +28,7 @@ import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
 import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { keepCheckInCounts } from './counters.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
 
@@ -174,6 +175,12 @@ function recordAttempt(
         checkedOutMessage(attempt, move!.at),
       );
     }
+    await keepCheckInCounts(
+      db,
+      attempt.eid,
+      checkedIn && ticket!.checked_in_at === null ? 1 : 0,
+      verdict.outcome === 'already_used' ? [attempt.idempotency_key] : [],
+    );
     return { kind: 'answered', answer: verdict.answer, replay: false };
   });
 }

@@ -1,9 +1,6 @@
-import { CONFLICT_COUNT_SQL } from '../conflicts.ts';
 import { page, type Row, toEvent } from '../rows.ts';
-import type { EventCounters, EventRecord, EventSettings, Page } from '../store.ts';
-import { all, type Db, numbered, one } from './queries.ts';
-
-const CONFLICT_COUNT = numbered(CONFLICT_COUNT_SQL);
+import type { EventRecord, EventSettings, Page } from '../store.ts';
+import { all, type Db, one } from './queries.ts';
 
 /** Inserts a new event. */
 export async function createEvent(db: Db, e: EventRecord): Promise<void> {
@@ -44,23 +41,4 @@ export async function listEvents(db: Db, limit: number, after: string | null): P
     limit + 1,
   ]);
   return page(rows.map(toEvent), limit, (e) => e.eid);
-}
-
-/** Counts the event's tickets: issued, checked in, revoked, in conflict; read in one snapshot. */
-export async function countTickets(db: Db, eid: string): Promise<EventCounters> {
-  // One statement, so one snapshot.
-  const row = (await one<Row>(
-    db,
-    `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked,
-         (${CONFLICT_COUNT}) AS conflicts
-       FROM tickets WHERE eid = $1`,
-    [eid],
-  ))!;
-  // COUNT is BIGINT, which arrives as a string.
-  return {
-    issued: Number(row.issued),
-    checked_in: Number(row.checked_in),
-    revoked: Number(row.revoked),
-    conflicts: Number(row.conflicts),
-  };
 }

@@ -256,6 +256,38 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         ON CONFLICT (eid) DO UPDATE SET last_log_position = EXCLUDED.last_log_position;
     `,
   },
+  {
+    // As SQLite's version 16: the console's counts kept, not counted (see store/counters.ts).
+    version: 16,
+    sql: `
+      CREATE TABLE event_counters (
+        eid TEXT COLLATE "C" PRIMARY KEY, issued BIGINT NOT NULL, checked_in BIGINT NOT NULL, revoked BIGINT NOT NULL,
+        conflicts BIGINT NOT NULL
+      );
+      CREATE TABLE ticket_conflicts (
+        tid TEXT COLLATE "C" PRIMARY KEY, eid TEXT COLLATE "C" NOT NULL, anchor BIGINT NOT NULL
+      );
+      CREATE INDEX ticket_conflicts_by_event ON ticket_conflicts (eid, anchor);
+      CREATE TABLE arrival_counts (
+        eid TEXT COLLATE "C" NOT NULL, minute TEXT COLLATE "C" NOT NULL, gate_key TEXT COLLATE "C" NOT NULL,
+        entries BIGINT NOT NULL, PRIMARY KEY (eid, minute, gate_key)
+      );
+      INSERT INTO ticket_conflicts (tid, eid, anchor)
+        SELECT d.tid, d.eid, MIN(v.scan_id) FROM scans d
+          JOIN scans v ON v.scan_id = (SELECT MAX(x.scan_id) FROM scans x
+            WHERE x.eid = d.eid AND x.tid = d.tid AND x.outcome = 'valid' AND NOT x.replay AND x.scan_id < d.scan_id)
+         WHERE d.outcome = 'already_used' AND NOT d.replay AND NOT d.turned_away_offline
+           AND d.scanner_id <> v.scanner_id AND (d.admitted_offline OR d.scanned_at < v.received_at)
+         GROUP BY d.tid, d.eid;
+      INSERT INTO event_counters (eid, issued, checked_in, revoked, conflicts)
+        SELECT eid, COUNT(*), COUNT(checked_in_at), COUNT(revoked_at),
+               (SELECT COUNT(*) FROM ticket_conflicts c WHERE c.eid = tickets.eid)
+          FROM tickets GROUP BY eid;
+      INSERT INTO arrival_counts (eid, minute, gate_key, entries)
+        SELECT eid, substr(at, 1, 16), COALESCE(gate_id, ''), COUNT(*) FROM changes WHERE type = 'checked_in'
+         GROUP BY eid, substr(at, 1, 16), COALESCE(gate_id, '');
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

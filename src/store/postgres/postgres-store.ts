@@ -19,6 +19,7 @@ import type {
   Occupancy,
   Presence,
   AdminSessionRecord,
+  ArrivalCount,
   ApiKeyRecord,
   ChangeRecord,
   CheckInAttempt,
@@ -43,6 +44,7 @@ import type {
 import { isStoreUnavailable } from '../unavailable.ts';
 import { CheckInBatcher } from './check-in-batch.ts';
 import * as checkIns from './check-ins.ts';
+import * as counters from './counters.ts';
 import * as events from './events.ts';
 import * as feed from './feed.ts';
 import * as gates from './gates.ts';
@@ -148,7 +150,7 @@ export class PostgresStore implements Store {
     return gates.deleteGate(this.pool, eid, gateId);
   }
   countTickets(eid: string): Promise<EventCounters> {
-    return events.countTickets(this.pool, eid);
+    return counters.countTickets(this.pool, eid);
   }
 
   createTickets(list: TicketRecord[]): Promise<TicketRecord[]> {
@@ -242,6 +244,9 @@ export class PostgresStore implements Store {
 
   occupancy(eid: string): Promise<Occupancy> {
     return checkIns.occupancy(this.pool, eid);
+  }
+  arrivals(eid: string): Promise<ArrivalCount[]> {
+    return counters.arrivals(this.pool, eid);
   }
 
   createWebhook(webhook: WebhookRecord): Promise<void> {

@@ -5,6 +5,7 @@ import { page, TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
+import { bumpCounters } from './counters.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 
 const SEARCH_TICKETS = numbered(SEARCH_TICKETS_SQL);
@@ -40,11 +41,21 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
   ];
   const names = [...TICKET_COLUMNS, 'search_name'];
   return tx(async (db) => {
+    // The event's counters move in the same statement (after the tickets: see counters.ts).
     const inserted = await db.query(
-      `INSERT INTO tickets (${names.join(', ')})
+      `WITH inserted AS (
+         INSERT INTO tickets (${names.join(', ')})
          SELECT * FROM unnest(${names.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u
            (${names.join(', ')}) ORDER BY u.external_id
-         ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING RETURNING tid`,
+         ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING
+         RETURNING tid, eid, checked_in_at, revoked_at),
+       counted AS (
+         INSERT INTO event_counters (eid, issued, checked_in, revoked, conflicts)
+         SELECT eid, count(*), count(checked_in_at), count(revoked_at), 0 FROM inserted GROUP BY eid ORDER BY eid
+         ON CONFLICT (eid) DO UPDATE SET issued = event_counters.issued + EXCLUDED.issued,
+           checked_in = event_counters.checked_in + EXCLUDED.checked_in,
+           revoked = event_counters.revoked + EXCLUDED.revoked)
+       SELECT tid FROM inserted`,
       columns,
     );
     if (inserted.rowCount === tickets.length) return [];
@@ -102,6 +113,7 @@ export function revokeTicket(tx: Tx, tid: string, at: string, reason: string | n
     const ticket = await one<TicketRecord>(db, TICKET_BY_TID, [tid]);
     if ((changed.rowCount ?? 0) > 0 && ticket) {
       await appendChange(db, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
+      await bumpCounters(db, ticket.eid, { revoked: 1 });
     }
     return ticket;
   });

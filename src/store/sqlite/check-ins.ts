@@ -28,6 +28,7 @@ import type { SqliteContext } from './context.ts';
 import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { bumpCounters, recordConflicts } from './counters.ts';
 import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
@@ -105,6 +106,7 @@ function recordAttempt(
       move.from === 'out' ? 1 : 0,
     );
     if (changed > 0) {
+      if (ticket!.checked_in_at === null) bumpCounters(c, attempt.eid, { checked_in: 1 });
       c.run(
         'INSERT INTO presence (tid, eid, inside) VALUES (?, ?, 1) ON CONFLICT (tid) DO UPDATE SET inside = 1',
         attempt.tid,
@@ -153,8 +155,10 @@ function recordAttempt(
     attempt.received_at,
   );
   logScan(c, attempt, verdict.outcome, verdict.reason, false);
-  if (verdict.outcome === 'already_used')
+  if (verdict.outcome === 'already_used') {
     fanOutConflicts(c, attempt.eid, [attempt.idempotency_key], attempt.received_at);
+    recordConflicts(c, attempt.eid, [attempt.idempotency_key]);
+  }
   return { kind: 'answered', answer: verdict.answer, replay: false };
 }
 

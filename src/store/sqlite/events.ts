@@ -1,5 +1,4 @@
-import type { EventCounters, EventRecord, EventSettings, Page } from '../store.ts';
-import { CONFLICT_COUNT_SQL } from '../conflicts.ts';
+import type { EventRecord, EventSettings, Page } from '../store.ts';
 import { page, type Row, toEvent } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 
@@ -40,18 +39,4 @@ export function updateEventSettings(
 export async function listEvents(c: SqliteContext, limit: number, after: string | null): Promise<Page<EventRecord>> {
   const rows = c.all<Row>('SELECT * FROM events WHERE eid > ? ORDER BY eid LIMIT ?', after ?? '', limit + 1);
   return page(rows.map(toEvent), limit, (e) => e.eid);
-}
-
-export function countTickets(c: SqliteContext, eid: string): Promise<EventCounters> {
-  // A read transaction: the counts and the conflicts come from one snapshot.
-  return Promise.resolve(
-    c.db.transaction(() => ({
-      ...c.one<Omit<EventCounters, 'conflicts'>>(
-        `SELECT COUNT(*) AS issued, COUNT(checked_in_at) AS checked_in, COUNT(revoked_at) AS revoked
-           FROM tickets WHERE eid = ?`,
-        eid,
-      )!,
-      conflicts: c.one<{ conflicts: number }>(CONFLICT_COUNT_SQL, eid)!.conflicts,
-    }))(),
-  );
 }

@@ -4,6 +4,7 @@ import type { Row } from '../rows.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
+import { countArrival } from './counters.ts';
 
 /**
  * Appends a change at the event's next position, and the webhook message that reports it (with that
@@ -45,6 +46,7 @@ export function appendChange(
       1 - entry,
     );
   }
+  if (type === 'checked_in') countArrival(c, eid, at, extra.gate_id ?? null);
   if (message !== null) fanOut(c, { ...message, position });
 }
 

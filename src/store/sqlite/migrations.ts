@@ -242,6 +242,38 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 15,
     sql: `SELECT 1;`,
   },
+  {
+    // The console's counts kept, not counted (see store/counters.ts): the event's counters, each ticket
+    // in conflict once with its card's anchor, and entries per minute and gate. Counted once here from
+    // what came before: the tickets, the conflicts report's rule over the scan log, the feed's entries.
+    version: 16,
+    sql: `
+      CREATE TABLE event_counters (
+        eid TEXT PRIMARY KEY, issued INTEGER NOT NULL, checked_in INTEGER NOT NULL, revoked INTEGER NOT NULL,
+        conflicts INTEGER NOT NULL
+      );
+      CREATE TABLE ticket_conflicts (tid TEXT PRIMARY KEY, eid TEXT NOT NULL, anchor INTEGER NOT NULL);
+      CREATE INDEX ticket_conflicts_by_event ON ticket_conflicts (eid, anchor);
+      CREATE TABLE arrival_counts (
+        eid TEXT NOT NULL, minute TEXT NOT NULL, gate_key TEXT NOT NULL, entries INTEGER NOT NULL,
+        PRIMARY KEY (eid, minute, gate_key)
+      );
+      INSERT INTO ticket_conflicts (tid, eid, anchor)
+        SELECT d.tid, d.eid, MIN(v.scan_id) FROM scans d
+          JOIN scans v ON v.scan_id = (SELECT MAX(x.scan_id) FROM scans x
+            WHERE x.eid = d.eid AND x.tid = d.tid AND x.outcome = 'valid' AND x.replay = 0 AND x.scan_id < d.scan_id)
+         WHERE d.outcome = 'already_used' AND d.replay = 0 AND d.turned_away_offline = 0
+           AND d.scanner_id <> v.scanner_id AND (d.admitted_offline = 1 OR d.scanned_at < v.received_at)
+         GROUP BY d.tid, d.eid;
+      INSERT INTO event_counters (eid, issued, checked_in, revoked, conflicts)
+        SELECT eid, COUNT(*), COUNT(checked_in_at), COUNT(revoked_at),
+               (SELECT COUNT(*) FROM ticket_conflicts c WHERE c.eid = tickets.eid)
+          FROM tickets GROUP BY eid;
+      INSERT INTO arrival_counts (eid, minute, gate_key, entries)
+        SELECT eid, substr(at, 1, 16), COALESCE(gate_id, ''), COUNT(*) FROM changes WHERE type = 'checked_in'
+         GROUP BY eid, substr(at, 1, 16), COALESCE(gate_id, '');
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

@@ -17,6 +17,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   AdminSessionRecord,
+  ArrivalCount,
   ApiKeyRecord,
   ChangeRecord,
   CheckInAttempt,
@@ -45,7 +46,8 @@ import type {
 import { checkIn, getPresence, withPresence, listScans, logRefusedAttempt, occupancy } from './check-ins.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { SqliteContext } from './context.ts';
-import { countTickets, createEvent, getEvent, listEvents, updateEventSettings } from './events.ts';
+import { createEvent, getEvent, listEvents, updateEventSettings } from './events.ts';
+import { arrivals, countTickets } from './counters.ts';
 import * as gates from './gates.ts';
 import { listChanges, listConflicts } from './feed.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -275,6 +277,9 @@ export class SqliteStore implements Store {
 
   occupancy(eid: string): Promise<Occupancy> {
     return occupancy(this.ctx, eid);
+  }
+  arrivals(eid: string): Promise<ArrivalCount[]> {
+    return arrivals(this.ctx, eid);
   }
 
   createWebhook(webhook: WebhookRecord): Promise<void> {

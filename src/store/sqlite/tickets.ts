@@ -6,6 +6,8 @@ import { page, TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
+import { bumpCounters } from './counters.ts';
+import { CountsByEvent } from '../counters.ts';
 
 const TICKET_BY_TID = `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`;
 
@@ -21,8 +23,12 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
     const existing: TicketRecord[] = [];
+    const created = new CountsByEvent();
     for (const ticket of tickets) {
-      if (insert.run({ ...ticket, search_name: searchKey(ticket.holder_name) }).changes > 0) continue;
+      if (insert.run({ ...ticket, search_name: searchKey(ticket.holder_name) }).changes > 0) {
+        created.add(ticket);
+        continue;
+      }
       existing.push(
         c.one<TicketRecord>(
           `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE eid = ? AND external_id = ?`,
@@ -31,6 +37,7 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
         )!,
       );
     }
+    for (const [eid, moved] of created.events()) bumpCounters(c, eid, moved);
     return existing;
   });
 }
@@ -83,7 +90,10 @@ export function revokeTicket(
       tid,
     );
     const ticket = c.one<TicketRecord>(TICKET_BY_TID, tid);
-    if (changed > 0 && ticket) appendChange(c, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
+    if (changed > 0 && ticket) {
+      appendChange(c, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
+      bumpCounters(c, ticket.eid, { revoked: 1 });
+    }
     return ticket;
   });
 }

@@ -1,0 +1,47 @@
+import type { ArrivalCount, EventCounters } from '../store.ts';
+import {
+  ARRIVALS_SQL,
+  BUMP_COUNTERS_SQL,
+  bumpValues,
+  COUNT_ARRIVAL_SQL,
+  type CountsMoved,
+  EVENT_COUNTERS_SQL,
+  minuteOf,
+  recordConflictsSql,
+  toArrivals,
+  toCounters,
+} from '../counters.ts';
+import type { Row } from '../rows.ts';
+import type { SqliteContext } from './context.ts';
+
+const RECORD_CONFLICTS = recordConflictsSql('IN (SELECT value FROM json_each(?))');
+
+/** The event's counters: one row, whatever the size of the event. */
+export async function countTickets(c: SqliteContext, eid: string): Promise<EventCounters> {
+  return toCounters(c.one<Row>(EVENT_COUNTERS_SQL, eid));
+}
+
+/** Moves the event's counters; inside the caller's transaction. */
+export function bumpCounters(c: SqliteContext, eid: string, moved: CountsMoved): void {
+  c.run(BUMP_COUNTERS_SQL, ...bumpValues(eid, moved));
+}
+
+/**
+ * Records the tickets that the scans just logged under these keys put in conflict, and counts those
+ * that were in none before; inside the caller's transaction.
+ */
+export function recordConflicts(c: SqliteContext, eid: string, keys: string[]): void {
+  if (keys.length === 0) return;
+  const added = c.run(RECORD_CONFLICTS, eid, JSON.stringify(keys));
+  if (added > 0) bumpCounters(c, eid, { conflicts: added });
+}
+
+/** Counts an entry in its minute and gate; inside the caller's transaction. */
+export function countArrival(c: SqliteContext, eid: string, at: string, gateId: string | null): void {
+  c.run(COUNT_ARRIVAL_SQL, eid, minuteOf(at), gateId ?? '');
+}
+
+/** The event's entries per minute and gate. */
+export async function arrivals(c: SqliteContext, eid: string): Promise<ArrivalCount[]> {
+  return toArrivals(c.all<Row>(ARRIVALS_SQL, eid));
+}
