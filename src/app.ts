@@ -29,6 +29,7 @@ import { rateLimitHooks, rateLimitOptions } from './http/rate-limit.ts';
 import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { adminEventRoutes } from './http/routes/admin/events.ts';
 import { adminScanRoutes } from './http/routes/admin/scans.ts';
+import { adminRecentScanRoutes } from './http/routes/admin/recent-scans.ts';
 import { adminScannerRoutes } from './http/routes/admin/scanners.ts';
 import { adminSigningKeyRoutes } from './http/routes/admin/signing-keys.ts';
 import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
@@ -244,6 +245,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     adminTicketRoutes(admin, ctx);
     adminScannerRoutes(admin, ctx);
     adminScanRoutes(admin, ctx);
+    adminRecentScanRoutes(admin, ctx);
     adminSigningKeyRoutes(admin, ctx);
     adminWebhookRoutes(admin, ctx);
   });

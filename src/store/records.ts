@@ -308,3 +308,13 @@ export interface ScanLogPage {
   next_cursor: string;
   has_more: boolean;
 }
+
+/**
+ * A page of an event's scan log, newest first: `next_cursor` reads the older scans (null at the log's
+ * start), `newer_cursor` is the `listScans` cursor that follows the log from the newest scan shown.
+ */
+export interface RecentScanPage {
+  items: ScanRecord[];
+  next_cursor: string | null;
+  newer_cursor: string;
+}

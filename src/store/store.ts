@@ -29,6 +29,7 @@ import type {
   Page,
   Presence,
   PresenceDecider,
+  RecentScanPage,
   RedeemResult,
   ReissueResult,
   ScanLogPage,
@@ -185,6 +186,8 @@ export interface Store {
    * follows `next_cursor` sees every scan once, a scan that committed late included.
    */
   listScans(eid: string, limit: number, after: number | null): Promise<ScanLogPage>;
+  /** The event's latest scans, newest first, a page at a time (cursor: a `next_cursor` this gave). */
+  listRecentScans(eid: string, limit: number, before: number | null): Promise<RecentScanPage>;
 
   /** Stores a webhook endpoint and, while it is enabled, its subscriptions. */
   createWebhook(webhook: WebhookRecord): Promise<void>;

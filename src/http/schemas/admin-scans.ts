@@ -8,7 +8,7 @@ const Time = Type.String({ description: 'ISO 8601 UTC timestamp' });
 const EventParams = Type.Object({ eid: Id() });
 const noEvent = errorAnswer(404, { description: 'NOT_FOUND: no event has this eid' });
 
-const ScanAnswer = named(
+export const ScanAnswer = named(
   'Scan',
   Type.Object(
     {

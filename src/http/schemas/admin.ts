@@ -19,6 +19,8 @@ import {
 export * from './admin-access.ts';
 export * from './admin-keys.ts';
 export * from './admin-scans.ts';
+export * from './arrivals.ts';
+export * from './recent-scans.ts';
 export * from './gates.ts';
 
 const S = Type.String();

@@ -33,6 +33,7 @@ import type {
   EventRecord,
   NewApiKey,
   Page,
+  RecentScanPage,
   RedeemResult,
   ReissueResult,
   ScannerNamer,
@@ -45,6 +46,7 @@ import { isStoreUnavailable } from '../unavailable.ts';
 import { CheckInBatcher } from './check-in-batch.ts';
 import * as checkIns from './check-ins.ts';
 import * as counters from './counters.ts';
+import * as scanLog from './scan-log.ts';
 import * as events from './events.ts';
 import * as feed from './feed.ts';
 import * as gates from './gates.ts';
@@ -244,6 +246,9 @@ export class PostgresStore implements Store {
 
   occupancy(eid: string): Promise<Occupancy> {
     return checkIns.occupancy(this.pool, eid);
+  }
+  listRecentScans(eid: string, limit: number, before: number | null): Promise<RecentScanPage> {
+    return scanLog.listRecentScans(this.pool, eid, limit, before);
   }
   arrivals(eid: string): Promise<ArrivalCount[]> {
     return counters.arrivals(this.pool, eid);

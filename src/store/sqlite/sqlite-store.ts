@@ -31,6 +31,7 @@ import type {
   EventRecord,
   NewApiKey,
   Page,
+  RecentScanPage,
   RedeemResult,
   ReissueResult,
   ScannerNamer,
@@ -48,6 +49,7 @@ import { Checkpointer } from './checkpointer.ts';
 import { SqliteContext } from './context.ts';
 import { createEvent, getEvent, listEvents, updateEventSettings } from './events.ts';
 import { arrivals, countTickets } from './counters.ts';
+import { listRecentScans } from './scan-log.ts';
 import * as gates from './gates.ts';
 import { listChanges, listConflicts } from './feed.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -277,6 +279,9 @@ export class SqliteStore implements Store {
 
   occupancy(eid: string): Promise<Occupancy> {
     return occupancy(this.ctx, eid);
+  }
+  listRecentScans(eid: string, limit: number, before: number | null): Promise<RecentScanPage> {
+    return listRecentScans(this.ctx, eid, limit, before);
   }
   arrivals(eid: string): Promise<ArrivalCount[]> {
     return arrivals(this.ctx, eid);

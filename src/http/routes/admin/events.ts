@@ -1,7 +1,9 @@
+import { arrivalsView } from '../../../domain/arrivals.ts';
 import { createEvent, eventView, requireEvent, updateEventSettings } from '../../../domain/events.ts';
 import { deleteGate, gateView, occupancyView, putGate } from '../../../domain/gates.ts';
 import type { App, AppContext } from '../../context.ts';
 import {
+  arrivalsSchema,
   createEventSchema,
   deleteGateSchema,
   getEventSchema,
@@ -60,5 +62,9 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/events/:eid/occupancy', { schema: occupancySchema }, async (request) =>
     occupancyView(ctx.store, request.params.eid, ctx.clock.now()),
+  );
+
+  app.get('/admin/v1/events/:eid/arrivals', { schema: arrivalsSchema }, async (request) =>
+    arrivalsView(ctx.store, request.params.eid),
   );
 }
