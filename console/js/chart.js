@@ -1,6 +1,8 @@
 import uPlot from '../vendor/uPlot.esm.js';
-import { arrivalsByGate } from './arrivals.js';
 import { h, replace, uid } from './dom.js';
+
+/** The label of a gate in the chart and its legend. */
+const gateLabel = (gateId) => gateId ?? 'No gate';
 
 /** Distinguishable on white, each with at least 3:1 contrast. */
 const COLORS = ['#1b5fb4', '#b3261e', '#2e7d32', '#7b1fa2', '#a35200', '#00695c'];
@@ -24,9 +26,15 @@ export function arrivalsChart() {
   const resize = new ResizeObserver(() => plot?.setSize({ width: area.clientWidth, height: HEIGHT }));
   resize.observe(area);
 
-  function update(scans) {
-    const arrivals = arrivalsByGate(scans);
-    if (!arrivals) return;
+  /** Draws the issuer's arrivals answer (entries per gate in buckets of `bucket_minutes`). */
+  function update(answer) {
+    if (answer.buckets.length === 0) return;
+    const arrivals = {
+      bucketMinutes: answer.bucket_minutes,
+      // Bucket starts in seconds, as uPlot wants them.
+      x: answer.buckets.map((start) => Date.parse(start) / 1000),
+      gates: answer.gates.map((gate) => ({ label: gateLabel(gate.gate_id), counts: gate.entries, total: gate.total })),
+    };
     // Rates per minute, whatever the bucket: the axis reads the same as the event grows.
     const perMinute = (count) => count / arrivals.bucketMinutes;
     const data = [arrivals.x, ...arrivals.gates.map((gate) => gate.counts.map(perMinute))];

@@ -9,19 +9,9 @@ interface CsvModule {
   ) => { tickets: Record<string, unknown>[]; problems: { line: number; message: string }[] };
   batches: <T>(items: T[], size?: number) => T[][];
 }
-interface ArrivalsModule {
-  arrivalsByGate: (scans: Record<string, unknown>[]) => {
-    bucketMinutes: number;
-    x: number[];
-    gates: { label: string; counts: number[]; total: number }[];
-  } | null;
-}
-
 // The console's browser modules, loaded as they are served (plain ES modules, no build).
 const csvPath = '../../console/js/csv.js';
-const arrivalsPath = '../../console/js/arrivals.js';
 const { readTicketsCsv, batches } = (await import(csvPath)) as CsvModule;
-const { arrivalsByGate } = (await import(arrivalsPath)) as ArrivalsModule;
 
 const read = (text: string) => readTicketsCsv(text, Papa);
 
@@ -82,42 +72,5 @@ describe('console CSV import: reading and checking a file before anything is sen
       batches(Array.from({ length: 25_001 }, (_, i) => i)).map((b) => b.length),
       [10_000, 10_000, 5_001],
     );
-  });
-});
-
-describe('console chart: arrivals per gate over time', () => {
-  const scan = (minute: number, gate: string | null, outcome = 'valid', replay = false) => ({
-    scanned_at: new Date(Date.UTC(2030, 6, 1, 18, minute)).toISOString(),
-    gate_id: gate,
-    outcome,
-    replay,
-  });
-
-  it('counts valid, not replayed scans per gate and bucket', () => {
-    const arrivals = arrivalsByGate([
-      scan(0, 'north'),
-      scan(3, 'north'),
-      scan(12, 'south'),
-      scan(12, 'south', 'already_used'),
-      scan(13, 'south', 'valid', true),
-      scan(40, null),
-    ])!;
-    assert.equal(arrivals.bucketMinutes, 1);
-    assert.equal(arrivals.x.length, 41);
-    assert.deepEqual(
-      arrivals.gates.map((g) => [g.label, g.total]),
-      [
-        ['No gate', 1],
-        ['north', 2],
-        ['south', 1],
-      ],
-    );
-  });
-
-  it('widens the buckets for a long evening, and has nothing to draw without check-ins', () => {
-    const arrivals = arrivalsByGate([scan(0, 'north'), scan(59 * 5, 'north')])!;
-    assert.ok(arrivals.x.length <= 48);
-    assert.equal(arrivals.bucketMinutes, 10);
-    assert.equal(arrivalsByGate([scan(0, 'north', 'revoked')]), null);
   });
 });

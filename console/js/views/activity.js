@@ -1,41 +1,92 @@
 import { api } from '../api.js';
 import { h, replace, when } from '../dom.js';
 
-const RECENT = 50;
+/** Scans per page of the scan log, and conflicts per page of the report. */
+const SCAN_PAGE = 50;
+const CONFLICT_PAGE = 20;
 
 /**
- * The event's scan log, read incrementally and kept in memory (the chart is drawn from it). The log's
- * `next_cursor` is given even at its end and never skips a scan that committed late, so each poll asks
- * from where the last one stopped.
+ * The event's scan log as the console shows it: the latest page, read again at each poll, and the
+ * older pages the organizer asked for (**Load more**), a page at a time: never the whole log, which at
+ * a festival holds millions of scans. The scans kept always run without a gap from the newest down to
+ * where the next older page starts; when more scans arrived than a page holds (or the list grew a page
+ * past what was asked for), it starts again from the latest page.
  */
 export function scanLog(eid) {
-  const scans = new Map();
-  let cursor = null;
+  const path = `/events/${encodeURIComponent(eid)}/scans/recent`;
+  const read = (cursor) =>
+    api(
+      'GET',
+      `${path}?${new URLSearchParams({ limit: String(SCAN_PAGE), include: 'holder_name', ...(cursor ? { cursor } : {}) })}`,
+    );
+  /** Newest first, each once. */
+  let kept = [];
+  /** Where the next older page starts: null at the start of the log. */
+  let olderCursor = null;
+  /** How many scans the organizer asked to see. */
+  let wanted = SCAN_PAGE;
+  const merge = (...lists) =>
+    [...new Map(lists.flat().map((scan) => [scan.scan_id, scan])).values()].sort((a, b) => b.scan_id - a.scan_id);
 
-  async function fetchNew() {
-    let added = false;
-    for (;;) {
-      const query = new URLSearchParams({ limit: '1000', include: 'holder_name', ...(cursor ? { cursor } : {}) });
-      const page = await api('GET', `/events/${encodeURIComponent(eid)}/scans?${query}`);
-      for (const scan of page.scans) {
-        if (!scans.has(scan.scan_id)) added = true;
-        scans.set(scan.scan_id, scan);
+  async function refresh() {
+    const page = await read(null);
+    const newest = kept.length > 0 ? kept[0].scan_id : 0;
+    if (page.next_cursor !== null && page.scans.some((scan) => scan.scan_id <= newest)) {
+      const joined = merge(page.scans, kept);
+      if (joined.length <= wanted + SCAN_PAGE) {
+        kept = joined;
+        return;
       }
-      cursor = page.next_cursor ?? cursor;
-      if (!page.has_more) return added;
+    } else if (page.next_cursor === null) {
+      // The whole log fits in a page.
+      kept = page.scans;
+      olderCursor = null;
+      return;
     }
+    kept = page.scans;
+    olderCursor = page.next_cursor;
+    wanted = SCAN_PAGE;
   }
 
-  return { fetchNew, all: () => [...scans.values()] };
+  async function loadOlder() {
+    if (olderCursor === null) return;
+    const page = await read(olderCursor);
+    kept = merge(kept, page.scans);
+    olderCursor = page.next_cursor;
+    wanted = kept.length;
+  }
+
+  return { refresh, loadOlder, shown: () => kept, hasOlder: () => olderCursor !== null };
 }
 
-/** The most recent scans, newest first, each with its outcome. */
-export function renderScanLog(list, scans, scannerNames) {
-  const recent = scans.sort((a, b) => b.scan_id - a.scan_id).slice(0, RECENT);
-  if (recent.length === 0) return replace(list, h('li', { class: 'muted', text: 'No scans yet.' }));
+/** A "Load more" button that runs `load` and then `render`, or nothing when there is no more. */
+function loadMore(hasMore, load, render) {
+  if (!hasMore) return null;
+  const button = h('button', {
+    type: 'button',
+    class: 'secondary load-more',
+    text: 'Load more',
+    onClick: async () => {
+      button.disabled = true;
+      try {
+        await load();
+      } finally {
+        render();
+      }
+    },
+  });
+  return button;
+}
+
+/** The scans shown, newest first, each with its outcome, and **Load more** while older ones exist. */
+export function renderScanLog(list, more, log, scannerNames) {
+  const rerender = () => renderScanLog(list, more, log, scannerNames);
+  replace(more, loadMore(log.hasOlder(), log.loadOlder, rerender));
+  const scans = log.shown();
+  if (scans.length === 0) return replace(list, h('li', { class: 'muted', text: 'No scans yet.' }));
   replace(
     list,
-    recent.map((scan) =>
+    scans.map((scan) =>
       h(
         'li',
         {},
@@ -57,8 +108,45 @@ export function renderScanLog(list, scans, scannerNames) {
   );
 }
 
+/**
+ * The event's conflicts report as the console shows it: the first page, and as many more pages as
+ * the organizer asked for (**Load more**), all read again at each poll (a card gains duplicates, and
+ * a late upload can add a card anywhere in the report's order), a page at a time.
+ */
+export function conflictReport(eid) {
+  const path = `/events/${encodeURIComponent(eid)}/conflicts`;
+  let wanted = CONFLICT_PAGE;
+  let cards = [];
+  let next = null;
+
+  async function read(count) {
+    const found = [];
+    let cursor = null;
+    do {
+      const limit = String(Math.min(100, count - found.length));
+      const page = await api('GET', `${path}?${new URLSearchParams({ limit, ...(cursor ? { cursor } : {}) })}`);
+      found.push(...page.conflicts);
+      cursor = page.next_cursor;
+    } while (cursor !== null && found.length < count);
+    cards = found;
+    next = cursor;
+  }
+
+  return {
+    refresh: () => read(wanted),
+    loadMore: () => read((wanted = cards.length + CONFLICT_PAGE)),
+    shown: () => cards,
+    hasMore: () => next !== null,
+  };
+}
+
 /** Offline double entries: each ticket let in twice, with its valid check-in and the duplicates. */
-export function renderConflicts(list, conflicts) {
+export function renderConflicts(list, more, report) {
+  replace(
+    more,
+    loadMore(report.hasMore(), report.loadMore, () => renderConflicts(list, more, report)),
+  );
+  const conflicts = report.shown();
   if (conflicts.length === 0) return replace(list, h('li', { class: 'muted', text: 'No offline double entries.' }));
   const scanText = (scan) =>
     `${when(scan.scanned_at)} at ${scan.gate_id ?? 'no gate'} (scanner ${scan.scanner_name ?? scan.scanner_id})`;
@@ -82,9 +170,4 @@ export function renderConflicts(list, conflicts) {
       ),
     ),
   );
-}
-
-/** The first page of conflicts (the report is rarely long; the count says if there are more). */
-export async function fetchConflicts(eid) {
-  return (await api('GET', `/events/${encodeURIComponent(eid)}/conflicts?limit=100`)).conflicts;
 }

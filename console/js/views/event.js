@@ -2,7 +2,7 @@ import { api } from '../api.js';
 import { arrivalsChart } from '../chart.js';
 import { h, replace, uid, when } from '../dom.js';
 import { poll } from '../poll.js';
-import { fetchConflicts, renderConflicts, renderScanLog, scanLog } from './activity.js';
+import { conflictReport, renderConflicts, renderScanLog, scanLog } from './activity.js';
 import { gateEditor } from './gates.js';
 import { eventSettings } from './event-settings.js';
 import { enrolment } from './enrolment.js';
@@ -56,10 +56,13 @@ export async function eventView(main, eid) {
   );
   const chart = arrivalsChart();
   const log = scanLog(eid);
+  const conflicts = conflictReport(eid);
   let declaredGates = [];
   const scanners = scannerList({ gates: () => declaredGates });
   const scanList = h('ul', { class: 'scan-log' });
+  const moreScans = h('div');
   const conflictList = h('ul', { class: 'conflicts' });
+  const moreConflicts = h('div');
   const names = new Map();
   const search = ticketSearch(eid, () => refreshLive());
   const enrol = enrolment(eid, { gates: () => declaredGates, onChanged: () => refreshSlow() });
@@ -88,18 +91,25 @@ export async function eventView(main, eid) {
     gates.showCounts(occupancy.gates);
   };
 
+  // Everything read here is kept by the issuer (counters, occupancy, arrivals) or a page of the log:
+  // a refresh costs the same at an event of a million tickets.
   async function refreshLive() {
-    const [current, occupancy] = await Promise.all([api('GET', path), api('GET', `${path}/occupancy`), log.fetchNew()]);
+    const [current, occupancy, arrivals] = await Promise.all([
+      api('GET', path),
+      api('GET', `${path}/occupancy`),
+      api('GET', `${path}/arrivals`),
+      log.refresh(),
+    ]);
     showCounters(current.counters ?? {});
     showOccupancy(occupancy);
-    chart.update(log.all());
-    renderScanLog(scanList, log.all(), names);
+    chart.update(arrivals);
+    renderScanLog(scanList, moreScans, log, names);
   }
 
   async function refreshSlow() {
-    const [{ scanners: records }, conflicts, tokens] = await Promise.all([
+    const [{ scanners: records }, , tokens] = await Promise.all([
       api('GET', `${path}/scanners`),
-      fetchConflicts(eid),
+      conflicts.refresh(),
       // Null when the tokens cannot be listed: the Scanners section then leaves that part out.
       api('GET', `${path}/enrollment-tokens`).then(
         (answer) => answer.enrollment_tokens,
@@ -108,7 +118,7 @@ export async function eventView(main, eid) {
     ]);
     for (const record of records) names.set(record.api_key_id, record.name ?? record.scanner_id);
     scanners.render(records, tokens, refreshSlow);
-    renderConflicts(conflictList, conflicts);
+    renderConflicts(conflictList, moreConflicts, conflicts);
   }
 
   replace(
@@ -131,10 +141,10 @@ export async function eventView(main, eid) {
       h(
         'div',
         {},
-        section('Conflicts', conflictList),
+        section('Conflicts', conflictList, moreConflicts),
         section('Scanners', scanners.node),
         section('Set up a scanner', enrol.node),
-        foldingSection('Scan log', scanList),
+        foldingSection('Scan log', scanList, moreScans),
         foldingSection('Gates', gates.node),
         foldingSection(
           'Entry rules',
