@@ -12,7 +12,7 @@ import type {
 import * as outbox from './outbox.ts';
 import * as outboxUpkeep from './outbox-upkeep.ts';
 import * as webhooks from './webhooks.ts';
-import pg from 'pg';
+import type pg from 'pg';
 import type {
   EventSettings,
   GateRecord,
@@ -75,13 +75,13 @@ export class PostgresStore implements Store {
 
   /** Connects and applies pending migrations; instances starting together migrate once. */
   static async open(url: string, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Promise<PostgresStore> {
-    const migrations = migrationPool(url, timeouts);
+    const migrations = await migrationPool(url, timeouts);
     try {
       await migrate(migrations);
     } finally {
       await migrations.end();
     }
-    return new PostgresStore(boundedPool(url, timeouts));
+    return new PostgresStore(await boundedPool(url, timeouts));
   }
 
   /** Runs `work` between BEGIN and COMMIT on one client; rolls back (or drops a broken client) on failure. */
@@ -295,7 +295,7 @@ export class PostgresStore implements Store {
   }
 
   upkeepWebhookOutbox(request: UpkeepRequest): Promise<UpkeepDone> {
-    return outboxUpkeep.upkeep(this.tx, this.pool, request);
+    return outboxUpkeep.upkeep(this.tx, request);
   }
 
   countPendingWebhookMessages(): Promise<number> {
