@@ -13,6 +13,11 @@ export interface EnrollRequest {
   scanner_name?: string;
   scanner_platform?: string;
   protocol_version?: string;
+  /**
+   * The event the scanner can only be enrolled for (a device whose queued scans belong to it): a token
+   * of another event is then refused (409 CONFLICT, `other_event`) and stays unused, no key is made.
+   */
+  expected_eid?: string;
 }
 
 export interface EnrollDeps {
@@ -68,6 +73,7 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
       scanner_platform: request.scanner_platform ?? null,
     },
     defaultScannerName,
+    request.expected_eid,
   );
   // The store found the token by its hash; comparing once more, against a stand-in when refused,
   // keeps every answer on the same constant-time path whether or not the token exists.
@@ -76,6 +82,11 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
   if (result.kind === 'refused') {
     if (result.why === 'revoked')
       throw new IssuerError('TOKEN_REVOKED', 'the enrolment token was revoked by the organizer');
+    if (result.why === 'other_event') {
+      throw new IssuerError('CONFLICT', 'the enrolment token is for another event than expected_eid; it was not used', {
+        reason: 'other_event',
+      });
+    }
     throw new IssuerError('INVALID_TOKEN', INVALID_TOKEN_MESSAGE);
   }
   const scannerName = result.key.scanner_name;

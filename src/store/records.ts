@@ -231,7 +231,8 @@ export interface ScannerNameFacts {
 /** Names a scanner that came without a name (the domain's rule). */
 export type ScannerNamer = (facts: ScannerNameFacts) => string;
 
-export type RedeemFailure = 'unknown' | 'used' | 'expired' | 'revoked';
+/** Why a token was not redeemed; `other_event`: it is good, but for another event than the one required. */
+export type RedeemFailure = 'unknown' | 'used' | 'expired' | 'revoked' | 'other_event';
 
 export type RedeemResult =
   { kind: 'enrolled'; key: ApiKeyRecord; token: EnrollmentTokenRecord } | { kind: 'refused'; why: RedeemFailure };

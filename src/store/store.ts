@@ -131,13 +131,15 @@ export interface Store {
    * Exchanges a token for an API key: marks the token used and inserts the key, or refuses.
    * Concurrent calls with one token see exactly one `enrolled`. A key without `scanner_name` is
    * named by `nameScanner` from facts read in the same transaction; concurrent enrolments in one
-   * event are named one after the other, so two never count the same scanners.
+   * event are named one after the other, so two never count the same scanners. With `onlyEvent`, a
+   * token of another event is refused (`other_event`) and stays unused.
    */
   redeemEnrollmentToken(
     tokenHash: string,
     at: string,
     key: NewApiKey,
     nameScanner?: ScannerNamer,
+    onlyEvent?: string,
   ): Promise<RedeemResult>;
 
   /** The API key with this hash, whatever its state, or null. */

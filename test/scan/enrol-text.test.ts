@@ -47,5 +47,8 @@ describe('the words of a failed enrolment', () => {
     const held = new ScannerError('ALREADY_ENROLLED', 'this state directory holds 2 queued scan(s)');
     assert.match(enrolmentProblem(held, 2), /2 scans of the current event have not reached the issuer yet/);
     assert.match(enrolmentProblem(held, 1), /1 scan of the current event has not reached/);
+    assert.doesNotMatch(enrolmentProblem(held, 2), /not used/);
+    const unused = new ScannerError('ALREADY_ENROLLED', 'queued scan(s) of event E …; the setup code was not used');
+    assert.match(enrolmentProblem(unused, 2), /another event\. The setup code was not used: it still works\./);
   });
 });

@@ -46,8 +46,10 @@ export function enrolmentProblem(error: unknown, queued = 0): string {
       : 'That is not a setup code. Paste the Web scanner link or the setup URI the console shows, or scan its Web scanner QR code.';
   } else if (error instanceof ScannerError && error.code === 'ALREADY_ENROLLED') {
     const scans = queued === 1 ? '1 scan of the current event has' : `${queued} scans of the current event have`;
+    // The issuer refused the code before using it: it still enrols a phone once the scans are synced.
+    const unused = /not used/.test(error.message) ? ' The setup code was not used: it still works.' : '';
     words =
-      `${scans} not reached the issuer yet, and this setup code is for another event. ` +
+      `${scans} not reached the issuer yet, and this setup code is for another event.${unused} ` +
       'Sync them first (Sync now), or ask for a setup code of the same event.';
   } else if (error instanceof ScannerError && error.code === 'ISSUER_MISMATCH') {
     words = `This setup code names another issuer than the one that answered. ${ASK_AGAIN}`;

@@ -104,7 +104,13 @@ export class IssuerClient {
   /** POST the enrolment; the answer carries the API key. */
   async enroll(
     url: string,
-    body: { token: string; scanner_id: string; scanner_name?: string; scanner_platform?: string },
+    body: {
+      token: string;
+      scanner_id: string;
+      scanner_name?: string;
+      scanner_platform?: string;
+      expected_eid?: string;
+    },
   ): Promise<EnrollAnswer> {
     const answer = this.expectOk(await this.request('POST', url, body, undefined, false));
     const enrolled = answer as Partial<EnrollAnswer>;

@@ -1,6 +1,6 @@
 import { type DiscoveryDocument, type EnrollAnswer, SETUP_URI_PREFIX } from '@ticket-issuer/protocol';
 import { IssuerClient } from './client.ts';
-import { ScannerError } from './errors.ts';
+import { IssuerHttpError, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import type { RetryPolicy, Timer } from './retry.ts';
@@ -67,20 +67,37 @@ export interface EnrollResult {
   sync_problem: Error | null;
 }
 
-/** Queued scans can follow the device to a new key only within one issuer and one event. */
-function keepsQueue(existing: ScannerIdentity | null, queue: ScanQueue, issuer: string, eid?: string): void {
+/**
+ * Queued scans can follow the device to a new key only within one issuer and one event. The issuer is
+ * known before enrolling (the discovery document); the event only from the token, so the enrolment
+ * asks the issuer to refuse a token of another event without using it (`expected_eid`). `eid` is the
+ * event of the enrolment made (an issuer that does not know `expected_eid` enrols anyway: that
+ * enrolment is then not kept); `unused` says the setup code was refused before it was used.
+ */
+function keepsQueue(
+  existing: ScannerIdentity | null,
+  queue: ScanQueue,
+  issuer: string,
+  eid?: string,
+  unused = false,
+): void {
   if (existing === null || queue.size === 0) return;
   let what: string | null = null;
   if (existing.issuer !== issuer) what = `another issuer (${issuer})`;
-  else if (eid !== undefined && existing.eid !== eid) what = `another event (${eid})`;
+  else if (unused || (eid !== undefined && existing.eid !== eid))
+    what = eid === undefined ? 'another event' : `another event (${eid})`;
   if (what === null) return;
   throw new ScannerError(
     'ALREADY_ENROLLED',
     `this state directory holds ${queue.size} queued scan(s) of event ${existing.eid} and the setup code is for ${what}: ` +
       `run "ticket-scanner sync" once the old key works, or use another --state` +
-      (eid === undefined ? '' : '; this enrolment was not kept'),
+      (unused ? '; the setup code was not used' : eid === undefined ? '' : '; this enrolment was not kept'),
   );
 }
+
+/** Whether the issuer refused the token for being of another event than `expected_eid` (it stays unused). */
+const otherEvent = (error: unknown): boolean =>
+  error instanceof IssuerHttpError && error.status === 409 && error.details.reason === 'other_event';
 
 /** Whether the stored changes-feed knowledge can be kept. */
 async function knowledgeReadable(storage: Storage): Promise<boolean> {
@@ -171,13 +188,21 @@ async function enrollOnly(
     keepsQueue(existing, queue, discovery.iss.replace(/\/+$/, ''));
     const scannerId = existing?.scanner_id ?? crypto.randomUUID();
     const name = options.name ?? existing?.scanner_name ?? options.defaultName ?? 'ticket-scanner';
+    // Queued scans hold the device to their event: a token of another one must stay unused.
+    const onlyEvent = existing !== null && queue.size > 0 ? existing.eid : undefined;
     // A blank name is left out: the issuer then names the scanner itself (after its gate).
-    const answer = await client.enroll(discovery.endpoints.enroll, {
-      token: setup.token,
-      scanner_id: scannerId,
-      ...(name.trim() === '' ? {} : { scanner_name: name }),
-      scanner_platform: options.platform ?? 'ticket-scanner/0.1',
-    });
+    const answer = await client
+      .enroll(discovery.endpoints.enroll, {
+        token: setup.token,
+        scanner_id: scannerId,
+        ...(name.trim() === '' ? {} : { scanner_name: name }),
+        scanner_platform: options.platform ?? 'ticket-scanner/0.1',
+        ...(onlyEvent === undefined ? {} : { expected_eid: onlyEvent }),
+      })
+      .catch((error: unknown) => {
+        if (otherEvent(error)) keepsQueue(existing, queue, discovery.iss.replace(/\/+$/, ''), undefined, true);
+        throw error;
+      });
     const chosen = answer.scanner_name ?? name;
     const identity = identityOf(answer, discovery, scannerId, chosen, options.now?.() ?? new Date());
     keepsQueue(existing, queue, identity.issuer, identity.eid);

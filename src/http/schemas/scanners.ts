@@ -15,6 +15,12 @@ export const EnrollBody = named(
       scanner_name: Type.Optional(Text(200, 0)),
       scanner_platform: Type.Optional(Text(200, 0)),
       protocol_version: Type.Optional(Type.String({ maxLength: 16, description: 'protocol version, "1"' })),
+      expected_eid: Type.Optional({
+        ...Id(),
+        description:
+          'enrol only for this event: a device whose queued scans belong to it sends it, and a token of another ' +
+          'event is then refused (409) without being used',
+      }),
     },
     {
       description: 'Enrolment: the single-use token from the setup QR code and who the scanner is',
@@ -96,6 +102,22 @@ export const enrollSchema = {
         revoked: {
           summary: 'A revoked token',
           value: errorExample('TOKEN_REVOKED', 'the enrolment token was revoked by the organizer'),
+        },
+      },
+    }),
+    409: errorAnswer(409, {
+      description:
+        'CONFLICT with details.reason other_event: the token is good but for another event than expected_eid; it was not used',
+      examples: {
+        otherEvent: {
+          summary: 'A device with queued scans of another event',
+          value: errorExample(
+            'CONFLICT',
+            'the enrolment token is for another event than expected_eid; it was not used',
+            {
+              reason: 'other_event',
+            },
+          ),
         },
       },
     }),

@@ -195,8 +195,9 @@ export class PostgresStore implements Store {
     at: string,
     key: NewApiKey,
     nameScanner?: ScannerNamer,
+    onlyEvent?: string,
   ): Promise<RedeemResult> {
-    return scanners.redeemEnrollmentToken(this.tx, tokenHash, at, key, nameScanner);
+    return scanners.redeemEnrollmentToken(this.tx, tokenHash, at, key, nameScanner, onlyEvent);
   }
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
     return scanners.findApiKey(this.pool, keyHash);

@@ -63,6 +63,7 @@ export function redeemEnrollmentToken(
   at: string,
   key: NewApiKey,
   nameScanner?: ScannerNamer,
+  onlyEvent?: string,
 ): Promise<RedeemResult> {
   return tx(async (db): Promise<RedeemResult> => {
     // The row lock makes concurrent redeemers queue; each then sees the token as the last one left it.
@@ -71,7 +72,7 @@ export function redeemEnrollmentToken(
       'SELECT * FROM enrollment_tokens WHERE token_hash = $1 FOR UPDATE',
       [tokenHash],
     );
-    const outcome = redemption(token, at, key);
+    const outcome = redemption(token, at, key, onlyEvent);
     if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
     if (outcome.record.scanner_name === null && nameScanner) {
       const { eid, gate_id, scanner_id } = outcome.record;

@@ -50,10 +50,11 @@ export function redeemEnrollmentToken(
   at: string,
   key: NewApiKey,
   nameScanner?: ScannerNamer,
+  onlyEvent?: string,
 ): Promise<RedeemResult> {
   return c.tx((): RedeemResult => {
     const token = c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_hash = ?', tokenHash);
-    const outcome = redemption(token, at, key);
+    const outcome = redemption(token, at, key, onlyEvent);
     if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
     if (outcome.record.scanner_name === null && nameScanner) {
       const { eid, gate_id, scanner_id } = outcome.record;

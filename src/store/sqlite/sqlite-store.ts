@@ -232,8 +232,9 @@ export class SqliteStore implements Store {
     at: string,
     key: NewApiKey,
     nameScanner?: ScannerNamer,
+    onlyEvent?: string,
   ): Promise<RedeemResult> {
-    return redeemEnrollmentToken(this.ctx, tokenHash, at, key, nameScanner);
+    return redeemEnrollmentToken(this.ctx, tokenHash, at, key, nameScanner, onlyEvent);
   }
 
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
