@@ -58,6 +58,21 @@ export interface DeviceState {
 
 const transport = fetchTransport();
 
+/**
+ * Asks the browser to keep this site's storage under storage pressure (queued scans, the key, what the
+ * feed taught): otherwise it may evict IndexedDB of a site not visited for a while, scans not yet
+ * uploaded included. Chromium decides without a prompt (an installed app, a bookmarked site); a
+ * refusal or a browser without the API changes nothing else.
+ */
+function keepStorage(): void {
+  const storage = navigator.storage;
+  if (typeof storage?.persist !== 'function') return;
+  void storage
+    .persisted()
+    .then((kept) => kept || storage.persist())
+    .catch(() => undefined);
+}
+
 export class Device {
   private scanner: Scanner | null = null;
   private reachable = navigator.onLine;
@@ -81,7 +96,10 @@ export class Device {
       device.reachable = false;
       device.notify();
     });
-    if (device.scanner) device.syncSoon(0);
+    if (device.scanner) {
+      keepStorage();
+      device.syncSoon(0);
+    }
     device.notify();
     return device;
   }
@@ -162,6 +180,7 @@ export class Device {
       this.keyRejected = false;
       this.problem = null;
       this.reachable = true;
+      keepStorage();
       // Enrolment ended with a first sync; one that failed leaves the enrolment, and says why.
       if (result.sync_problem !== null) this.syncFailed(result.sync_problem);
       return result;
