@@ -9,8 +9,12 @@
  * has had every webhook-id and the store has recorded every delivery (target: at most 10 s), with the
  * time the store's claims and recordings took. The receiver is node:http on 127.0.0.1 answering 200,
  * in a thread of its own (a receiver runs elsewhere; it should not share the issuer's event loop).
+ * (3) A backlog (bench/webhook-backlog.ts): disabling, then deleting, an endpoint with 1,000,000
+ * pending messages (target: the answer within 2 s; the backlog failed within a minute), while a
+ * healthy endpoint keeps receiving.
  *
- * Run: node --import tsx bench/webhooks.ts [check-ins per round] [messages]   (defaults 3000, 10000).
+ * Run: node --import tsx bench/webhooks.ts [check-ins per round] [messages] [backlog]
+ * (defaults 3000, 10000, 1000000).
  * Prints tables; never fails.
  */
 import { once } from 'node:events';
@@ -23,9 +27,11 @@ import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
 import { admin, type App, appOn, benchConfig, CONCURRENCY, checkIns, eventWith, json, quantile } from './inject.ts';
 import { freshPostgres } from './processes.ts';
+import { backlogRun, type BacklogFigures, postgresSql, sqliteSql } from './webhook-backlog.ts';
 
 const PER_ROUND = Number(process.argv[2] ?? 3000);
 const MESSAGES = Number(process.argv[3] ?? 10_000);
+const BACKLOG = Number(process.argv[4] ?? 1_000_000);
 const ROUNDS = 4;
 const config = benchConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' });
 const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-webhooks-'));
@@ -195,6 +201,29 @@ if (costDatabase) {
   process.stderr.write('PostgreSQL: no server answers; its rows are skipped\n');
   results.push({ name: 'PostgreSQL', cost: null, delivery: null });
 }
+// (3) A backlog of BACKLOG pending messages, disabled then deleted.
+const backlogs: { name: string; figures: BacklogFigures | null }[] = [];
+{
+  const file = join(dir, 'backlog.db');
+  const store = new SqliteStore(file);
+  const sql = sqliteSql(file);
+  backlogs.push({
+    name: 'SQLite',
+    figures: await backlogRun({ store, sql, postgres: false, config, receiver, count: BACKLOG }),
+  });
+  sql.close();
+  await store.close();
+  const database = await freshPostgres();
+  if (database) {
+    const pgStore = await PostgresStore.open(database.url);
+    const pgSql = await postgresSql(database.url);
+    const figures = await backlogRun({ store: pgStore, sql: pgSql, postgres: true, config, receiver, count: BACKLOG });
+    backlogs.push({ name: 'PostgreSQL', figures });
+    await pgSql.close();
+    await pgStore.close();
+    await database.drop();
+  } else backlogs.push({ name: 'PostgreSQL', figures: null });
+}
 await receiver.stop();
 rmSync(dir, { recursive: true, force: true });
 
@@ -228,6 +257,16 @@ process.stdout.write(
     '| store | all received, s | all recorded, s | messages/s | requests | claims / time / messages per claim | recordings / time |',
     '|---|---:|---:|---:|---:|---|---|',
     ...results.map(({ name, delivery: d }) => deliveryRow(name, d)),
+    '',
+    `A backlog of ${BACKLOG} pending messages (each with its failed attempt): disabled, then (another) deleted, through the admin API (target: each answer ≤ 2 s, the backlog failed within a minute); a healthy endpoint's test messages meanwhile, one after another:`,
+    '',
+    '| store | backlog written, s | PATCH enabled:false, ms | all failed, s | DELETE, ms | all deleted, s | healthy endpoint meanwhile: p50 / max ms (messages) |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...backlogs.map(({ name, figures: f }) =>
+      f === null
+        ? `| ${name} | skipped: no PostgreSQL | | | | | |`
+        : `| ${name} | ${f.insertS.toFixed(1)} | ${Math.round(f.disableMs)} | ${f.failedS.toFixed(1)} | ${Math.round(f.deleteMs)} | ${f.purgedS.toFixed(1)} | ${Math.round(f.healthy.p50)} / ${Math.round(f.healthy.max)} (${f.healthy.count}) |`,
+    ),
     '',
   ].join('\n'),
 );
