@@ -216,15 +216,19 @@ export class Issuer {
   async scans(eid: string): Promise<Record<string, unknown>[]> {
     const all: Record<string, unknown>[] = [];
     let cursor: string | null = null;
-    do {
+    let more = true;
+    // Until has_more is false: the log always answers a next_cursor, to ask again later from there.
+    while (more) {
       const query: string = cursor === null ? '?limit=1000' : `?limit=1000&cursor=${cursor}`;
-      const page = await this.admin<{ scans: Record<string, unknown>[]; next_cursor: string | null }>(
-        'GET',
-        `/admin/v1/events/${eid}/scans${query}`,
-      );
+      const page = await this.admin<{
+        scans: Record<string, unknown>[];
+        next_cursor: string | null;
+        has_more: boolean;
+      }>('GET', `/admin/v1/events/${eid}/scans${query}`);
       all.push(...page.scans);
       cursor = page.next_cursor;
-    } while (cursor !== null);
+      more = page.has_more && cursor !== null;
+    }
     return all;
   }
 }
