@@ -18,6 +18,7 @@ import { registerConsole } from './http/console.ts';
 import { registerScanner } from './http/scan.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
+import { lazyValidators } from './http/lazy-validators.ts';
 import { secretMasker } from './http/log-masking.ts';
 import { addSecurityHeaders, API_SECURITY_HEADERS } from './http/security-headers.ts';
 import { IssuerMetrics } from './http/operations/metrics.ts';
@@ -120,6 +121,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   const requestTimeoutMs = config.requestTimeoutSeconds * 1000;
   const serializers = lazySerializers();
+  const validators = lazyValidators();
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -167,10 +169,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     // The router rejects some URLs (bad percent-encoding, over-long ids) before any hook runs.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply.headers(API_SECURITY_HEADERS)),
     ajv: AJV_OPTIONS,
-    // Response serializers are compiled on first use: compiling them all made the start slow.
-    schemaController: { compilersFactory: { buildSerializer: serializers.factory } },
+    // Serializers and validators are compiled on first use: compiling them all made the start slow,
+    // and left the idle process with the memory that start grew (see lazy-validators.ts).
+    schemaController: {
+      compilersFactory: { buildSerializer: serializers.factory, buildValidator: validators.factory },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   serializers.attach(app);
+  validators.attach(app);
 
   const methodsOf = routeMethods(app);
   app.setErrorHandler(handleError);

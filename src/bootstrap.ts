@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError } from './config.ts';
 import { adminTokenHashSource, resolveAdminToken } from './domain/admin-token.ts';
@@ -54,7 +54,9 @@ export function resolveKeyEncryptionKey(config: Config, storeHasKeys: boolean): 
  * rate limits turn to the instance's own counters (see `SharedRateLimits`, which logs the one warning),
  * and the client keeps reconnecting by itself (at most 2 s apart).
  */
-export function connectRedis(url: string): Redis {
+export async function connectRedis(url: string): Promise<Redis> {
+  // Loaded only when configured: ioredis defines every command of Redis as it loads.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
@@ -148,7 +150,7 @@ export function readTls(files: Config['tls']): { cert: Buffer; key: Buffer } | n
 export async function openIssuer(configured: Config): Promise<Issuer> {
   const tls = readTls(configured.tls);
   const store = await openNamedStore(configured.databaseUrl, configured.requestTimeoutSeconds);
-  const redis = configured.redisUrl ? connectRedis(configured.redisUrl) : null;
+  const redis = configured.redisUrl ? await connectRedis(configured.redisUrl) : null;
   try {
     const storeHasKeys = (await store.listSigningKeys()).length > 0;
     const keyEncryptionKey = resolveKeyEncryptionKey(configured, storeHasKeys);

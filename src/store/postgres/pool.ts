@@ -1,4 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
+
+/** node-postgres, loaded when a PostgreSQL store opens (an issuer on SQLite never needs it). */
+const driver = async (): Promise<typeof pg> => (await import('pg')).default;
 
 /** How long the store waits on PostgreSQL before it says it is unavailable. */
 export interface PoolTimeouts {
@@ -18,8 +21,8 @@ export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { timeoutMs: 3_750 };
  * connection dies between statements; unheard, that event would end the process). The broken client
  * is then discarded by the pool, and the next statement reports the failure to its caller.
  */
-export function boundedPool(url: string, timeouts: PoolTimeouts): pg.Pool {
-  const pool = new pg.Pool({
+export async function boundedPool(url: string, timeouts: PoolTimeouts): Promise<pg.Pool> {
+  const pool = new (await driver()).Pool({
     connectionString: url,
     application_name: 'ticket-issuer',
     connectionTimeoutMillis: timeouts.timeoutMs,
@@ -39,8 +42,8 @@ export function boundedPool(url: string, timeouts: PoolTimeouts): pg.Pool {
 const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 
 /** A pool with a generous statement bound, for work that may rightly take long (migrations at start-up). */
-export function migrationPool(url: string, timeouts: PoolTimeouts): pg.Pool {
-  const pool = new pg.Pool({
+export async function migrationPool(url: string, timeouts: PoolTimeouts): Promise<pg.Pool> {
+  const pool = new (await driver()).Pool({
     connectionString: url,
     application_name: 'ticket-issuer',
     connectionTimeoutMillis: timeouts.timeoutMs,

@@ -79,6 +79,9 @@ import { createTickets, getTicket, listTickets, reissueTicket, revokeTicket, sea
 import { WalSync } from './wal-sync.ts';
 import { searchKey } from '../search-key.ts';
 
+/** The WAL's size from which a worker checkpoints it (a fresh database's start-up writes about half of it). */
+const CHECKPOINT_FROM_BYTES = 1024 * 1024;
+
 /**
  * The embedded store: one SQLite file in WAL mode. Node runs one transaction at a time, so
  * every method is serialized; each commit is durable (fsync of the WAL, see WalSync) before the answer.
@@ -89,8 +92,13 @@ export class SqliteStore implements Store {
   private readonly ctx: SqliteContext;
   private readonly groupCommit: GroupCommit;
   private readonly walSync: WalSync | null;
-  /** Checkpoints the WAL beside the event loop (file databases in WAL mode only). */
-  readonly checkpointer: Checkpointer | null;
+  /**
+   * Checkpoints the WAL beside the event loop (file databases in WAL mode only), from when the WAL
+   * first holds CHECKPOINT_FROM_BYTES: until then there is nothing worth copying, and an idle issuer
+   * runs no worker thread (a thread is a JavaScript heap of its own: about 13 MiB).
+   */
+  checkpointer: Checkpointer | null = null;
+  private closing = false;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -101,7 +109,13 @@ export class SqliteStore implements Store {
     const journal = this.db.pragma('journal_mode = WAL', { simple: true });
     // Commits are made durable by one fsync of the WAL each, run off the event loop (see WalSync);
     // where there is no WAL file (a memory database), SQLite syncs as it commits.
-    this.walSync = path !== ':memory:' && journal === 'wal' ? new WalSync(`${resolve(path)}-wal`) : null;
+    this.walSync =
+      path !== ':memory:' && journal === 'wal'
+        ? new WalSync(`${resolve(path)}-wal`, {
+            bytes: CHECKPOINT_FROM_BYTES,
+            then: () => this.startCheckpointer(path),
+          })
+        : null;
     this.ctx = new SqliteContext(this.db, this.walSync);
     this.db.pragma(this.walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
@@ -119,11 +133,13 @@ export class SqliteStore implements Store {
     // conflicting tickets. The migrations above run before, with SQLite's default.
     this.db.pragma('temp_store = MEMORY');
     this.groupCommit = new GroupCommit(this.db, () => this.ctx.durable());
-    this.checkpointer = null;
-    if (this.walSync) {
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = new Checkpointer(resolve(path), () => this.db.pragma('wal_autocheckpoint = 1000'));
-    }
+    if (this.walSync) this.db.pragma('wal_autocheckpoint = 0');
+  }
+
+  /** Starts checkpointing from a worker thread (once; never while closing). */
+  private startCheckpointer(path: string): void {
+    if (this.closing || this.checkpointer !== null) return;
+    this.checkpointer = new Checkpointer(resolve(path), () => this.db.pragma('wal_autocheckpoint = 1000'));
   }
 
   /** How many fsyncs made commits durable (null when SQLite syncs by itself): for tests and benchmarks. */
@@ -381,6 +397,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.checkpointer?.close();
     await this.walSync?.close();
     if (this.db.open) this.db.close();

@@ -1,4 +1,4 @@
-import { closeSync, fsync, openSync } from 'node:fs';
+import { closeSync, fstat, fsync, openSync } from 'node:fs';
 
 /**
  * Makes commits durable off the event loop. The store runs SQLite with `synchronous = NORMAL` in WAL
@@ -26,7 +26,11 @@ export class WalSync {
   /** How many fsyncs ran: what a test reads to see them shared. */
   syncs = 0;
 
-  constructor(private readonly walPath: string) {}
+  /** `grown`: told once, after an fsync, when the WAL first holds `bytes` or more. */
+  constructor(
+    private readonly walPath: string,
+    private grown: { bytes: number; then: () => void } | null = null,
+  ) {}
 
   /**
    * Resolves once every commit that already asked for its fsync is on disk: at once when none is
@@ -80,10 +84,23 @@ export class WalSync {
         return;
       }
       fsync(fd, (error) => {
-        if (error === null) return resolve();
-        this.release();
-        reject(error);
+        if (error !== null) {
+          this.release();
+          return reject(error);
+        }
+        resolve();
+        if (this.grown !== null) this.measure(fd);
       });
+    });
+  }
+
+  /** Tells `grown` once the WAL has reached its size (a stat on the thread pool, beside the answer). */
+  private measure(fd: number): void {
+    fstat(fd, (error, stats) => {
+      const grown = this.grown;
+      if (error !== null || grown === null || stats.size < grown.bytes) return;
+      this.grown = null;
+      grown.then();
     });
   }
 

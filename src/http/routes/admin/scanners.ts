@@ -1,4 +1,4 @@
-import QRCode from 'qrcode';
+import { qrCodes } from '../../qr-codes.ts';
 import {
   createEnrollmentToken,
   enrollmentTokenListView,
@@ -59,6 +59,7 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
       // The link a phone's own camera opens: the web scanner, enrolling itself from the fragment
       // (a fragment never reaches a server, so the token stays out of access logs).
       const webScannerUrl = `${ctx.config.baseUrl}/scan/#setup=${encodeURIComponent(uri)}`;
+      const QRCode = await qrCodes();
       const [svg, png, webScannerPng] = await Promise.all([
         QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
         QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, scale: 6 }),

@@ -1,4 +1,4 @@
-import QRCode from 'qrcode';
+import { qrCodes } from '../../qr-codes.ts';
 import { invalidRequest, IssuerError } from '../../../domain/errors.ts';
 import { requireEvent } from '../../../domain/events.ts';
 import { adminTicketView } from '../../../domain/ticket-state.ts';
@@ -102,6 +102,7 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/tickets/:tid/qr.svg', { schema: qrSvgSchema }, async (request, reply) => {
     const ticket = await requireTicket(request.params.tid);
+    const QRCode = await qrCodes();
     const svg = await QRCode.toString(ticket.ticket_token, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     // A QR image is not JSON: it bypasses the serializer's schema.
     return reply.type('image/svg+xml').send(svg as never);
@@ -109,6 +110,7 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/tickets/:tid/qr.png', { schema: qrPngSchema }, async (request, reply) => {
     const ticket = await requireTicket(request.params.tid);
+    const QRCode = await qrCodes();
     const png = await QRCode.toBuffer(ticket.ticket_token, {
       type: 'png',
       errorCorrectionLevel: 'M',
