@@ -55,15 +55,16 @@ export const toCounters = (row: Row | null): EventCounters => ({
 /**
  * Records the tickets that scans just logged under some idempotency keys put in conflict (the conflicts
  * report's rule), each ticket once (params: eid, then the keys as `keysIn` reads them). The scans are
- * read by key (index `scans_by_key`), as the conflict messages are. A ticket's duplicates are logged in
- * scan_id order under its row lock, so its first conflicting duplicate has the smallest anchor.
+ * read by key (index `scans_by_key`), as the conflict messages are: no grouping or order, which would
+ * make SQLite's planner (it keeps no statistics) read them by outcome instead. A ticket's duplicates are
+ * logged in scan_id order under its row lock, so its first conflicting duplicate has the smallest
+ * anchor; several in one statement (a batch, which holds first entries only) collided with its one entry.
  */
 export const recordConflictsSql = (keysIn: string) => `INSERT INTO ticket_conflicts (tid, eid, anchor)
-  SELECT d.tid, d.eid, MIN(v.scan_id) FROM scans d
+  SELECT d.tid, d.eid, v.scan_id FROM scans d
     JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')} AND ${CONFLICTS_WITH('d', 'v')}
    WHERE d.eid = ? AND d.idempotency_key ${keysIn} AND d.outcome = 'already_used'
      AND d.replay = FALSE AND d.turned_away_offline = FALSE
-   GROUP BY d.tid, d.eid
   ON CONFLICT (tid) DO NOTHING`;
 
 /** The minute of an instant in the stored form (`YYYY-MM-DDThh:mm`), an arrival's bucket. */
