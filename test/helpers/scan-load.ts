@@ -152,7 +152,8 @@ export async function scanLog(
     const page = await call(`${base}/admin/v1/events/${eid}/scans?${query}`, { bearer: admin });
     rows.push(...(page.body.scans as typeof rows));
     cursor = page.body.next_cursor as string | null;
-  } while (cursor);
+    // The log always answers a next_cursor (to ask again later); has_more says whether more is there now.
+  } while (cursor && page.body.has_more === true);
   return rows;
 }
 
