@@ -147,13 +147,15 @@ export async function scanLog(
 ): Promise<{ idempotency_key: string; tid: string; outcome: string; replay: boolean }[]> {
   const rows: { idempotency_key: string; tid: string; outcome: string; replay: boolean }[] = [];
   let cursor: string | null = null;
+  let more = false;
   do {
     const query: string = `limit=1000${cursor ? `&cursor=${cursor}` : ''}`;
     const page = await call(`${base}/admin/v1/events/${eid}/scans?${query}`, { bearer: admin });
     rows.push(...(page.body.scans as typeof rows));
     cursor = page.body.next_cursor as string | null;
     // The log always answers a next_cursor (to ask again later); has_more says whether more is there now.
-  } while (cursor && page.body.has_more === true);
+    more = page.body.has_more === true;
+  } while (cursor && more);
   return rows;
 }
 
