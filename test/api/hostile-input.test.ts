@@ -665,11 +665,14 @@ async function snapshot(w: World): Promise<State> {
   const all = async (url: string, key: string): Promise<unknown[]> => {
     const items: unknown[] = [];
     let cursor: unknown = null;
+    let more = false;
     do {
       const page = await get(cursor === null ? url : `${url}&cursor=${encodeURIComponent(String(cursor))}`);
       items.push(...(page[key] as unknown[]));
       cursor = page.next_cursor ?? null;
-    } while (cursor !== null);
+      // The scan log, like the feed, always answers a next_cursor; has_more says whether more is there now.
+      more = page.has_more !== false;
+    } while (cursor !== null && more);
     return items;
   };
   return {
