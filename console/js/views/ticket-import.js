@@ -94,9 +94,12 @@ export function ticketImport(eid, onImported) {
   return node;
 }
 
-/** "Imported 3 tickets", and "2 already imported, skipped" when an import met known external_ids. */
+/**
+ * "Imported 3 tickets", and "2 already imported, skipped" when an import met known external_ids. The
+ * first part is the contract's message, word for word for every N (scripts and tests read it).
+ */
 function importedText(created, skipped) {
-  const done = `Imported ${plural(created, 'ticket')}`;
+  const done = `Imported ${created} tickets`;
   return skipped > 0 ? `${done}; ${skipped} already imported, skipped` : done;
 }
 
