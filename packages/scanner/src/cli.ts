@@ -6,7 +6,7 @@ import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
 import { isKeyRejected, KEY_REJECTED_LINE, ScannerError, StateCorruptError } from './errors.ts';
 import { nodeHttpTransport } from './node-http.ts';
-import type { ScanResult } from './scan.ts';
+import type { ScanResult } from './scan-result.ts';
 import type { Transport } from './transport.ts';
 import { Scanner } from './scanner.ts';
 import { FsStorage } from './storage/fs.ts';

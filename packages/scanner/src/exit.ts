@@ -2,19 +2,8 @@
 import type { CheckOutAnswer } from '@ticket-issuer/protocol';
 import { isKeyRejected, isRefusal, ScannerError } from './errors.ts';
 import { checkInBody, type QueuedScan } from './queue.ts';
-import {
-  contactAfter,
-  newScan,
-  offlineResult,
-  offlineTicket,
-  refuse,
-  type IssuerContact,
-  type ScanContext,
-  type ScanResult,
-  sendEarlierScans,
-  UNREADABLE,
-  whoIsOut,
-} from './scan.ts';
+import { newScan, offlineResult, offlineTicket, refuse, sendEarlierScans, whoIsOut } from './scan.ts';
+import { contactAfter, type IssuerContact, type ScanContext, type ScanResult, UNREADABLE } from './scan-result.ts';
 import { checkOutUrl } from './sync.ts';
 import { decideExitOffline, type OfflineVerdict } from './verdict.ts';
 

@@ -21,7 +21,7 @@ export {
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
 export { checkInBody, deviceReport, ScanQueue, type DeviceReport, type QueuedScan } from './queue.ts';
 export { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy, type Timer } from './retry.ts';
-export type { ScanResult, ScanTicket } from './scan.ts';
+export type { IssuerContact, ScanResult, ScanTicket } from './scan-result.ts';
 export { Scanner, type ScannerOptions, type ScanOptions, type StatusReport, type SyncResult } from './scanner.ts';
 export type { ScannerIdentity } from './state.ts';
 export { MemoryStorage } from './storage/memory.ts';

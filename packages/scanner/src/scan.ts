@@ -21,15 +21,6 @@ import { refusedLine, settleScan, type UploadContext } from './sync.ts';
 import { STATE_FILES } from './storage/storage.ts';
 import { decideOffline, type OfflineVerdict, type TidSet } from './verdict.ts';
 
-export {
-  contactAfter,
-  UNREADABLE,
-  type IssuerContact,
-  type ScanContext,
-  type ScanResult,
-  type ScanTicket,
-} from './scan-result.ts';
-
 function decide(
   ctx: ScanContext,
   token: string,

@@ -5,7 +5,8 @@ import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
 import { exitOffline, exitOnline } from './exit.ts';
-import { type ScanContext, scanOffline, scanOnline, type ScanResult } from './scan.ts';
+import { scanOffline, scanOnline } from './scan.ts';
+import type { ScanContext, ScanResult } from './scan-result.ts';
 import {
   changesUrl,
   gatesUrl,

@@ -1,5 +1,5 @@
 import type { EnrollResult } from '../enroll.ts';
-import type { ScanResult } from '../scan.ts';
+import type { ScanResult } from '../scan-result.ts';
 import type { StatusReport, SyncResult } from '../scanner.ts';
 
 /** The `enroll` line of `--json`: exactly the contract's fields (the first sync's result goes to stderr). */
