@@ -42,17 +42,20 @@ export const ScanAnswer = named(
   ),
 );
 
+/** A page of the scan log, read either way; `include=holder_name` names each scan's holder. */
+export const ScanLogQuery = Type.Object({
+  ...PageQuery.properties,
+  include: Type.Optional(
+    Type.Literal('holder_name', { description: "`holder_name`: each scan also names its ticket's holder" }),
+  ),
+});
+
 export const listScansSchema = {
   ...admin,
   operationId: 'listScans',
   summary: "The event's scan log: every check-in attempt and its outcome",
   params: EventParams,
-  querystring: Type.Object({
-    ...PageQuery.properties,
-    include: Type.Optional(
-      Type.Literal('holder_name', { description: "`holder_name`: each scan also names its ticket's holder" }),
-    ),
-  }),
+  querystring: ScanLogQuery,
   response: {
     200: json(
       'A page of the scan log',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { ScanAnswer } from './admin-scans.ts';
+import { ScanAnswer, ScanLogQuery } from './admin-scans.ts';
 import { named } from './components.ts';
-import { ADMIN_ROUTE as admin, errorAnswer, errors, Id, json, Nullable, PageQuery } from './common.ts';
+import { ADMIN_ROUTE as admin, errorAnswer, errors, Id, json, Nullable } from './common.ts';
 
 const noEvent = errorAnswer(404, { description: 'NOT_FOUND: no event has this eid' });
 
@@ -13,12 +13,7 @@ export const listRecentScansSchema = {
     'The scan log read backwards, a page at a time, by index whatever its length: what a console shows first. ' +
     '`newer_cursor` then follows the log forwards from the newest scan shown (as `cursor` of the scan log).',
   params: Type.Object({ eid: Id() }),
-  querystring: Type.Object({
-    ...PageQuery.properties,
-    include: Type.Optional(
-      Type.Literal('holder_name', { description: "`holder_name`: each scan also names its ticket's holder" }),
-    ),
-  }),
+  querystring: ScanLogQuery,
   response: {
     200: json(
       'The latest scans',
