@@ -100,7 +100,10 @@ describe('console in Chromium: tickets', () => {
           .waitFor();
         await importCsv(page, `${csv}\nORD-4,Grace Hopper,GA,`);
         await page.getByRole('button', { name: 'Import 4 tickets' }).click();
-        await page.getByRole('status').filter({ hasText: 'Imported 1 tickets; 3 already imported, skipped.' }).waitFor();
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'Imported 1 tickets; 3 already imported, skipped.' })
+          .waitFor();
         assert.equal(await issued(f, eid), 4);
         await page.waitForFunction(() => document.querySelector('[data-testid="count-issued"]')?.textContent === '4');
       } finally {
