@@ -115,7 +115,8 @@ function usedReason(result: ScanResult, context: VerdictContext): string {
   return where ? `${reason} ${where}` : reason;
 }
 
-const isGateRefusal = (reason: string) => REASON_WORDS[reason] === 'not admitted at this gate';
+/** A gate's refusal: the reason the device gives, or the issuer's code for it. */
+const isGateRefusal = (reason: string) => reason === 'ticket_type_not_admitted' || reason === 'FORBIDDEN';
 
 export function verdictText(result: ScanResult, context: VerdictContext = {}): VerdictText {
   // A code that is no ticket (a poster's QR, a link, typed text) asked nobody: it is not offline either.

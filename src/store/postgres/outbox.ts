@@ -63,7 +63,7 @@ export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: s
            'received_at', v.received_at),
          'duplicate', json_build_object('scanner_id', d.scanner_id, 'gate_id', d.gate_id, 'scanned_at', d.scanned_at,
            'received_at', d.received_at, 'admitted_offline', d.admitted_offline))::text,
-       NULL, $3, 'pending', $3
+       NULL, $3, 'pending', ${DB_NOW}
      FROM scans d
      JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')} AND ${CONFLICTS_WITH('d', 'v')}
      JOIN tickets t ON t.tid = d.tid
