@@ -64,6 +64,8 @@ describe('a web scanner that has never synced', { skip }, () => {
       await context.setOffline(true);
       await page.getByText('Offline', { exact: true }).waitFor();
       await checkCode(page, grace!.ticket_token);
+      // The second admit (#2), not the first one still on screen.
+      await page.getByTestId('verdict').filter({ hasText: /#2/ }).waitFor({ timeout: 10_000 });
       assert.match(await verdictOf(page, 'Admit'), /Decided on this device/);
       assert.equal(await page.getByTestId('never-synced').count(), 0);
       await checkCode(page, ada!.ticket_token);
