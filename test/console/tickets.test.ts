@@ -72,8 +72,8 @@ describe('console in Chromium: tickets', () => {
         ].join('\n');
         await importCsv(page, csv);
         const preview = page.getByRole('table', { name: 'First 3 rows of tickets.csv' });
-        assert.equal(await preview.getByRole('columnheader', { name: 'External id' }).count(), 1);
         await preview.getByRole('cell', { name: 'ORD-1' }).waitFor();
+        assert.equal(await preview.getByRole('columnheader', { name: 'External id' }).count(), 1);
         await page.getByText('Tickets whose external_id this event already holds are skipped').waitFor();
         await page.getByRole('button', { name: 'Cancel' }).click();
         await page.getByText('Nothing was imported from tickets.csv.').waitFor();
