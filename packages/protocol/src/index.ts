@@ -3,6 +3,9 @@
  * the issuer and the scanner package both import it, neither imports the other.
  */
 
+import type { TicketTypeRules } from './entry-rules.ts';
+import type { GatesAnswer } from './gates.ts';
+
 /** The outcomes of a check-in (the spec's vocabulary). */
 export const CHECK_IN_OUTCOMES = [
   'valid',
@@ -15,7 +18,14 @@ export const CHECK_IN_OUTCOMES = [
 export type CheckInOutcome = (typeof CHECK_IN_OUTCOMES)[number];
 
 /** What a scanner's own verdict may say: the spec's outcomes, a gate's refusal of the ticket type, an exit's. */
-export type OfflineOutcome = CheckInOutcome | 'ticket_type_not_admitted' | 'checked_out' | 'not_inside';
+export type OfflineOutcome =
+  | CheckInOutcome
+  | 'ticket_type_not_admitted'
+  | 'not_valid_now'
+  | 'entry_limit_reached'
+  | 'too_soon'
+  | 'checked_out'
+  | 'not_inside';
 
 /** A ticket's states, as the status endpoint reports them. */
 export const TICKET_STATES = ['valid', 'checked_in', 'revoked', 'expired'] as const;
@@ -61,6 +71,12 @@ export interface CheckInTicket {
   holder_name?: string;
   ticket_type?: string;
   checked_in_at?: string | null;
+  /** The ticket's count of entries (a `valid` answer counts itself). */
+  entries?: number;
+  /** The holder needs attention (the type's or the ticket's flag). */
+  attention?: boolean;
+  /** Texts shown at the gate: the type's, then the ticket's. */
+  checkin_texts?: string[];
 }
 
 /** A check-in answer: 200 for five outcomes, 400 for `invalid_signature`. */
@@ -111,13 +127,22 @@ export interface DiscoveryDocument {
 }
 
 /** The kinds of entry of the changes feed. */
-export const CHANGE_TYPES = ['checked_in', 'checked_out', 'revoked', 'token_superseded'] as const;
+export const CHANGE_TYPES = ['checked_in', 'checked_out', 'revoked', 'token_superseded', 'ticket_notes'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /** One entry of the changes feed. */
 export type Change =
   | { type: 'checked_in'; tid: string; at: string; scanner_id: string; gate_id: string | null }
-  | { type: 'checked_out'; tid: string; at: string; scanner_id: string; gate_id: string | null }
+  | {
+      type: 'checked_out';
+      tid: string;
+      at: string;
+      scanner_id: string | null;
+      gate_id: string | null;
+      /** An automatic exit at the start of an event day. */
+      auto?: boolean;
+    }
+  | { type: 'ticket_notes'; tid: string; attention: boolean; checkin_text: string | null; at: string }
   | { type: 'revoked'; tid: string; at: string }
   | { type: 'token_superseded'; tid: string; jti: string | null; at: string };
 
@@ -136,6 +161,8 @@ export interface TicketClaims {
   eid: string;
   ticket_type: string;
   iat: number;
+  /** The ticket's `valid_from` (Unix seconds), when it has one. */
+  nbf?: number;
   exp?: number;
   jti?: string;
 }
@@ -153,8 +180,13 @@ export {
   ticketTypeKey,
 } from './gates.ts';
 export {
+  type EntryContext,
+  type EntryJudgement,
   entryOutcome,
   type EntryOutcome,
+  judgeEntry,
+  RULE_REFUSALS,
+  type RuleRefusalReason,
   exitOutcome,
   type ExitOutcome,
   holderAfter,
@@ -171,3 +203,37 @@ export {
   type ScanUploadResult,
   UPLOAD_BODY_LIMIT_BYTES,
 } from './scan-batch.ts';
+export {
+  type EventCalendar,
+  eventDayOf,
+  eventDayStart,
+  type Hours,
+  hoursInOrder,
+  isCalendarDate,
+  isKnownTimezone,
+  isLocalTime,
+  localTimeOf,
+  withinHours,
+} from './event-days.ts';
+export {
+  DEFAULT_EVENT_RULES,
+  defaultTicketTypeRules,
+  type EntryTiming,
+  type EventRules,
+  gateNotes,
+  type GateNotes,
+  reentryMode,
+  type ReentryMode,
+  type RuleRefusal,
+  rulesFor,
+  type TicketTypeRules,
+} from './entry-rules.ts';
+export { caseTypeRules, ENTRY_RULE_CASES, type EntryRuleCase } from './entry-rule-cases.ts';
+
+/** The answer of `GET /api/v1/events/{eid}/rules`: what a scanner needs to judge entries offline. */
+export interface RulesAnswer extends GatesAnswer {
+  timezone: string;
+  day_starts_at: string;
+  auto_exit: boolean;
+  ticket_types: TicketTypeRules[];
+}

@@ -9,6 +9,17 @@
  *   unused --entry--> inside --exit--> out --entry (re-entry on)--> inside
  *   revoked: entries refused; an exit still takes a holder inside out
  */
+import {
+  DEFAULT_EVENT_RULES,
+  type EntryTiming,
+  entryLimitReached,
+  type EventRules,
+  notValidNow,
+  reentryMode,
+  type RuleRefusal,
+  type TicketTypeRules,
+  tooSoon,
+} from './entry-rules.ts';
 import { gateRefusal, type GateRule } from './gates.ts';
 import type { CheckInOutcome } from './index.ts';
 
@@ -29,24 +40,63 @@ export interface TicketFacts {
   ticketType: string;
 }
 
-/** An entry's outcome: the spec's vocabulary, and a declared gate's refusal of the ticket type. */
-export type EntryOutcome = CheckInOutcome | 'ticket_type_not_admitted';
+/** The refusals of the entry rules (403 FORBIDDEN with this `details.reason`). */
+export const RULE_REFUSALS = ['not_valid_now', 'entry_limit_reached', 'too_soon'] as const;
+export type RuleRefusalReason = (typeof RULE_REFUSALS)[number];
+
+/** An entry's outcome: the spec's vocabulary, a declared gate's refusal of the type, the rules' refusals. */
+export type EntryOutcome = CheckInOutcome | 'ticket_type_not_admitted' | RuleRefusalReason;
+
+/** An entry's outcome, and the details of a refusal by the entry rules. */
+export interface EntryJudgement {
+  outcome: EntryOutcome;
+  refusal: RuleRefusal | null;
+}
+
+/** Where an entry is judged: the gate scanned at, the event's rules, the declared rules of the ticket's type. */
+export interface EntryContext {
+  gate: GateRule | null;
+  event: EventRules;
+  type: TicketTypeRules | null;
+}
 
 /** An exit's outcome (`revoked` lets the holder out all the same). */
 export type ExitOutcome = 'checked_out' | 'not_inside' | 'revoked' | 'wrong_event' | 'invalid_signature';
 
 /**
- * An entry, judged in the issuer's order: signature, event, revocation, the gate's admitted types,
- * use (a holder who went out comes in again only where the event allows re-entry), expiry.
+ * An entry, judged in the contract's order: signature, event, revocation, the gate's admitted types,
+ * not valid now (`valid_from`, `valid_days`, `hours`), presence (inside: already used unless re-entry
+ * is `any`; out: already used unless it is `after_exit` or `any`), the entry limit, too soon, expiry.
+ * Every time is the scan's, in the event's zone.
+ */
+export function judgeEntry(facts: TicketFacts, timing: EntryTiming, context: EntryContext): EntryJudgement {
+  const judged = (outcome: EntryOutcome, refusal: RuleRefusal | null = null): EntryJudgement => ({ outcome, refusal });
+  if (!facts.signatureValid) return judged('invalid_signature');
+  if (!facts.sameEvent) return judged('wrong_event');
+  if (facts.revoked) return judged('revoked');
+  if (gateRefusal(context.gate, facts.ticketType) !== null) return judged('ticket_type_not_admitted');
+  const { type, event } = context;
+  const offTime = notValidNow(timing, type, event);
+  if (offTime !== null) return judged('not_valid_now', offTime);
+  const mode = reentryMode(type, event);
+  if ((facts.holder === 'inside' && mode !== 'any') || (facts.holder === 'out' && mode === 'none')) {
+    return judged('already_used');
+  }
+  const limit = entryLimitReached(timing, type, event);
+  if (limit !== null) return judged('entry_limit_reached', limit);
+  const soon = tooSoon(timing, type);
+  if (soon !== null) return judged('too_soon', soon);
+  if (facts.expired) return judged('expired');
+  return judged('valid');
+}
+
+/**
+ * An entry without ticket types or `valid_from` (the rules of the first three releases): the gate,
+ * use, and the event's re-entry after an exit.
  */
 export function entryOutcome(facts: TicketFacts, gate: GateRule | null, reentry: boolean): EntryOutcome {
-  if (!facts.signatureValid) return 'invalid_signature';
-  if (!facts.sameEvent) return 'wrong_event';
-  if (facts.revoked) return 'revoked';
-  if (gateRefusal(gate, facts.ticketType) !== null) return 'ticket_type_not_admitted';
-  if (facts.holder === 'inside' || (facts.holder === 'out' && !reentry)) return 'already_used';
-  if (facts.expired) return 'expired';
-  return 'valid';
+  const timing: EntryTiming = { scannedAt: new Date(0).toISOString(), validFrom: null, entries: [] };
+  return judgeEntry(facts, timing, { gate, event: { ...DEFAULT_EVENT_RULES, reentry }, type: null }).outcome;
 }
 
 /**
@@ -67,6 +117,7 @@ export function holderAfter(
   direction: 'in' | 'out',
   outcome: EntryOutcome | ExitOutcome,
 ): HolderState {
+  // An entry of a holder inside (re-entry `any`) leaves them inside: the entry counts, the state stays.
   if (direction === 'in') return outcome === 'valid' ? 'inside' : before;
   // An exit takes a holder inside out, a revoked ticket's holder included.
   return before === 'inside' && (outcome === 'checked_out' || outcome === 'revoked') ? 'out' : before;

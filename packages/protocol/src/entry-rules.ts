@@ -1,0 +1,169 @@
+/**
+ * Entry rules per ticket type (days, hours, entry limits, re-entry, time between entries), one pure
+ * implementation for the issuer's decision and a scanner's offline verdict. Each side gathers the
+ * facts (the issuer inside the check-in's transaction, a device from its synced knowledge and its own
+ * queue) and `judgeEntry` (`ticket-rules.ts`) applies these rules in the contract's order; the table
+ * of cases (`entry-rule-cases.ts`) is their specification, and both sides are tested on it.
+ */
+import { type EventCalendar, eventDayOf, type Hours, withinHours } from './event-days.ts';
+import { ticketTypeKey } from './gates.ts';
+
+/** How a holder may come in again: never, after an exit scan, or whenever (wristbands, no exit scans). */
+export type ReentryMode = 'none' | 'after_exit' | 'any';
+
+/** A ticket type's rules, as `PUT …/ticket-types/{ticket_type}` declares them (null: no such rule). */
+export interface TicketTypeRules {
+  ticket_type: string;
+  valid_days: readonly string[] | null;
+  hours: Hours | null;
+  max_entries: number | null;
+  max_entries_per_day: number | null;
+  /** Null: the event's `reentry` decides (`false` = `none`, `true` = `after_exit`). */
+  reentry: ReentryMode | null;
+  min_minutes_between_entries: number | null;
+  attention: boolean;
+  checkin_text: string | null;
+}
+
+/** The event's side of the rules: its calendar and its re-entry setting. */
+export interface EventRules extends EventCalendar {
+  reentry: boolean;
+}
+
+/** An event with no rules declared: UTC days from midnight, no re-entry. */
+export const DEFAULT_EVENT_RULES: EventRules = { timezone: 'UTC', day_starts_at: '00:00', reentry: false };
+
+/** The rules of a label that no declaration names: none at all. */
+export const defaultTicketTypeRules = (ticketType: string): TicketTypeRules => ({
+  ticket_type: ticketType,
+  valid_days: null,
+  hours: null,
+  max_entries: null,
+  max_entries_per_day: null,
+  reentry: null,
+  min_minutes_between_entries: null,
+  attention: false,
+  checkin_text: null,
+});
+
+/** The declared rules of a ticket's type (labels compared as gates compare them), or null. */
+export function rulesFor(types: Iterable<TicketTypeRules>, ticketType: string): TicketTypeRules | null {
+  const wanted = ticketTypeKey(ticketType);
+  for (const type of types) if (ticketTypeKey(type.ticket_type) === wanted) return type;
+  return null;
+}
+
+/** How a holder of this type may come in again. */
+export function reentryMode(type: TicketTypeRules | null, event: Pick<EventRules, 'reentry'>): ReentryMode {
+  return type?.reentry ?? (event.reentry ? 'after_exit' : 'none');
+}
+
+/** What the rules judge at a scan, besides the ticket's state: when, since when valid, earlier entries. */
+export interface EntryTiming {
+  /** The scan's time (`scanned_at`). */
+  scannedAt: string;
+  /** The ticket's `valid_from`, or null. */
+  validFrom: string | null;
+  /** The `scanned_at` of the ticket's entries so far (answered `valid`, not annulled), in any order. */
+  entries: readonly string[];
+}
+
+/** Why the rules refuse an entry: the 403's `details` (the issuer adds the holder's name). */
+export type RuleRefusal =
+  | {
+      reason: 'not_valid_now';
+      event_day: string;
+      valid_from: string | null;
+      valid_days: readonly string[] | null;
+      hours: Hours | null;
+    }
+  | {
+      reason: 'entry_limit_reached';
+      event_day: string;
+      entries: number;
+      entries_today: number;
+      max_entries: number | null;
+      max_entries_per_day: number | null;
+    }
+  | {
+      reason: 'too_soon';
+      last_entry_at: string;
+      min_minutes_between_entries: number;
+      next_entry_at: string;
+    };
+
+const ms = (instant: string): number => new Date(instant).getTime();
+
+/** Not valid now: before `valid_from`, on an event day not in `valid_days`, or outside `hours`. */
+export function notValidNow(
+  timing: EntryTiming,
+  type: TicketTypeRules | null,
+  calendar: EventCalendar,
+): RuleRefusal | null {
+  const day = eventDayOf(timing.scannedAt, calendar);
+  const early = timing.validFrom !== null && ms(timing.scannedAt) < ms(timing.validFrom);
+  const offDay = type?.valid_days != null && !type.valid_days.includes(day);
+  const offHours = type?.hours != null && !withinHours(timing.scannedAt, type.hours, calendar);
+  if (!early && !offDay && !offHours) return null;
+  return {
+    reason: 'not_valid_now',
+    event_day: day,
+    valid_from: timing.validFrom,
+    valid_days: type?.valid_days ?? null,
+    hours: type?.hours ?? null,
+  };
+}
+
+/** The entry limit: `max_entries` entries in all, or `max_entries_per_day` on the scan's event day. */
+export function entryLimitReached(
+  timing: EntryTiming,
+  type: TicketTypeRules | null,
+  calendar: EventCalendar,
+): RuleRefusal | null {
+  if (type === null || (type.max_entries === null && type.max_entries_per_day === null)) return null;
+  const day = eventDayOf(timing.scannedAt, calendar);
+  const today = timing.entries.filter((entry) => eventDayOf(entry, calendar) === day).length;
+  const overall = type.max_entries !== null && timing.entries.length >= type.max_entries;
+  const daily = type.max_entries_per_day !== null && today >= type.max_entries_per_day;
+  if (!overall && !daily) return null;
+  return {
+    reason: 'entry_limit_reached',
+    event_day: day,
+    entries: timing.entries.length,
+    entries_today: today,
+    max_entries: type.max_entries,
+    max_entries_per_day: type.max_entries_per_day,
+  };
+}
+
+/**
+ * Too soon: fewer than `min_minutes_between_entries` since the ticket's last entry (the latest by
+ * scan time; a scan made before it, uploaded late, is within the interval too).
+ */
+export function tooSoon(timing: EntryTiming, type: TicketTypeRules | null): RuleRefusal | null {
+  const minutes = type?.min_minutes_between_entries ?? null;
+  if (minutes === null || timing.entries.length === 0) return null;
+  const last = timing.entries.reduce((a, b) => (ms(b) > ms(a) ? b : a));
+  const next = ms(last) + minutes * 60_000;
+  if (ms(timing.scannedAt) >= next) return null;
+  return {
+    reason: 'too_soon',
+    last_entry_at: new Date(ms(last)).toISOString(),
+    min_minutes_between_entries: minutes,
+    next_entry_at: new Date(next).toISOString(),
+  };
+}
+
+/** Notes shown at the gate: attention from the type or the ticket, the type's text then the ticket's. */
+export interface GateNotes {
+  attention: boolean;
+  checkin_texts: string[];
+}
+
+export function gateNotes(
+  type: Pick<TicketTypeRules, 'attention' | 'checkin_text'> | null,
+  ticket: { attention: boolean; checkin_text: string | null },
+): GateNotes {
+  const texts = [type?.checkin_text ?? null, ticket.checkin_text].filter((t): t is string => t !== null && t !== '');
+  return { attention: type?.attention === true || ticket.attention, checkin_texts: texts };
+}
