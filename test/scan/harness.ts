@@ -30,10 +30,13 @@ export function ensureScannerBuilt(): void {
   assert.equal(check.status, 0, `the build failed: ${check.stderr}`);
 }
 
-/** An issuer whose BASE_URL is the address it listens on, as phones at a venue reach it. */
-export async function startScanIssuer(): Promise<RunningIssuer> {
+/**
+ * An issuer whose BASE_URL is the address it listens on, as phones at a venue reach it. `env`: further
+ * configuration variables (e.g. a rate limit).
+ */
+export async function startScanIssuer(env: Record<string, string> = {}): Promise<RunningIssuer> {
   ensureScannerBuilt();
-  return startIssuer({ port: await freePort() });
+  return startIssuer({ port: await freePort(), env });
 }
 
 export interface IssuedTicket {
