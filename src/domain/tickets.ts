@@ -107,6 +107,9 @@ export async function issueTickets(
       revoke_reason: null,
       ticket_token: signer.sign(claims),
       external_id: ids[i] ?? null,
+      valid_from: null,
+      attention: false,
+      checkin_text: null,
     };
   });
   const existing = new Map((await deps.store.createTickets(tickets)).map((t) => [t.external_id, t]));

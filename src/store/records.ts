@@ -13,6 +13,10 @@ export interface EventRecord {
   reentry: boolean;
   /** How many may be inside at once (the console warns near it; nobody is refused for it), or null. */
   capacity: number | null;
+  /** The event's zone (IANA name), the local time its days start at, and its automatic exit. */
+  timezone?: string;
+  day_starts_at?: string;
+  auto_exit?: boolean;
 }
 
 /** What `PATCH /admin/v1/events/{eid}` may change; absent fields stay as they are. */
@@ -51,6 +55,12 @@ export interface TicketRecord {
   ticket_token: string;
   /** The organizer's own id of the ticket (an order line, a CSV row), unique per event; null when none. */
   external_id: string | null;
+  /** Not valid for entry before this instant (the token's `nbf`); null: valid from issue. */
+  valid_from: string | null;
+  /** The holder needs attention at the gate. */
+  attention: boolean;
+  /** A text shown at the gate for this ticket, or null. */
+  checkin_text: string | null;
 }
 
 export interface EnrollmentTokenRecord {

@@ -9,6 +9,7 @@ import type {
   ScanOutcome,
   ScanRecord,
   SigningKeyRecord,
+  TicketRecord,
 } from './store.ts';
 
 /**
@@ -16,10 +17,14 @@ import type {
  * `search_name`, the search's own column, which is no part of a ticket.
  */
 export const TICKET_COLUMNS_SQL = `tid, eid, holder_name, ticket_type, issued_at, expires_at, checked_in_at, revoked_at,
-  revoke_reason, ticket_token, external_id`;
+  revoke_reason, ticket_token, external_id, valid_from, attention, checkin_text`;
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;
+
+/** A ticket row as either database answers it: SQLite keeps `attention` as 0 or 1. */
+export const toTicket = <T extends TicketRecord | null | undefined>(row: T): T =>
+  (row ? { ...row, attention: (row.attention as unknown) === true || (row.attention as unknown) === 1 } : row) as T;
 
 /** A signing-key row: its public JWK is kept as JSON text on every backend. */
 export const toSigningKey = (row: Row): SigningKeyRecord => ({

@@ -20,6 +20,9 @@ function situation(c: VerdictCase) {
     revoke_reason: null,
     ticket_token: 'current.token.value',
     external_id: null,
+    valid_from: null,
+    attention: false,
+    checkin_text: null,
   };
   const presented = c.superseded ? 'superseded.token.value' : ticket.ticket_token;
   const signatureProblem = c.signature === 'bad' ? 'bad signature' : null;

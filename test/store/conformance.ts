@@ -64,6 +64,9 @@ export function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): T
     revoke_reason: null,
     ticket_token: `token.for.${tid}`,
     external_id: null,
+    valid_from: null,
+    attention: false,
+    checkin_text: null,
     ...overrides,
   };
 }

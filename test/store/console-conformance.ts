@@ -39,6 +39,9 @@ export function consoleConformance(c: ConsoleSuiteContext): void {
       revoke_reason: null,
       ticket_token: `token.${holder_name}`,
       external_id: null,
+      valid_from: null,
+      attention: false,
+      checkin_text: null,
     }));
     await store().createTickets(tickets);
     // Ticket ids are random ULIDs: within one millisecond their order is not the order of creation.

@@ -55,6 +55,9 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
       revoke_reason: null,
       ticket_token: `token.${i}`,
       external_id: `row-${i}`,
+      valid_from: null,
+      attention: false,
+      checkin_text: null,
     }));
     await store.createTickets(tickets);
     // Imported again: nothing is issued twice.

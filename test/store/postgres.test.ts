@@ -154,6 +154,9 @@ describe('PostgresStore: several instances on one database', () => {
         revoke_reason: null,
         ticket_token: `token.${tid}`,
         external_id: null,
+        valid_from: null,
+        attention: false,
+        checkin_text: null,
       },
     ]);
     return { eid, tid };

@@ -288,6 +288,41 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
          GROUP BY eid, substr(at, 1, 16), COALESCE(gate_id, '');
     `,
   },
+  {
+    // Entry rules (fourth release), as SQLite's version 17 explains.
+    version: 17,
+    sql: `
+      ALTER TABLE events ADD COLUMN timezone TEXT NOT NULL DEFAULT 'UTC';
+      ALTER TABLE events ADD COLUMN day_starts_at TEXT COLLATE "C" NOT NULL DEFAULT '00:00';
+      ALTER TABLE events ADD COLUMN auto_exit BOOLEAN NOT NULL DEFAULT false;
+      CREATE TABLE ticket_types (
+        eid TEXT COLLATE "C" NOT NULL REFERENCES events (eid), type_key TEXT NOT NULL, ticket_type TEXT NOT NULL,
+        valid_days TEXT, hours_from TEXT COLLATE "C", hours_until TEXT COLLATE "C", max_entries INTEGER,
+        max_entries_per_day INTEGER, reentry TEXT, min_minutes_between_entries INTEGER,
+        attention BOOLEAN NOT NULL DEFAULT false, checkin_text TEXT, updated_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (eid, type_key)
+      );
+      CREATE INDEX tickets_by_type ON tickets (eid, ticket_type);
+      ALTER TABLE tickets ADD COLUMN valid_from TEXT COLLATE "C";
+      ALTER TABLE tickets ADD COLUMN attention BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE tickets ADD COLUMN checkin_text TEXT;
+      CREATE TABLE entries (
+        eid TEXT COLLATE "C" NOT NULL, idempotency_key TEXT COLLATE "C" NOT NULL, tid TEXT COLLATE "C" NOT NULL,
+        scanner_id TEXT NOT NULL, scanned_at TEXT COLLATE "C" NOT NULL, annulled_at TEXT COLLATE "C",
+        PRIMARY KEY (eid, idempotency_key)
+      );
+      CREATE INDEX entries_by_ticket ON entries (tid, scanned_at);
+      INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at)
+        SELECT eid, idempotency_key, tid, scanner_id, scanned_at FROM scans WHERE outcome = 'valid' AND NOT replay;
+      ALTER TABLE gate_counts ADD COLUMN repeats BIGINT NOT NULL DEFAULT 0;
+      CREATE INDEX presence_inside_by_event ON presence (eid) WHERE inside;
+      CREATE TABLE auto_exits (
+        eid TEXT COLLATE "C" NOT NULL, day TEXT COLLATE "C" NOT NULL, at TEXT COLLATE "C" NOT NULL,
+        exited BIGINT NOT NULL, done_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (eid, day)
+      );
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -23,6 +23,8 @@ const TICKET_COLUMNS = [
   'revoke_reason',
   'ticket_token',
   'external_id',
+  'valid_from',
+  'checkin_text',
 ] as const;
 
 /**
@@ -38,14 +40,16 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
   const columns = [
     ...TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column])),
     tickets.map((ticket) => searchKey(ticket.holder_name)),
+    tickets.map((ticket) => ticket.attention),
   ];
-  const names = [...TICKET_COLUMNS, 'search_name'];
+  const names = [...TICKET_COLUMNS, 'search_name', 'attention'];
+  const types = names.map((name) => (name === 'attention' ? 'boolean[]' : 'text[]'));
   return tx(async (db) => {
     // The event's counters move in the same statement (after the tickets: see counters.ts).
     const inserted = await db.query(
       `WITH inserted AS (
          INSERT INTO tickets (${names.join(', ')})
-         SELECT * FROM unnest(${names.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u
+         SELECT * FROM unnest(${names.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')}) AS u
            (${names.join(', ')}) ORDER BY u.external_id
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING
          RETURNING tid, eid, checked_in_at, revoked_at),

@@ -22,6 +22,7 @@ import {
   scanLogSql,
   scanLogPage,
   TICKET_COLUMNS_SQL,
+  toTicket,
   scanValues,
 } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
@@ -94,7 +95,7 @@ function recordAttempt(
     logScan(c, attempt, result.outcome, result.reason, result.replay);
     return result.result;
   }
-  const ticket = c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, attempt.tid);
+  const ticket = toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, attempt.tid));
   const verdict = decide(ticket);
   const move = verdict.move;
   if (move?.to === 'inside') {

@@ -274,6 +274,44 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
          GROUP BY eid, substr(at, 1, 16), COALESCE(gate_id, '');
     `,
   },
+  {
+    // Entry rules (fourth release): each event's calendar and automatic exit; ticket types with their
+    // rules (valid_days as a JSON list of dates, hours as two local times); each ticket's valid_from and
+    // notes for the gate; the entries that count against the limits, one row per counted entry, keyed by
+    // the scan's idempotency key so that an annulled one can be marked; entries made while counted
+    // inside (re-entry "any"), which do not add to occupancy; and the automatic exits done, once per day.
+    version: 17,
+    sql: `
+      ALTER TABLE events ADD COLUMN timezone TEXT NOT NULL DEFAULT 'UTC';
+      ALTER TABLE events ADD COLUMN day_starts_at TEXT NOT NULL DEFAULT '00:00';
+      ALTER TABLE events ADD COLUMN auto_exit INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE ticket_types (
+        eid TEXT NOT NULL REFERENCES events (eid), type_key TEXT NOT NULL, ticket_type TEXT NOT NULL,
+        valid_days TEXT, hours_from TEXT, hours_until TEXT, max_entries INTEGER, max_entries_per_day INTEGER,
+        reentry TEXT, min_minutes_between_entries INTEGER, attention INTEGER NOT NULL DEFAULT 0,
+        checkin_text TEXT, updated_at TEXT NOT NULL,
+        PRIMARY KEY (eid, type_key)
+      );
+      CREATE INDEX tickets_by_type ON tickets (eid, ticket_type);
+      ALTER TABLE tickets ADD COLUMN valid_from TEXT;
+      ALTER TABLE tickets ADD COLUMN attention INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tickets ADD COLUMN checkin_text TEXT;
+      CREATE TABLE entries (
+        eid TEXT NOT NULL, idempotency_key TEXT NOT NULL, tid TEXT NOT NULL, scanner_id TEXT NOT NULL,
+        scanned_at TEXT NOT NULL, annulled_at TEXT,
+        PRIMARY KEY (eid, idempotency_key)
+      );
+      CREATE INDEX entries_by_ticket ON entries (tid, scanned_at);
+      INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at)
+        SELECT eid, idempotency_key, tid, scanner_id, scanned_at FROM scans WHERE outcome = 'valid' AND replay = 0;
+      ALTER TABLE gate_counts ADD COLUMN repeats INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX presence_inside_by_event ON presence (eid) WHERE inside = 1;
+      CREATE TABLE auto_exits (
+        eid TEXT NOT NULL, day TEXT NOT NULL, at TEXT NOT NULL, exited INTEGER NOT NULL, done_at TEXT NOT NULL,
+        PRIMARY KEY (eid, day)
+      );
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

@@ -2,7 +2,7 @@ import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import { SEARCH_TICKETS_SQL, searchPatterns } from '../console-queries.ts';
 import { searchKey } from '../search-key.ts';
 import { reissueRefusal } from '../reissue.ts';
-import { page, TICKET_COLUMNS_SQL } from '../rows.ts';
+import { page, TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
@@ -17,24 +17,31 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
     // arbiter); a tid that exists still fails the whole batch.
     const insert = c.statement(
       `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
-           checked_in_at, revoked_at, revoke_reason, ticket_token, external_id, search_name)
+           checked_in_at, revoked_at, revoke_reason, ticket_token, external_id, search_name,
+           valid_from, attention, checkin_text)
          VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
-           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id, @search_name)
+           @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id, @search_name,
+           @valid_from, @attention, @checkin_text)
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
     const existing: TicketRecord[] = [];
     const created = new CountsByEvent();
     for (const ticket of tickets) {
-      if (insert.run({ ...ticket, search_name: searchKey(ticket.holder_name) }).changes > 0) {
+      if (
+        insert.run({ ...ticket, search_name: searchKey(ticket.holder_name), attention: Number(ticket.attention) })
+          .changes > 0
+      ) {
         created.add(ticket);
         continue;
       }
       existing.push(
-        c.one<TicketRecord>(
-          `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE eid = ? AND external_id = ?`,
-          ticket.eid,
-          ticket.external_id,
-        )!,
+        toTicket(
+          c.one<TicketRecord>(
+            `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE eid = ? AND external_id = ?`,
+            ticket.eid,
+            ticket.external_id,
+          )!,
+        ),
       );
     }
     for (const [eid, moved] of created.events()) bumpCounters(c, eid, moved);
@@ -43,7 +50,7 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
 }
 
 export async function getTicket(c: SqliteContext, tid: string): Promise<TicketRecord | null> {
-  const ticket = c.one<TicketRecord>(TICKET_BY_TID, tid);
+  const ticket = toTicket(c.one<TicketRecord>(TICKET_BY_TID, tid));
   // What a scanner reads must already be on disk (every commit it could see asked for its fsync).
   await c.walSync?.settled();
   return ticket;
@@ -61,7 +68,7 @@ export async function listTickets(
     after ?? '',
     limit + 1,
   );
-  return page(rows, limit, (t) => t.tid);
+  return page(rows.map(toTicket), limit, (t) => t.tid);
 }
 
 export async function searchTickets(
@@ -73,7 +80,7 @@ export async function searchTickets(
 ): Promise<Page<TicketRecord>> {
   const { holder, tid } = searchPatterns(query);
   const rows = c.all<TicketRecord>(SEARCH_TICKETS_SQL, eid, after ?? '', holder, tid, limit + 1);
-  return page(rows, limit, (t) => t.tid);
+  return page(rows.map(toTicket), limit, (t) => t.tid);
 }
 
 export function revokeTicket(
@@ -89,7 +96,7 @@ export function revokeTicket(
       reason,
       tid,
     );
-    const ticket = c.one<TicketRecord>(TICKET_BY_TID, tid);
+    const ticket = toTicket(c.one<TicketRecord>(TICKET_BY_TID, tid));
     if (changed > 0 && ticket) {
       appendChange(c, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
       bumpCounters(c, ticket.eid, { revoked: 1 });
@@ -107,7 +114,7 @@ export function reissueTicket(
   at: string,
 ): Promise<ReissueResult> {
   return c.tx((): ReissueResult => {
-    const ticket = c.one<TicketRecord>(TICKET_BY_TID, tid);
+    const ticket = toTicket(c.one<TicketRecord>(TICKET_BY_TID, tid));
     const refusal = reissueRefusal(ticket, previousToken);
     if (refusal !== null || !ticket) return { kind: 'refused', why: refusal ?? 'unknown' };
     c.run('UPDATE tickets SET ticket_token = ? WHERE tid = ?', nextToken, tid);
