@@ -1,3 +1,4 @@
+import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   CheckInAttempt,
   EventRecord,
@@ -191,3 +192,19 @@ export function occupancyOf(rows: CountRow[]): Occupancy {
   }));
   return { inside: gates.reduce((sum, gate) => sum + gate.entries - gate.exits, 0), gates };
 }
+
+/** A declared ticket type's row as either database answers it (JSON text, 0/1 or booleans). */
+export const toTicketTypeRules = (row: Row): TicketTypeRules => ({
+  ticket_type: row.ticket_type as string,
+  valid_days: row.valid_days == null ? null : (JSON.parse(row.valid_days as string) as string[]),
+  hours: row.hours_from == null ? null : { from: row.hours_from as string, until: row.hours_until as string },
+  max_entries: row.max_entries == null ? null : Number(row.max_entries),
+  max_entries_per_day: row.max_entries_per_day == null ? null : Number(row.max_entries_per_day),
+  reentry: (row.reentry ?? null) as TicketTypeRules['reentry'],
+  min_minutes_between_entries: row.min_minutes_between_entries == null ? null : Number(row.min_minutes_between_entries),
+  attention: row.attention === true || row.attention === 1,
+  checkin_text: (row.checkin_text ?? null) as string | null,
+});
+
+/** The declared ticket types of an event (param: eid), in label order. */
+export const TICKET_TYPES_SQL = 'SELECT * FROM ticket_types WHERE eid = ? ORDER BY type_key';

@@ -1,3 +1,4 @@
+import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   AttemptResult,
   ClaimedMessage,
@@ -67,6 +68,8 @@ export interface Store {
   getGate(eid: string, gateId: string): Promise<GateRecord | null>;
   /** The event's declared gates in gate_id order. */
   listGates(eid: string): Promise<GateRecord[]>;
+  /** The event's declared ticket types and their entry rules, in label order. */
+  listTicketTypes(eid: string): Promise<TicketTypeRules[]>;
   /** Removes a gate's declaration; false when it was not declared. */
   deleteGate(eid: string, gateId: string): Promise<boolean>;
   /** Events in eid order (ids are time-ordered to the millisecond), a page at a time (cursor: the last eid seen). */

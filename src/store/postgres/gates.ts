@@ -1,6 +1,9 @@
-import { type Row, toGate } from '../rows.ts';
+import type { TicketTypeRules } from '@ticket-issuer/protocol';
+import { type Row, TICKET_TYPES_SQL, toGate, toTicketTypeRules } from '../rows.ts';
 import type { GateRecord } from '../store.ts';
-import { all, type Db, one } from './queries.ts';
+import { all, type Db, numbered, one } from './queries.ts';
+
+const TICKET_TYPES = numbered(TICKET_TYPES_SQL);
 
 /** Declares a gate, or replaces the declaration of that gate_id. */
 export async function putGate(db: Db, g: GateRecord): Promise<void> {
@@ -23,4 +26,8 @@ export async function listGates(db: Db, eid: string): Promise<GateRecord[]> {
 export async function deleteGate(db: Db, eid: string, gateId: string): Promise<boolean> {
   const result = await db.query('DELETE FROM gates WHERE eid = $1 AND gate_id = $2', [eid, gateId]);
   return (result.rowCount ?? 0) > 0;
+}
+
+export async function listTicketTypes(db: Db, eid: string): Promise<TicketTypeRules[]> {
+  return (await all<Row>(db, TICKET_TYPES, [eid])).map(toTicketTypeRules);
 }

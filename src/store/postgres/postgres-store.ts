@@ -1,3 +1,4 @@
+import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   AttemptResult,
   ClaimedMessage,
@@ -146,6 +147,10 @@ export class PostgresStore implements Store {
 
   listGates(eid: string): Promise<GateRecord[]> {
     return gates.listGates(this.pool, eid);
+  }
+
+  listTicketTypes(eid: string): Promise<TicketTypeRules[]> {
+    return gates.listTicketTypes(this.pool, eid);
   }
 
   deleteGate(eid: string, gateId: string): Promise<boolean> {

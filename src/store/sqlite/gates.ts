@@ -1,4 +1,5 @@
-import { type Row, toGate } from '../rows.ts';
+import { type Row, TICKET_TYPES_SQL, toGate, toTicketTypeRules } from '../rows.ts';
+import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type { GateRecord } from '../store.ts';
 import type { SqliteContext } from './context.ts';
 
@@ -27,4 +28,8 @@ export async function listGates(c: SqliteContext, eid: string): Promise<GateReco
 
 export function deleteGate(c: SqliteContext, eid: string, gateId: string): Promise<boolean> {
   return c.tx(() => c.run('DELETE FROM gates WHERE eid = ? AND gate_id = ?', eid, gateId) > 0);
+}
+
+export async function listTicketTypes(c: SqliteContext, eid: string): Promise<TicketTypeRules[]> {
+  return c.all<Row>(TICKET_TYPES_SQL, eid).map(toTicketTypeRules);
 }

@@ -1,3 +1,4 @@
+import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   AttemptResult,
   ClaimedMessage,
@@ -189,6 +190,10 @@ export class SqliteStore implements Store {
 
   listGates(eid: string): Promise<GateRecord[]> {
     return gates.listGates(this.ctx, eid);
+  }
+
+  listTicketTypes(eid: string): Promise<TicketTypeRules[]> {
+    return gates.listTicketTypes(this.ctx, eid);
   }
 
   deleteGate(eid: string, gateId: string): Promise<boolean> {
