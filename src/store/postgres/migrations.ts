@@ -323,6 +323,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    // A ticket's gate notes on its ticket_notes changes, as SQLite's version 18 explains.
+    version: 18,
+    sql: `
+      ALTER TABLE changes ADD COLUMN attention BOOLEAN, ADD COLUMN checkin_text TEXT;
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

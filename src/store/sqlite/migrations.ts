@@ -312,6 +312,15 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // A ticket's gate notes as a ticket_notes change set them: a scanner paging the feed later reads
+    // each change as it was made, not the ticket as it is now. Null on every other change.
+    version: 18,
+    sql: `
+      ALTER TABLE changes ADD COLUMN attention INTEGER;
+      ALTER TABLE changes ADD COLUMN checkin_text TEXT;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */
