@@ -66,6 +66,9 @@ async function seedBig(store: Store, raw: (sql: string) => Promise<void>): Promi
     created_at: '2030-01-01T00:00:00.000Z',
     reentry: false,
     capacity: 900_000,
+    timezone: 'UTC',
+    day_starts_at: '00:00',
+    auto_exit: false,
   });
   await raw(`INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, ticket_token)
     SELECT 'T' || n, '${eid}', 'H', 'GA', '2030-01-01T00:00:00.000Z', 'x' FROM series`);

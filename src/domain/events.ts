@@ -1,3 +1,4 @@
+import { hoursInOrder, isKnownTimezone, isLocalTime } from '@ticket-issuer/protocol';
 import type { EventRecord, EventSettings, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
@@ -8,6 +9,37 @@ export interface NewEvent {
   name: string;
   event_date: string;
   ends_at?: string | null;
+  timezone?: string;
+  day_starts_at?: string;
+  auto_exit?: boolean;
+}
+
+/** An event's calendar when none is given: UTC days from midnight, no automatic exit. */
+export const DEFAULT_CALENDAR = { timezone: 'UTC', day_starts_at: '00:00', auto_exit: false } as const;
+
+/** An IANA zone name as written (`Europe/Berlin`, `Etc/GMT+1`, `UTC`): never an offset such as `+01:00`. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * The event's zone, checked against the platform's time-zone database and spelled as it spells it
+ * (`europe/berlin` is kept as `Europe/Berlin`); 400 naming `timezone` when the zone is unknown.
+ */
+export function timezoneField(value: string): string {
+  if (!ZONE_NAME.test(value) || !isKnownTimezone(value))
+    throw invalidRequest('timezone is not a known time zone', [
+      { field: 'timezone', problem: 'must be an IANA time zone such as Europe/Berlin, or UTC' },
+    ]);
+  const spelled = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+  return spelled.toLowerCase() === value.toLowerCase() ? spelled : value;
+}
+
+/** The local time an event day starts at; 400 naming `day_starts_at` unless it is "HH:MM". */
+export function dayStartField(value: string): string {
+  if (!isLocalTime(value))
+    throw invalidRequest('day_starts_at is not a local time', [
+      { field: 'day_starts_at', problem: 'must be a local time "HH:MM" from 00:00 to 23:59' },
+    ]);
+  return value;
 }
 
 /** Parses an instant field of an admin request, naming the field when it is not one. */
@@ -35,6 +67,10 @@ export async function createEvent(store: Store, clock: Clock, input: NewEvent): 
     created_at: toStored(clock.now()),
     reentry: false,
     capacity: null,
+    timezone: input.timezone === undefined ? DEFAULT_CALENDAR.timezone : timezoneField(input.timezone),
+    day_starts_at:
+      input.day_starts_at === undefined ? DEFAULT_CALENDAR.day_starts_at : dayStartField(input.day_starts_at),
+    auto_exit: input.auto_exit ?? DEFAULT_CALENDAR.auto_exit,
   };
   await store.createEvent(event);
   return event;
@@ -66,12 +102,39 @@ export function eventView(event: EventRecord) {
     created_at: toWire(event.created_at),
     reentry: event.reentry,
     capacity: event.capacity,
+    timezone: event.timezone,
+    day_starts_at: event.day_starts_at,
+    auto_exit: event.auto_exit,
   };
 }
 
-/** Changes an event's settings (re-entry, capacity); NOT_FOUND when there is no such event. */
+/**
+ * Changes an event's settings (re-entry, capacity, calendar, automatic exit); NOT_FOUND when there is
+ * no such event. A new day start that would put a declared type's `hours` out of order (`from` after
+ * `until` in the new day) is refused, naming `day_starts_at`.
+ */
 export async function updateEventSettings(store: Store, eid: string, settings: EventSettings): Promise<EventRecord> {
-  const event = await store.updateEventSettings(eid, settings);
+  const checked: EventSettings = { ...settings };
+  if (settings.timezone !== undefined) checked.timezone = timezoneField(settings.timezone);
+  if (settings.day_starts_at !== undefined) {
+    checked.day_starts_at = dayStartField(settings.day_starts_at);
+    await requireEvent(store, eid);
+    await refuseHoursOutOfOrder(store, eid, checked.day_starts_at);
+  }
+  const event = await store.updateEventSettings(eid, checked);
   if (!event) throw new IssuerError('NOT_FOUND', 'no event has this eid');
   return event;
+}
+
+async function refuseHoursOutOfOrder(store: Store, eid: string, dayStartsAt: string): Promise<void> {
+  const clash = (await store.listTicketTypes(eid)).find(
+    (type) => type.hours !== null && !hoursInOrder(type.hours, { day_starts_at: dayStartsAt }),
+  );
+  if (clash)
+    throw invalidRequest(`with days starting at ${dayStartsAt}, the hours of ${clash.ticket_type} would end first`, [
+      {
+        field: 'day_starts_at',
+        problem: `must keep each declared ticket type's hours in order (${clash.ticket_type}: ${clash.hours!.from} to ${clash.hours!.until})`,
+      },
+    ]);
 }

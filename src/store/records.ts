@@ -2,6 +2,7 @@
  * What the stores keep and hand back: the records, a check-in's attempt, verdict and result, and the
  * shapes of pages. Instants are strings in the stored form of `domain/time.ts`.
  */
+import type { TicketTypeRules } from '@ticket-issuer/protocol';
 
 export interface EventRecord {
   eid: string;
@@ -13,16 +14,27 @@ export interface EventRecord {
   reentry: boolean;
   /** How many may be inside at once (the console warns near it; nobody is refused for it), or null. */
   capacity: number | null;
-  /** The event's zone (IANA name), the local time its days start at, and its automatic exit. */
-  timezone?: string;
-  day_starts_at?: string;
-  auto_exit?: boolean;
+  /** The event's zone (an IANA name such as `Europe/Berlin`; `UTC` by default). */
+  timezone: string;
+  /** The local time ("HH:MM") each event day starts at; `00:00` by default. */
+  day_starts_at: string;
+  /** Holders still inside are counted out at the start of each event day; off by default. */
+  auto_exit: boolean;
 }
 
 /** What `PATCH /admin/v1/events/{eid}` may change; absent fields stay as they are. */
 export interface EventSettings {
   reentry?: boolean;
   capacity?: number | null;
+  timezone?: string;
+  day_starts_at?: string;
+  auto_exit?: boolean;
+}
+
+/** A ticket type declared for an event: its entry rules, under the label's key (`ticketTypeKey`). */
+export interface TicketTypeRecord extends TicketTypeRules {
+  eid: string;
+  updated_at: string;
 }
 
 /** A gate declared for an event: which ticket types it admits (null: every type). */

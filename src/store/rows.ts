@@ -149,7 +149,7 @@ export function scanValues(
   ];
 }
 
-/** An event row as either database answers it: SQLite keeps `reentry` as 0 or 1. */
+/** An event row as either database answers it: SQLite keeps `reentry` and `auto_exit` as 0 or 1. */
 export function toEvent(row: Row): EventRecord {
   return {
     eid: row.eid as string,
@@ -159,6 +159,9 @@ export function toEvent(row: Row): EventRecord {
     created_at: row.created_at as string,
     reentry: row.reentry === true || row.reentry === 1,
     capacity: row.capacity === null || row.capacity === undefined ? null : Number(row.capacity),
+    timezone: row.timezone as string,
+    day_starts_at: row.day_starts_at as string,
+    auto_exit: row.auto_exit === true || row.auto_exit === 1,
   };
 }
 

@@ -37,6 +37,7 @@ import type {
   ScannerNamer,
   SigningKeyRecord,
   TicketRecord,
+  TicketTypeRecord,
 } from './records.ts';
 
 /**
@@ -70,6 +71,15 @@ export interface Store {
   listGates(eid: string): Promise<GateRecord[]>;
   /** The event's declared ticket types and their entry rules, in label order. */
   listTicketTypes(eid: string): Promise<TicketTypeRules[]>;
+  /**
+   * Declares a ticket type, or replaces the declaration of its label as rules compare labels
+   * (`ticketTypeKey`: `VIP` and `vip ` are one type), spelling included.
+   */
+  putTicketType(type: TicketTypeRecord): Promise<void>;
+  /** Removes the declaration of the type with this key (`ticketTypeKey`); false when none was declared. */
+  deleteTicketType(eid: string, typeKey: string): Promise<boolean>;
+  /** Every distinct `ticket_type` on the event's tickets, as spelled on them, revoked tickets included. */
+  listTicketLabels(eid: string): Promise<string[]>;
   /** Removes a gate's declaration; false when it was not declared. */
   deleteGate(eid: string, gateId: string): Promise<boolean>;
   /** Events in eid order (ids are time-ordered to the millisecond), a page at a time (cursor: the last eid seen). */

@@ -23,6 +23,7 @@ import { consoleConformance } from './console-conformance.ts';
 import { countersConformance } from './counters-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
+import { ticketTypesConformance } from './ticket-types-conformance.ts';
 
 /** Options of one run of the suite. */
 export interface ConformanceOptions {
@@ -46,6 +47,9 @@ export function newEvent(overrides: Partial<EventRecord> = {}): EventRecord {
     created_at: T0,
     reentry: false,
     capacity: null,
+    timezone: 'UTC',
+    day_starts_at: '00:00',
+    auto_exit: false,
     ...overrides,
   };
 }
@@ -404,6 +408,7 @@ export function storeConformance(
     outboxConformance({ test, store, seed, newAttempt, gateDecider, at });
     consoleConformance({ test, store, seed, at });
     countersConformance({ test, store, newAttempt });
+    ticketTypesConformance({ test, store, seed, newTicket, at });
 
     describe('tickets', () => {
       test('createTickets and getTicket round-trip every field; unknown tid is null', async () => {

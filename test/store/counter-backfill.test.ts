@@ -32,6 +32,9 @@ async function liveKey(store: Store): Promise<string> {
     created_at: at,
     reentry: false,
     capacity: null,
+    timezone: 'UTC',
+    day_starts_at: '00:00',
+    auto_exit: false,
   });
   const token = {
     token_id: newEnrollmentTokenId(),

@@ -42,6 +42,9 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
       created_at: at(0),
       reentry,
       capacity: null,
+      timezone: 'UTC',
+      day_starts_at: '00:00',
+      auto_exit: false,
     });
     const tickets: TicketRecord[] = Array.from({ length: 40 }, (_, i) => ({
       tid: newTicketId(),

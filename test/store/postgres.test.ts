@@ -85,6 +85,9 @@ async function enrolCrossKey(store: PostgresStore): Promise<void> {
     created_at: at,
     reentry: false,
     capacity: null,
+    timezone: 'UTC',
+    day_starts_at: '00:00',
+    auto_exit: false,
   });
   const token = {
     token_id: 'set_cross',
@@ -140,6 +143,9 @@ describe('PostgresStore: several instances on one database', () => {
       created_at: at,
       reentry: false,
       capacity: null,
+      timezone: 'UTC',
+      day_starts_at: '00:00',
+      auto_exit: false,
     });
     await a().createTickets([
       {

@@ -5,8 +5,20 @@ import { all, type Db, one } from './queries.ts';
 /** Inserts a new event. */
 export async function createEvent(db: Db, e: EventRecord): Promise<void> {
   await db.query(
-    'INSERT INTO events (eid, name, event_date, ends_at, created_at, reentry, capacity) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-    [e.eid, e.name, e.event_date, e.ends_at, e.created_at, e.reentry, e.capacity],
+    `INSERT INTO events (eid, name, event_date, ends_at, created_at, reentry, capacity, timezone, day_starts_at, auto_exit)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      e.eid,
+      e.name,
+      e.event_date,
+      e.ends_at,
+      e.created_at,
+      e.reentry,
+      e.capacity,
+      e.timezone,
+      e.day_starts_at,
+      e.auto_exit,
+    ],
   );
 }
 
@@ -21,7 +33,10 @@ export async function updateEventSettings(db: Db, eid: string, settings: EventSe
   const row = await one<Row>(
     db,
     `UPDATE events SET reentry = CASE WHEN $2::boolean THEN $3::boolean ELSE reentry END,
-                       capacity = CASE WHEN $4::boolean THEN $5::integer ELSE capacity END
+                       capacity = CASE WHEN $4::boolean THEN $5::integer ELSE capacity END,
+                       timezone = COALESCE($6::text, timezone),
+                       day_starts_at = COALESCE($7::text, day_starts_at),
+                       auto_exit = COALESCE($8::boolean, auto_exit)
       WHERE eid = $1 RETURNING *`,
     [
       eid,
@@ -29,6 +44,9 @@ export async function updateEventSettings(db: Db, eid: string, settings: EventSe
       settings.reentry ?? false,
       settings.capacity !== undefined,
       settings.capacity ?? null,
+      settings.timezone ?? null,
+      settings.day_starts_at ?? null,
+      settings.auto_exit ?? null,
     ],
   );
   return row ? toEvent(row) : null;

@@ -42,6 +42,7 @@ import type {
   SigningKeyRecord,
   Store,
   TicketRecord,
+  TicketTypeRecord,
 } from '../store.ts';
 import { isStoreUnavailable } from '../unavailable.ts';
 import { CheckInBatcher } from './check-in-batch.ts';
@@ -51,6 +52,7 @@ import * as scanLog from './scan-log.ts';
 import * as events from './events.ts';
 import * as feed from './feed.ts';
 import * as gates from './gates.ts';
+import * as ticketTypes from './ticket-types.ts';
 import { migrate } from './migrations.ts';
 import { boundedPool, DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, migrationPool } from './pool.ts';
 import type { Tx } from './queries.ts';
@@ -151,6 +153,18 @@ export class PostgresStore implements Store {
 
   listTicketTypes(eid: string): Promise<TicketTypeRules[]> {
     return gates.listTicketTypes(this.pool, eid);
+  }
+
+  putTicketType(type: TicketTypeRecord): Promise<void> {
+    return ticketTypes.putTicketType(this.pool, type);
+  }
+
+  deleteTicketType(eid: string, typeKey: string): Promise<boolean> {
+    return ticketTypes.deleteTicketType(this.pool, eid, typeKey);
+  }
+
+  listTicketLabels(eid: string): Promise<string[]> {
+    return ticketTypes.listTicketLabels(this.pool, eid);
   }
 
   deleteGate(eid: string, gateId: string): Promise<boolean> {

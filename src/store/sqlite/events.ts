@@ -5,7 +5,8 @@ import type { SqliteContext } from './context.ts';
 export function createEvent(c: SqliteContext, e: EventRecord): Promise<void> {
   return c.tx(() => {
     c.run(
-      'INSERT INTO events (eid, name, event_date, ends_at, created_at, reentry, capacity) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO events (eid, name, event_date, ends_at, created_at, reentry, capacity, timezone, day_starts_at, auto_exit)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       e.eid,
       e.name,
       e.event_date,
@@ -13,6 +14,9 @@ export function createEvent(c: SqliteContext, e: EventRecord): Promise<void> {
       e.created_at,
       e.reentry ? 1 : 0,
       e.capacity,
+      e.timezone,
+      e.day_starts_at,
+      e.auto_exit ? 1 : 0,
     );
   });
 }
@@ -31,6 +35,11 @@ export function updateEventSettings(
     if (settings.reentry !== undefined)
       c.run('UPDATE events SET reentry = ? WHERE eid = ?', settings.reentry ? 1 : 0, eid);
     if (settings.capacity !== undefined) c.run('UPDATE events SET capacity = ? WHERE eid = ?', settings.capacity, eid);
+    if (settings.timezone !== undefined) c.run('UPDATE events SET timezone = ? WHERE eid = ?', settings.timezone, eid);
+    if (settings.day_starts_at !== undefined)
+      c.run('UPDATE events SET day_starts_at = ? WHERE eid = ?', settings.day_starts_at, eid);
+    if (settings.auto_exit !== undefined)
+      c.run('UPDATE events SET auto_exit = ? WHERE eid = ?', settings.auto_exit ? 1 : 0, eid);
     const row = c.one<Row>('SELECT * FROM events WHERE eid = ?', eid);
     return row ? toEvent(row) : null;
   });

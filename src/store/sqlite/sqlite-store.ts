@@ -40,6 +40,7 @@ import type {
   SigningKeyRecord,
   Store,
   TicketRecord,
+  TicketTypeRecord,
   EventSettings,
   GateRecord,
   Occupancy,
@@ -52,6 +53,7 @@ import { createEvent, getEvent, listEvents, updateEventSettings } from './events
 import { arrivals, countTickets } from './counters.ts';
 import { listRecentScans } from './scan-log.ts';
 import * as gates from './gates.ts';
+import * as ticketTypes from './ticket-types.ts';
 import { listChanges, listConflicts } from './feed.ts';
 import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
@@ -194,6 +196,18 @@ export class SqliteStore implements Store {
 
   listTicketTypes(eid: string): Promise<TicketTypeRules[]> {
     return gates.listTicketTypes(this.ctx, eid);
+  }
+
+  putTicketType(type: TicketTypeRecord): Promise<void> {
+    return ticketTypes.putTicketType(this.ctx, type);
+  }
+
+  deleteTicketType(eid: string, typeKey: string): Promise<boolean> {
+    return ticketTypes.deleteTicketType(this.ctx, eid, typeKey);
+  }
+
+  listTicketLabels(eid: string): Promise<string[]> {
+    return ticketTypes.listTicketLabels(this.ctx, eid);
   }
 
   deleteGate(eid: string, gateId: string): Promise<boolean> {
