@@ -28,7 +28,11 @@ export function checkedInMessage(ticket: TicketRecord, attempt: CheckInAttempt, 
   };
 }
 
-export function checkedOutMessage(attempt: CheckInAttempt, at: string): Message {
+/** The exit's message; `scanner_id` and `gate_id` are null for an automatic exit (no scanner, no gate). */
+export function checkedOutMessage(
+  attempt: Pick<CheckInAttempt, 'eid' | 'tid' | 'received_at' | 'gate_id'> & { scanner_id: string | null },
+  at: string,
+): Message {
   return {
     type: 'ticket.checked_out',
     eid: attempt.eid,
@@ -41,6 +45,11 @@ export function checkedOutMessage(attempt: CheckInAttempt, at: string): Message 
       gate_id: attempt.gate_id,
     },
   };
+}
+
+/** The message of an automatic exit at `at`, the start of an event day, made at `now`. */
+export function autoExitMessage(eid: string, tid: string, at: string, now: string): Message {
+  return checkedOutMessage({ eid, tid, received_at: now, scanner_id: null, gate_id: null }, at);
 }
 
 export function revokedMessage(ticket: TicketRecord, at: string, reason: string | null): Message {

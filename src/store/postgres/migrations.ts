@@ -330,6 +330,26 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE changes ADD COLUMN attention BOOLEAN, ADD COLUMN checkin_text TEXT;
     `,
   },
+  {
+    // Automatic exit, as SQLite's version 19 explains: one trigger function does both of its triggers' work.
+    version: 19,
+    sql: `
+      ALTER TABLE changes ADD COLUMN auto BOOLEAN;
+      ALTER TABLE events ADD COLUMN auto_exit_since TEXT COLLATE "C";
+      CREATE INDEX events_auto_exit ON events (eid) WHERE auto_exit;
+      CREATE FUNCTION events_auto_exit_since() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          NEW.auto_exit_since := CASE WHEN NEW.auto_exit THEN NEW.created_at END;
+        ELSIF NEW.auto_exit IS DISTINCT FROM OLD.auto_exit THEN
+          NEW.auto_exit_since := NULL;
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER events_auto_exit_since BEFORE INSERT OR UPDATE OF auto_exit ON events
+        FOR EACH ROW EXECUTE FUNCTION events_auto_exit_since();
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

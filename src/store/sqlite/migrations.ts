@@ -321,6 +321,29 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE changes ADD COLUMN checkin_text TEXT;
     `,
   },
+  {
+    // Automatic exit at the start of each event day (see store/auto-exit.ts). A checked_out change it
+    // made is marked `auto` (1; null on every other change). `auto_exit_since` is when the automatic
+    // exit took effect: the first day start it counts out at comes after it. An event created with it
+    // on takes its created_at (the first trigger); switching it on or off empties it (the second), and
+    // the instances' loop fills it with its own clock's time when it next looks, within seconds. The
+    // partial index keeps that look to the events that have it on.
+    version: 19,
+    sql: `
+      ALTER TABLE changes ADD COLUMN auto INTEGER;
+      ALTER TABLE events ADD COLUMN auto_exit_since TEXT;
+      CREATE INDEX events_auto_exit ON events (eid) WHERE auto_exit = 1;
+      CREATE TRIGGER events_auto_exit_created AFTER INSERT ON events WHEN NEW.auto_exit = 1
+      BEGIN
+        UPDATE events SET auto_exit_since = NEW.created_at WHERE eid = NEW.eid;
+      END;
+      CREATE TRIGGER events_auto_exit_switched AFTER UPDATE OF auto_exit ON events
+        WHEN NEW.auto_exit IS NOT OLD.auto_exit
+      BEGIN
+        UPDATE events SET auto_exit_since = NULL WHERE eid = NEW.eid;
+      END;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

@@ -19,7 +19,8 @@ import {
 import type { SqliteContext } from './context.ts';
 import { disableWebhook } from './webhooks.ts';
 
-const NEW_ID = `'msg_' || lower(hex(randomblob(16)))`;
+/** A new message id, made by SQLite. */
+export const NEW_ID = `'msg_' || lower(hex(randomblob(16)))`;
 /** A claim's lease token, fresh for each message. */
 const NEW_TOKEN = 'lower(hex(randomblob(16)))';
 
