@@ -68,6 +68,14 @@ function changeView(change: ChangeRecord) {
       return { type: change.type, tid: change.tid, at };
     case 'token_superseded':
       return { type: change.type, tid: change.tid, jti: change.jti, at };
+    case 'ticket_notes':
+      return {
+        type: change.type,
+        tid: change.tid,
+        attention: change.attention ?? false,
+        checkin_text: change.checkin_text ?? null,
+        at,
+      };
   }
 }
 

@@ -23,6 +23,8 @@ export interface TicketClaims {
   eid: string;
   ticket_type: string;
   iat: number;
+  /** The ticket's `valid_from` (Unix seconds), when it has one: not valid for entry before it. */
+  nbf?: number;
   exp?: number;
   /** The token's own id; absent on tokens issued before token ids existed. */
   jti?: string;

@@ -103,5 +103,8 @@ export function adminTicketView(ticket: TicketRecord, now: string) {
     revoke_reason: ticket.revoke_reason,
     ticket_token: ticket.ticket_token,
     external_id: ticket.external_id ?? null,
+    valid_from: toWire(ticket.valid_from ?? null),
+    attention: ticket.attention ?? false,
+    checkin_text: ticket.checkin_text ?? null,
   };
 }

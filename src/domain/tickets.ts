@@ -5,6 +5,7 @@ import { invalidRequest, IssuerError } from './errors.ts';
 import { instantField } from './events.ts';
 import { newTicketId, newTokenId } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
+import { checkinText, unixSeconds, validFrom } from './ticket-notes.ts';
 import { toStored } from './time.ts';
 
 export interface TicketDeps {
@@ -14,10 +15,10 @@ export interface TicketDeps {
   issuer: string;
 }
 
-/** The claims of a ticket's token, signed at `now` with a fresh token id. */
+/** The claims of a ticket's token, signed at `now` with a fresh token id; `nbf` is its `valid_from`. */
 function ticketClaims(
   deps: TicketDeps,
-  ticket: Pick<TicketRecord, 'tid' | 'eid' | 'ticket_type' | 'expires_at'>,
+  ticket: Pick<TicketRecord, 'tid' | 'eid' | 'ticket_type' | 'expires_at' | 'valid_from'>,
   now: Date,
 ): TicketClaims {
   return {
@@ -27,7 +28,8 @@ function ticketClaims(
     eid: ticket.eid,
     ticket_type: ticket.ticket_type,
     iat: Math.floor(now.getTime() / 1000),
-    ...(ticket.expires_at === null ? {} : { exp: Math.floor(new Date(ticket.expires_at).getTime() / 1000) }),
+    ...(ticket.valid_from === null ? {} : { nbf: unixSeconds(ticket.valid_from) }),
+    ...(ticket.expires_at === null ? {} : { exp: unixSeconds(ticket.expires_at) }),
     jti: newTokenId(),
   };
 }
@@ -38,6 +40,11 @@ export interface NewTicket {
   expires_at?: string | null;
   /** The organizer's own id of the ticket, unique per event: a ticket is never created twice for it. */
   external_id?: string | null;
+  /** Not valid for entry before this instant (the token's `nbf`). */
+  valid_from?: string | null;
+  /** Notes for the gate: the holder needs attention; a text shown when the ticket is scanned. */
+  attention?: boolean;
+  checkin_text?: string | null;
 }
 
 /** What an issue request did: the tickets it created, and those it found already issued. */
@@ -90,11 +97,17 @@ export async function issueTickets(
   const expiries = specs.map((spec, i) =>
     spec.expires_at ? instantField(fieldOf('expires_at')(i), spec.expires_at) : null,
   );
+  const starts = specs.map((spec, i) => validFrom(fieldOf('valid_from')(i), spec.valid_from, expiries[i] ?? null));
   const signer = await deps.signer.signerForActiveKey();
   const tickets = specs.map((spec, i): TicketRecord => {
     const tid = newTicketId();
     const expiresAt = expiries[i] ?? null;
-    const claims = ticketClaims(deps, { tid, eid, ticket_type: spec.ticket_type, expires_at: expiresAt }, now);
+    const validFromAt = starts[i] ?? null;
+    const claims = ticketClaims(
+      deps,
+      { tid, eid, ticket_type: spec.ticket_type, expires_at: expiresAt, valid_from: validFromAt },
+      now,
+    );
     return {
       tid,
       eid,
@@ -107,9 +120,9 @@ export async function issueTickets(
       revoke_reason: null,
       ticket_token: signer.sign(claims),
       external_id: ids[i] ?? null,
-      valid_from: null,
-      attention: false,
-      checkin_text: null,
+      valid_from: validFromAt,
+      attention: spec.attention ?? false,
+      checkin_text: checkinText(spec.checkin_text),
     };
   });
   const existing = new Map((await deps.store.createTickets(tickets)).map((t) => [t.external_id, t]));

@@ -267,7 +267,7 @@ export interface NewApiKey {
   scanner_platform: string | null;
 }
 
-export type ChangeType = 'checked_in' | 'checked_out' | 'revoked' | 'token_superseded';
+export type ChangeType = 'checked_in' | 'checked_out' | 'revoked' | 'token_superseded' | 'ticket_notes';
 
 /** One entry of an event's changes feed; positions count 1, 2, 3… per event, without gaps. */
 export interface ChangeRecord {
@@ -281,6 +281,9 @@ export interface ChangeRecord {
   gate_id: string | null;
   /** For `token_superseded`: the superseded token's id (null for a token issued without one). */
   jti: string | null;
+  /** For `ticket_notes` only: the ticket's gate notes as this change set them. */
+  attention?: boolean;
+  checkin_text?: string | null;
 }
 
 /** A scan as the conflicts report shows it. */

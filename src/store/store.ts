@@ -119,6 +119,16 @@ export interface Store {
     supersededJti: string | null,
     at: string,
   ): Promise<ReissueResult>;
+  /**
+   * Changes the ticket's gate notes (absent fields stay) and, when they differ from what it held,
+   * appends a `ticket_notes` change carrying the new values, in one transaction; null if unknown.
+   * Concurrent changes of one ticket apply one after the other: the feed's last one holds its notes.
+   */
+  updateTicketNotes(
+    tid: string,
+    change: Partial<Pick<TicketRecord, 'attention' | 'checkin_text'>>,
+    at: string,
+  ): Promise<TicketRecord | null>;
 
   /**
    * The event's changes after `after` (a position; 0 for the start), in position order. A position

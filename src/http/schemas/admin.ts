@@ -15,6 +15,7 @@ import {
   Strict,
   Text,
 } from './common.ts';
+import { NEW_TICKET_RULES_IN, TICKET_RULES_OUT } from './ticket-notes.ts';
 
 export * from './admin-access.ts';
 export * from './admin-keys.ts';
@@ -139,6 +140,7 @@ const TicketSpec = named(
     ticket_type: Text(100),
     expires_at: Type.Optional(Nullable(InstantIn)),
     external_id: Type.Optional(ExternalId),
+    ...NEW_TICKET_RULES_IN,
   }),
 );
 
@@ -158,6 +160,7 @@ export const AdminTicket = named(
       revoke_reason: NS,
       ticket_token: Type.String({ description: 'the signed token (compact JWS) its QR code carries' }),
       external_id: Nullable(Type.String(), { description: "the organizer's own id of the ticket, or null" }),
+      ...TICKET_RULES_OUT,
     },
     { description: 'A ticket as the organizer sees it' },
   ),
@@ -171,6 +174,7 @@ const IssueTicketsRequest = named(
       ticket_type: Type.Optional(Text(100)),
       expires_at: Type.Optional(Nullable(InstantIn)),
       external_id: Type.Optional(ExternalId),
+      ...NEW_TICKET_RULES_IN,
       tickets: Type.Optional(Type.Array(TicketSpec, { minItems: 1, maxItems: MAX_TICKETS_PER_REQUEST })),
     },
     'One ticket (holder_name and ticket_type), or {"tickets": [...]} alone',

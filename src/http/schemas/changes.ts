@@ -18,6 +18,16 @@ export const Change = named(
         jti: Nullable(S, { description: 'the superseded token; null for a token issued without jti' }),
         at: Instant,
       }),
+      Type.Object(
+        {
+          type: StringEnum(['ticket_notes']),
+          tid: S,
+          attention: Type.Boolean({ description: 'the holder needs attention at the gate' }),
+          checkin_text: Nullable(S, { description: 'the text shown at the gate for this ticket, or null' }),
+          at: Instant,
+        },
+        { description: "A ticket's gate notes as the organizer set them (at issue or later); the last one holds" },
+      ),
     ],
     { description: 'One change of a ticket that offline scanners need to know' },
   ),
@@ -37,7 +47,7 @@ const ChangesPage = named(
 
 export const changesSchema = {
   operationId: 'listChanges',
-  summary: "An event's changes (check-ins, revocations, superseded tokens) after a cursor",
+  summary: "An event's changes (check-ins, revocations, superseded tokens, gate notes) after a cursor",
   description:
     'Following next_cursor sees every change exactly once, in order, even while check-ins commit on several instances.',
   tags: ['scanner'],

@@ -1,5 +1,6 @@
 import { CONFLICTS_PAGE_SQL, conflictCards } from '../conflicts.ts';
 import type { Row } from '../rows.ts';
+import { type ChangeExtra, toChange } from '../change-rows.ts';
 import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import { NEW_MESSAGE_ID } from './outbox.ts';
@@ -20,8 +21,7 @@ export async function listChanges(
     limit + 1,
   ]);
   // BIGINT arrives as a string; positions stay far below 2^53.
-  const items = rows.slice(0, limit).map((r) => ({ ...(r as unknown as ChangeRecord), position: Number(r.position) }));
-  return { items, has_more: rows.length > limit };
+  return { items: rows.slice(0, limit).map(toChange), has_more: rows.length > limit };
 }
 
 /** The event's offline double entries, a page at a time, read in one snapshot (one statement). */
@@ -46,7 +46,7 @@ export async function appendChange(
   type: ChangeType,
   tid: string,
   at: string,
-  extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+  extra: ChangeExtra = {},
   message: Omit<OutboxMessage, 'position'> | null = null,
 ): Promise<void> {
   // The webhook messages that report the change go in the same statement: no round trip of their own.
@@ -56,8 +56,8 @@ export async function appendChange(
        ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1
        RETURNING last_position),
      fed AS (
-       INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti)
-       SELECT $1, last_position, $2, $3, $4, $5, $6, $7 FROM next)
+       INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text)
+       SELECT $1, last_position, $2, $3, $4, $5, $6, $7, $11::boolean, $12::text FROM next)
      INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
      SELECT ${NEW_MESSAGE_ID}, s.webhook_id, $8, $9, next.last_position, $10, 'pending', $10
        FROM next, webhook_subscriptions s
@@ -73,6 +73,8 @@ export async function appendChange(
       message?.type ?? null,
       message === null ? null : JSON.stringify(message.data),
       message?.occurred_at ?? null,
+      extra.attention ?? null,
+      extra.checkin_text ?? null,
     ],
   );
   // After the counter row: the lock order of every writer (see the check-in batch).

@@ -61,6 +61,8 @@ import * as sessions from './sessions.ts';
 import * as settings from './settings.ts';
 import * as signingKeys from './signing-keys.ts';
 import * as tickets from './tickets.ts';
+import * as ticketNotes from './ticket-notes.ts';
+import type { TicketNotesChange } from '../ticket-notes.ts';
 
 /**
  * The shared store: PostgreSQL, for several issuer instances behaving as one. Every method is one
@@ -191,6 +193,9 @@ export class PostgresStore implements Store {
   }
   reissueTicket(tid: string, previous: string, next: string, jti: string | null, at: string): Promise<ReissueResult> {
     return tickets.reissueTicket(this.tx, tid, previous, next, jti, at);
+  }
+  updateTicketNotes(tid: string, change: TicketNotesChange, at: string): Promise<TicketRecord | null> {
+    return ticketNotes.updateTicketNotes(this.tx, tid, change, at);
   }
 
   listChanges(eid: string, after: number, limit: number): Promise<{ items: ChangeRecord[]; has_more: boolean }> {

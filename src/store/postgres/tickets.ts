@@ -6,6 +6,8 @@ import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { bumpCounters } from './counters.ts';
+import { hasNotes } from '../ticket-notes.ts';
+import { appendNotesChanges, lockFeedCounters } from './ticket-notes.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 
 const SEARCH_TICKETS = numbered(SEARCH_TICKETS_SQL);
@@ -32,7 +34,8 @@ const TICKET_COLUMNS = [
  * the existing tickets of those. ON CONFLICT waits for a concurrent insert of the same external_id
  * and skips it once that commits, and the read that follows (a statement of its own, so a snapshot
  * of its own) sees it: concurrent imports create each ticket once. Rows go in in external_id order,
- * so two imports of the same rows wait on each other in one order, never in a deadlock.
+ * so two imports of the same rows wait on each other in one order, never in a deadlock. A created
+ * ticket with gate notes gets a `ticket_notes` change (the feed counter locked first, as every writer does).
  */
 export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRecord[]> {
   // One statement whatever the batch size: one array parameter per column stays clear of the
@@ -44,7 +47,13 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
   ];
   const names = [...TICKET_COLUMNS, 'search_name', 'attention'];
   const types = names.map((name) => (name === 'attention' ? 'boolean[]' : 'text[]'));
+  const noted = tickets.filter(hasNotes);
   return tx(async (db) => {
+    if (noted.length > 0)
+      await lockFeedCounters(
+        db,
+        noted.map((ticket) => ticket.eid),
+      );
     // The event's counters move in the same statement (after the tickets: see counters.ts).
     const inserted = await db.query(
       `WITH inserted AS (
@@ -62,8 +71,12 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
        SELECT tid FROM inserted`,
       columns,
     );
-    if (inserted.rowCount === tickets.length) return [];
     const created = new Set(inserted.rows.map((row) => row.tid as string));
+    await appendNotesChanges(
+      db,
+      noted.filter((ticket) => created.has(ticket.tid)),
+    );
+    if (inserted.rowCount === tickets.length) return [];
     const skipped = tickets.filter((ticket) => !created.has(ticket.tid));
     return all<TicketRecord>(
       db,

@@ -1,6 +1,7 @@
 import type { ChangeRecord, ChangeType, ConflictRecord, Page } from '../store.ts';
 import { CONFLICTS_PAGE_SQL, conflictCards } from '../conflicts.ts';
 import type { Row } from '../rows.ts';
+import { type ChangeExtra, toChange } from '../change-rows.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
@@ -16,7 +17,7 @@ export function appendChange(
   type: ChangeType,
   tid: string,
   at: string,
-  extra: { scanner_id?: string; gate_id?: string | null; jti?: string | null } = {},
+  extra: ChangeExtra = {},
   message: Omit<OutboxMessage, 'position'> | null = null,
 ): void {
   const position = c.one<{ last_position: number }>(
@@ -25,7 +26,8 @@ export function appendChange(
     eid,
   )!.last_position;
   c.run(
-    'INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     eid,
     position,
     type,
@@ -34,6 +36,8 @@ export function appendChange(
     extra.scanner_id ?? null,
     extra.gate_id ?? null,
     extra.jti ?? null,
+    extra.attention === undefined ? null : Number(extra.attention),
+    extra.checkin_text ?? null,
   );
   if (type === 'checked_in' || type === 'checked_out') {
     const entry = type === 'checked_in' ? 1 : 0;
@@ -56,14 +60,14 @@ export async function listChanges(
   after: number,
   limit: number,
 ): Promise<{ items: ChangeRecord[]; has_more: boolean }> {
-  const rows = c.all<ChangeRecord>(
+  const rows = c.all<Row>(
     'SELECT * FROM changes WHERE eid = ? AND position > ? ORDER BY position LIMIT ?',
     eid,
     after,
     limit + 1,
   );
   await c.walSync?.settled();
-  return { items: rows.slice(0, limit), has_more: rows.length > limit };
+  return { items: rows.slice(0, limit).map(toChange), has_more: rows.length > limit };
 }
 
 export async function listConflicts(

@@ -79,8 +79,10 @@ import {
   removeSigningKey,
 } from './signing-keys.ts';
 import { createTickets, getTicket, listTickets, reissueTicket, revokeTicket, searchTickets } from './tickets.ts';
+import { updateTicketNotes } from './ticket-notes.ts';
 import { WalSync } from './wal-sync.ts';
 import { searchKey } from '../search-key.ts';
+import type { TicketNotesChange } from '../ticket-notes.ts';
 
 /** The WAL's size from which a worker checkpoints it (a fresh database's start-up writes about half of it). */
 const CHECKPOINT_FROM_BYTES = 1024 * 1024;
@@ -240,6 +242,10 @@ export class SqliteStore implements Store {
 
   reissueTicket(tid: string, prev: string, next: string, jti: string | null, at: string): Promise<ReissueResult> {
     return reissueTicket(this.ctx, tid, prev, next, jti, at);
+  }
+
+  updateTicketNotes(tid: string, change: TicketNotesChange, at: string): Promise<TicketRecord | null> {
+    return updateTicketNotes(this.ctx, tid, change, at);
   }
 
   listChanges(eid: string, after: number, limit: number): Promise<{ items: ChangeRecord[]; has_more: boolean }> {

@@ -8,6 +8,8 @@ import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { bumpCounters } from './counters.ts';
 import { CountsByEvent } from '../counters.ts';
+import { hasNotes } from '../ticket-notes.ts';
+import { appendNotesChange } from './ticket-notes.ts';
 
 const TICKET_BY_TID = `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`;
 
@@ -32,6 +34,8 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
           .changes > 0
       ) {
         created.add(ticket);
+        // Scanners learn a new ticket's gate notes from the feed, as they learn later changes of them.
+        if (hasNotes(ticket)) appendNotesChange(c, ticket, ticket.issued_at);
         continue;
       }
       existing.push(

@@ -1,6 +1,7 @@
 import { qrCodes } from '../../qr-codes.ts';
 import { invalidRequest, IssuerError } from '../../../domain/errors.ts';
 import { requireEvent } from '../../../domain/events.ts';
+import { changeTicketNotes } from '../../../domain/ticket-notes.ts';
 import { adminTicketView } from '../../../domain/ticket-state.ts';
 import { issueTickets, type NewTicket, reissueTicket } from '../../../domain/tickets.ts';
 import { toStored } from '../../../domain/time.ts';
@@ -15,14 +16,15 @@ import {
   reissueTicketSchema,
   revokeTicketSchema,
 } from '../../schemas/admin.ts';
+import { updateTicketSchema } from '../../schemas/admin-ticket-notes.ts';
 import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 
 /** The single-ticket form needs both fields; the bulk form is `{"tickets": [...]}` alone. */
 function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { specs: NewTicket[]; bulk: boolean } {
   if (body.tickets !== undefined) {
-    const single = (['holder_name', 'ticket_type', 'expires_at', 'external_id'] as const).some(
-      (field) => body[field] !== undefined,
-    );
+    const single = (
+      ['holder_name', 'ticket_type', 'expires_at', 'external_id', 'valid_from', 'attention', 'checkin_text'] as const
+    ).some((field) => body[field] !== undefined);
     if (single) {
       throw invalidRequest('send either one ticket or {"tickets": [...]}, not both', [
         { field: 'tickets', problem: 'not allowed beside single-ticket fields' },
@@ -40,7 +42,7 @@ function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { sp
   return { specs: [body as NewTicket], bulk: false };
 }
 
-/** Tickets: issue (one or many), list and search, read, revoke, reissue, QR code. */
+/** Tickets: issue (one or many), list and search, read, change the gate notes, revoke, reissue, QR code. */
 export function adminTicketRoutes(app: App, ctx: AppContext): void {
   const now = () => toStored(ctx.clock.now());
   const requireTicket = async (tid: string): Promise<TicketRecord> => {
@@ -85,6 +87,12 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/tickets/:tid', { schema: getTicketSchema }, async (request) =>
     adminTicketView(await requireTicket(request.params.tid), now()),
   );
+
+  app.patch('/admin/v1/tickets/:tid', { schema: updateTicketSchema }, async (request) => {
+    const ticket = await changeTicketNotes(ctx.store, ctx.clock, request.params.tid, request.body);
+    request.log.info({ tid: ticket.tid, attention: ticket.attention }, 'ticket notes changed');
+    return adminTicketView(ticket, now());
+  });
 
   app.post('/admin/v1/tickets/:tid/revoke', { schema: revokeTicketSchema }, async (request) => {
     const ticket = await ctx.store.revokeTicket(request.params.tid, now(), request.body.reason ?? null);

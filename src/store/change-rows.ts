@@ -1,0 +1,27 @@
+import type { Row } from './rows.ts';
+import type { ChangeRecord } from './store.ts';
+
+/** What a change carries beside its event, type, ticket and time, by type (see ChangeRecord). */
+export interface ChangeExtra {
+  scanner_id?: string;
+  gate_id?: string | null;
+  jti?: string | null;
+  /** A `ticket_notes` change's notes. */
+  attention?: boolean;
+  checkin_text?: string | null;
+}
+
+/**
+ * A change row on either backend (PostgreSQL answers BIGINT positions as strings, SQLite booleans as
+ * 0 or 1): the notes columns belong to a `ticket_notes` change only.
+ */
+export function toChange(row: Row): ChangeRecord {
+  const { attention, checkin_text, ...rest } = row;
+  const change = { ...rest, position: Number(row.position) } as unknown as ChangeRecord;
+  if (change.type !== 'ticket_notes') return change;
+  return {
+    ...change,
+    attention: attention === true || attention === 1,
+    checkin_text: (checkin_text ?? null) as string | null,
+  };
+}

@@ -1,0 +1,44 @@
+import { TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
+import type { TicketRecord } from '../store.ts';
+import { notesAfter, type TicketNotes, type TicketNotesChange } from '../ticket-notes.ts';
+import type { SqliteContext } from './context.ts';
+import { appendChange } from './feed.ts';
+
+/** Appends the `ticket_notes` change that tells scanners a ticket's gate notes; in the caller's transaction. */
+export function appendNotesChange(
+  c: SqliteContext,
+  ticket: Pick<TicketRecord, 'eid' | 'tid'> & TicketNotes,
+  at: string,
+) {
+  appendChange(c, ticket.eid, 'ticket_notes', ticket.tid, at, {
+    attention: ticket.attention,
+    checkin_text: ticket.checkin_text,
+  });
+}
+
+/**
+ * Changes a ticket's gate notes and, when they differ from what it held, appends a `ticket_notes`
+ * change with the new values, in one transaction (SQLite runs one writer at a time); null if unknown.
+ */
+export function updateTicketNotes(
+  c: SqliteContext,
+  tid: string,
+  change: TicketNotesChange,
+  at: string,
+): Promise<TicketRecord | null> {
+  return c.tx(() => {
+    const ticket = toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, tid));
+    if (!ticket) return null;
+    const notes = notesAfter(ticket, change);
+    if (notes === null) return ticket;
+    c.run(
+      'UPDATE tickets SET attention = ?, checkin_text = ? WHERE tid = ?',
+      Number(notes.attention),
+      notes.checkin_text,
+      tid,
+    );
+    const changed = { ...ticket, ...notes };
+    appendNotesChange(c, changed, at);
+    return changed;
+  });
+}
