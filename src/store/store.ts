@@ -39,6 +39,7 @@ import type {
   TicketRecord,
   TicketTypeRecord,
 } from './records.ts';
+import type { AutoExitEvent, AutoExitRun } from './auto-exit.ts';
 
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
@@ -206,6 +207,18 @@ export interface Store {
   occupancy(eid: string): Promise<Occupancy>;
   /** The event's entries per minute of scan time and gate, in time order, from its counter rows. */
   arrivals(eid: string): Promise<ArrivalCount[]>;
+  /**
+   * The events with automatic exit on, each with the instant it took effect: its creation, or for one
+   * switched on later, the `now` of the first call that saw it on (store/auto-exit.ts).
+   */
+  listAutoExitEvents(now: string): Promise<AutoExitEvent[]>;
+  /**
+   * Counts out, at the start of an event day, every holder of the event inside whose latest entry came
+   * before it, in one transaction with the day's `auto_exits` row: presence out, a `checked_out` change
+   * marked auto for each, their messages, the exits counted. Once per event and day across instances:
+   * null when the day was done already (concurrent calls see one winner); else how many went out.
+   */
+  runAutoExit(run: AutoExitRun): Promise<number | null>;
   /**
    * The event's scan log in commit order, a page at a time, after a cursor a page gave: a pager that
    * follows `next_cursor` sees every scan once, a scan that committed late included.

@@ -46,6 +46,8 @@ import type {
 } from '../store.ts';
 import { isStoreUnavailable } from '../unavailable.ts';
 import { CheckInBatcher } from './check-in-batch.ts';
+import * as autoExit from './auto-exit.ts';
+import type { AutoExitEvent, AutoExitRun } from '../auto-exit.ts';
 import * as checkIns from './check-ins.ts';
 import * as counters from './counters.ts';
 import * as scanLog from './scan-log.ts';
@@ -277,6 +279,12 @@ export class PostgresStore implements Store {
   }
   arrivals(eid: string): Promise<ArrivalCount[]> {
     return counters.arrivals(this.pool, eid);
+  }
+  listAutoExitEvents(now: string): Promise<AutoExitEvent[]> {
+    return autoExit.listAutoExitEvents(this.pool, now);
+  }
+  runAutoExit(run: AutoExitRun): Promise<number | null> {
+    return autoExit.runAutoExit(this.tx, run);
   }
 
   createWebhook(webhook: WebhookRecord): Promise<void> {

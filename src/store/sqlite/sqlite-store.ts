@@ -81,6 +81,8 @@ import {
 import { createTickets, getTicket, listTickets, reissueTicket, revokeTicket, searchTickets } from './tickets.ts';
 import { updateTicketNotes } from './ticket-notes.ts';
 import { WalSync } from './wal-sync.ts';
+import * as autoExit from './auto-exit.ts';
+import type { AutoExitEvent, AutoExitRun } from '../auto-exit.ts';
 import { searchKey } from '../search-key.ts';
 import type { TicketNotesChange } from '../ticket-notes.ts';
 
@@ -327,6 +329,14 @@ export class SqliteStore implements Store {
   }
   arrivals(eid: string): Promise<ArrivalCount[]> {
     return arrivals(this.ctx, eid);
+  }
+
+  listAutoExitEvents(now: string): Promise<AutoExitEvent[]> {
+    return autoExit.listAutoExitEvents(this.ctx, now);
+  }
+
+  runAutoExit(run: AutoExitRun): Promise<number | null> {
+    return autoExit.runAutoExit(this.ctx, run);
   }
 
   createWebhook(webhook: WebhookRecord): Promise<void> {
