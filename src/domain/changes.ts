@@ -62,7 +62,11 @@ function changeView(change: ChangeRecord) {
   const at = toWire(change.at);
   switch (change.type) {
     case 'checked_in':
+      return { type: change.type, tid: change.tid, at, scanner_id: change.scanner_id ?? '', gate_id: change.gate_id };
     case 'checked_out':
+      // An automatic exit at the start of an event day: no scanner, no gate.
+      if (change.auto === true)
+        return { type: change.type, tid: change.tid, at, scanner_id: null, gate_id: null, auto: true };
       return { type: change.type, tid: change.tid, at, scanner_id: change.scanner_id ?? '', gate_id: change.gate_id };
     case 'revoked':
       return { type: change.type, tid: change.tid, at };

@@ -13,11 +13,12 @@ export interface ChangeExtra {
 
 /**
  * A change row on either backend (PostgreSQL answers BIGINT positions as strings, SQLite booleans as
- * 0 or 1): the notes columns belong to a `ticket_notes` change only.
+ * 0 or 1): the notes columns belong to a `ticket_notes` change only, `auto` to an automatic exit only.
  */
 export function toChange(row: Row): ChangeRecord {
-  const { attention, checkin_text, ...rest } = row;
+  const { attention, checkin_text, auto, ...rest } = row;
   const change = { ...rest, position: Number(row.position) } as unknown as ChangeRecord;
+  if (auto === true || auto === 1) return { ...change, auto: true };
   if (change.type !== 'ticket_notes') return change;
   return {
     ...change,

@@ -276,9 +276,11 @@ export interface ChangeRecord {
   type: ChangeType;
   tid: string;
   at: string;
-  /** For `checked_in`: who checked the ticket in, and at which gate. */
+  /** For `checked_in` and `checked_out`: who let the holder in or out, and at which gate (null: an automatic exit). */
   scanner_id: string | null;
   gate_id: string | null;
+  /** For `checked_out` only: true for an automatic exit at the start of an event day. */
+  auto?: boolean;
   /** For `token_superseded`: the superseded token's id (null for a token issued without one). */
   jti: string | null;
   /** For `ticket_notes` only: the ticket's gate notes as this change set them. */

@@ -10,7 +10,22 @@ export const Change = named(
   Type.Union(
     [
       Type.Object({ type: StringEnum(['checked_in']), tid: S, at: Instant, scanner_id: S, gate_id: Nullable(S) }),
-      Type.Object({ type: StringEnum(['checked_out']), tid: S, at: Instant, scanner_id: S, gate_id: Nullable(S) }),
+      Type.Object(
+        {
+          type: StringEnum(['checked_out']),
+          tid: S,
+          at: Instant,
+          scanner_id: Nullable(S, { description: 'the scanner that let the holder out; null for an automatic exit' }),
+          gate_id: Nullable(S),
+          auto: Type.Optional(
+            Type.Boolean({
+              description:
+                "true for an automatic exit at the start of an event day (the event's auto_exit); absent otherwise",
+            }),
+          ),
+        },
+        { description: 'An exit; `at` is the exit scan, or for an automatic exit the start of the event day' },
+      ),
       Type.Object({ type: StringEnum(['revoked']), tid: S, at: Instant }),
       Type.Object({
         type: StringEnum(['token_superseded']),
@@ -74,7 +89,7 @@ export const changesSchema = {
     200: json('The changes after the cursor', ChangesPage, {
       examples: {
         page: {
-          summary: 'A check-in and a revocation',
+          summary: 'A check-in, a revocation, and an automatic exit at the start of the next event day',
           value: {
             changes: [
               {
@@ -85,6 +100,14 @@ export const changesSchema = {
                 gate_id: 'north',
               },
               { type: 'revoked', tid: '01JTQ5B3D5F7H9K1M3N5Q7S9W2', at: '2026-05-01T18:31:05Z' },
+              {
+                type: 'checked_out',
+                tid: EXAMPLE.tid,
+                at: '2026-05-02T06:00:00Z',
+                scanner_id: null,
+                gate_id: null,
+                auto: true,
+              },
             ],
             next_cursor: 'YzE6Mg',
             has_more: false,
