@@ -35,6 +35,7 @@ import { adminScannerRoutes } from './http/routes/admin/scanners.ts';
 import { adminSigningKeyRoutes } from './http/routes/admin/signing-keys.ts';
 import { adminWebhookRoutes } from './http/routes/admin/webhooks.ts';
 import { webhookDelivery } from './webhooks/delivery.ts';
+import { autoExit } from './domain/auto-exit.ts';
 import { adminTicketRoutes } from './http/routes/admin/tickets.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -220,6 +221,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     clock,
     metrics,
   });
+  autoExit(app, { store: deps.store, clock });
   const ctx: AppContext = {
     config,
     store: deps.store,
