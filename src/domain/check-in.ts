@@ -1,19 +1,11 @@
-import type {
-  ApiKeyRecord,
-  CheckInAttempt,
-  CheckInResult,
-  GateRecord,
-  Presence,
-  StoredAnswer,
-  Store,
-  TicketRecord,
-} from '../store/store.ts';
+import type { ApiKeyRecord, CheckInAttempt, CheckInResult, StoredAnswer, Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
-import { decide, decideExit, keepTurnedAway } from './decide.ts';
+import { decide, decideExit, type EntryState, keepTurnedAway, withoutTypes } from './decide.ts';
+import type { EventEntryRules } from './event-settings.ts';
 import { HOUR_MS, parseUtcInstant, toStored } from './time.ts';
 
 /** How old a queued offline scan may be and still be accepted (the spec's 48 hours). */
@@ -39,8 +31,8 @@ export interface CheckInDeps {
   clock: Clock;
   signer: TicketSigner;
   issuer: string;
-  /** Whether the event lets a holder who went out in again (absent: never, the spec's behaviour). */
-  reentry?: (eid: string) => Promise<boolean>;
+  /** The event's entry rules (absent: the spec's rules alone, no re-entry). */
+  rules?: (eid: string) => Promise<EventEntryRules>;
   /** Told when a refused attempt could not be written to the scan log. */
   onLogFailure?: (error: unknown) => void;
 }
@@ -170,23 +162,32 @@ async function attemptCheckIn(
   };
   const presented = request.ticket_token ?? null;
   const entry = async () => {
-    // A declared gate's rules, as the store reads them in the attempt's transaction; an undeclared
-    // gate_id is for audit only (the spec's meaning).
-    const judge = (
-      ticket: TicketRecord | null,
-      gate: GateRecord | null,
-      reentry: { presence: Presence | null } | null,
-    ) => {
+    const rules = (await deps.rules?.(request.eid)) ?? { ...withoutTypes(false), reentry: false };
+    // A declared gate's rules, the holder's presence (where some holder may come in again) and the
+    // ticket's entries, as the store reads them in the attempt's transaction; an undeclared gate_id
+    // is for audit only (the spec's meaning).
+    const judge = (ticket: TicketRecord | null, state: EntryState) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
-      const verdict = decide(ticket, request.eid, scannedAt, problem, presented, gate, reentry);
+      const verdict = decide(
+        ticket,
+        request.eid,
+        scannedAt,
+        problem,
+        presented,
+        state,
+        rules,
+        request.admitted_offline,
+      );
       return request.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
     };
     // With re-entry, an entry depends on whether the holder is out: decided on their presence.
-    if (await deps.reentry?.(request.eid)) {
-      return deps.store.checkInWithPresence(attempt, (ticket, presence, gate) => judge(ticket, gate, { presence }));
+    if (rules.reentry) {
+      return deps.store.checkInWithPresence(attempt, (ticket, presence, gate, entries) =>
+        judge(ticket, { gate, presence, entries }),
+      );
     }
-    return deps.store.checkIn(attempt, (ticket, gate) => judge(ticket, gate, null));
+    return deps.store.checkIn(attempt, (ticket, gate, entries) => judge(ticket, { gate, entries }));
   };
   // Exits are never refused for the gate: the holder is leaving.
   const exit = () =>

@@ -1,4 +1,15 @@
-import { entryOutcome, exitOutcome, type TicketFacts } from '@ticket-issuer/protocol';
+import {
+  DEFAULT_EVENT_RULES,
+  type EventRules,
+  exitOutcome,
+  gateNotes,
+  judgeEntry,
+  type RuleRefusal,
+  type RuleRefusalReason,
+  rulesFor,
+  type TicketFacts,
+  type TicketTypeRules,
+} from '@ticket-issuer/protocol';
 import type { CheckInVerdict, GateRecord, Presence, StoredAnswer, TicketRecord } from '../store/store.ts';
 import { gateRefusal } from './gates.ts';
 import { holderAtExit, holderState, moveFor, outSince, scannerTicket } from './ticket-state.ts';
@@ -65,48 +76,121 @@ function unusable(ticket: TicketRecord | null, eid: string, signatureProblem: st
   return null;
 }
 
+/** The event's rules as a check-in applies them: its calendar and re-entry, its declared ticket types. */
+export interface EntryRules {
+  event: EventRules;
+  types: readonly TicketTypeRules[];
+}
+
+/** An entry without rules of its own: the event's re-entry only (UTC days, no ticket types). */
+export const withoutTypes = (reentry: boolean): EntryRules => ({
+  event: { ...DEFAULT_EVENT_RULES, reentry },
+  types: [],
+});
+
+/** What the store read of the ticket in the attempt's transaction, besides the ticket itself. */
+export interface EntryState {
+  gate: Pick<GateRecord, 'gate_id' | 'admits'> | null;
+  /** The holder's presence; undefined when it was not read (an event where no holder comes in twice). */
+  presence?: Presence | null;
+  /** The `scanned_at` of the ticket's counted entries (not annulled). */
+  entries: readonly string[];
+}
+
+const RULE_MESSAGES: Record<RuleRefusalReason, string> = {
+  not_valid_now: 'this ticket is not valid at this time',
+  entry_limit_reached: 'this ticket has reached its entry limit',
+  too_soon: 'too soon after this ticket’s last entry',
+};
+
+/** The scan log's reason for a refusal by the entry rules, in plain words. */
+function ruleReason(refusal: RuleRefusal): string {
+  switch (refusal.reason) {
+    case 'not_valid_now':
+      return `not valid now (event day ${refusal.event_day})`;
+    case 'entry_limit_reached':
+      return `entry limit reached (${refusal.entries} entries, ${refusal.entries_today} on ${refusal.event_day})`;
+    case 'too_soon':
+      return `too soon (last entry ${refusal.last_entry_at}, next from ${refusal.next_entry_at})`;
+  }
+}
+
 /**
  * The outcome of an entry for the ticket as it is now; pure, run inside the store's transaction. The
- * rules are the shared ones (`entryOutcome`); this gives each outcome its answer and the ticket's move.
- * At a declared gate whose `admits` does not name the ticket's type: 403 FORBIDDEN
- * (`ticket_type_not_admitted`), and nothing changes. `reentry` (the holder's presence) is given only
- * for events that let a holder who went out in again.
+ * rules are the shared ones (`judgeEntry`, in the contract's order); this gives each outcome its answer
+ * and the ticket's move. A declared gate that does not admit the ticket's type, and the ticket type's
+ * rules (not valid now, entry limit, too soon), answer 403 FORBIDDEN with the reason and change
+ * nothing; but an entry a scanner admitted offline (`admittedOffline`) that the rules refuse now keeps
+ * its refusal and still counts: the holder did go in. Every answer's ticket carries its entries and
+ * the notes for the gate.
  */
 export function decide(
   ticket: TicketRecord | null,
   eid: string,
   scannedAt: string,
   signatureProblem: string | null,
-  presentedToken: string | null = null,
-  gate: Pick<GateRecord, 'gate_id' | 'admits'> | null = null,
-  reentry: { presence: Presence | null } | null = null,
+  presentedToken: string | null,
+  state: EntryState,
+  rules: EntryRules,
+  admittedOffline: boolean | null = null,
 ): CheckInVerdict {
   const early = unusable(ticket, eid, signatureProblem);
   if (early !== null || ticket === null) return early!;
-  const facts = factsOf(ticket, eid, scannedAt, presentedToken, reentry?.presence ?? null);
-  const outcome = entryOutcome(facts, gate, reentry !== null);
+  const facts = factsOf(ticket, eid, scannedAt, presentedToken, state.presence ?? null);
+  const type = rulesFor(rules.types, ticket.ticket_type);
+  const { outcome, refusal } = judgeEntry(
+    facts,
+    { scannedAt, validFrom: ticket.valid_from, entries: state.entries },
+    { gate: state.gate, event: rules.event, type },
+  );
+  const notes = gateNotes(type, ticket);
+  const seen = (counted: boolean) => ({ entries: state.entries.length + (counted ? 1 : 0), ...notes });
   switch (outcome) {
     case 'ticket_type_not_admitted':
       // The holder is sent to another gate: nothing changes, the attempt is logged.
       return {
         outcome,
-        reason: `gate ${gate!.gate_id} does not admit ${ticket.ticket_type}`,
+        reason: `gate ${state.gate!.gate_id} does not admit ${ticket.ticket_type}`,
         move: null,
         answer: answer(403, {
           error: {
             code: 'FORBIDDEN',
             message: 'this gate does not admit this ticket type',
             // The holder's name too: staff tell the guest where to go.
-            details: { ...gateRefusal(gate, ticket.ticket_type), holder_name: ticket.holder_name },
+            details: { ...gateRefusal(state.gate, ticket.ticket_type), holder_name: ticket.holder_name },
           },
         }),
       };
+    case 'not_valid_now':
+    case 'entry_limit_reached':
+    case 'too_soon': {
+      const counted = admittedOffline === true;
+      return {
+        outcome,
+        reason: ruleReason(refusal!),
+        move: counted ? { to: 'inside', from: facts.holder, at: scannedAt } : null,
+        counted,
+        answer: answer(403, {
+          error: {
+            code: 'FORBIDDEN',
+            message: RULE_MESSAGES[outcome],
+            details: {
+              ...refusal!,
+              holder_name: ticket.holder_name,
+              ticket_type: ticket.ticket_type,
+              ...seen(counted),
+            },
+          },
+        }),
+      };
+    }
     case 'valid':
       return {
         outcome,
         reason: null,
         move: moveFor(facts.holder, 'in', outcome, scannedAt),
-        answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt) }),
+        counted: true,
+        answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt, seen(true)) }),
       };
     case 'revoked':
     case 'already_used':
@@ -115,7 +199,7 @@ export function decide(
         outcome,
         reason: outcome === 'revoked' ? revokedReason(ticket) : null,
         move: null,
-        answer: answer(200, { status: outcome, ticket: scannerTicket(ticket) }),
+        answer: answer(200, { status: outcome, ticket: scannerTicket(ticket, ticket.checked_in_at, seen(false)) }),
       };
     default:
       // invalid_signature and wrong_event were answered above.
@@ -132,6 +216,7 @@ export function decide(
 export function keepTurnedAway(verdict: CheckInVerdict): CheckInVerdict {
   if (verdict.outcome !== 'valid') return verdict;
   return {
+    counted: false,
     outcome: 'turned_away_offline',
     reason: 'the scanner turned the holder away offline; the ticket stays unused',
     move: null,

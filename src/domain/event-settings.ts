@@ -1,35 +1,58 @@
+import { DEFAULT_EVENT_RULES, reentryMode } from '@ticket-issuer/protocol';
 import type { Store } from '../store/store.ts';
+import type { EntryRules } from './decide.ts';
 
-/** How long an instance trusts an event's re-entry setting before reading it again. */
+/** How long an instance trusts an event's settings before reading them again. */
 export const SETTINGS_TTL_MS = 1000;
 
+/** An event's rules, and whether an entry may depend on where the holder is (some re-entry). */
+export interface EventEntryRules extends EntryRules {
+  /** Some holder may come in again (the event's re-entry, or a type's `after_exit` or `any`). */
+  reentry: boolean;
+}
+
 /**
- * Each event's re-entry setting as a check-in needs it, read from the store at most once a second
- * per instance (a check-in does not pay a read for a setting that changes once an event, if ever).
- * A change made through this instance applies at once; one made through another instance within a
- * second. The check-in itself is then decided in the store's transaction, on the holder's presence.
+ * Each event's entry rules as a check-in needs them (its re-entry, calendar and declared ticket
+ * types), read from the store at most once a second per instance: a check-in does not pay reads for
+ * settings that change once an event, if ever. A change made through this instance applies at once;
+ * one made through another instance within a second. The check-in itself is then decided in the
+ * store's transaction, on the ticket, the holder's presence and the ticket's entries as they are.
  */
 export class EventSettingsCache {
-  private readonly entries = new Map<string, { reentry: boolean; readAt: number }>();
+  private readonly entries = new Map<string, { rules: EventEntryRules; readAt: number }>();
 
   constructor(
     private readonly store: Store,
     private readonly now: () => number = () => Date.now(),
   ) {}
 
-  /** Whether the event lets a holder who went out in again; false for an unknown event. */
-  async reentry(eid: string): Promise<boolean> {
+  /** The event's entry rules; an unknown event has none (the spec's rules alone). */
+  async rules(eid: string): Promise<EventEntryRules> {
     const cached = this.entries.get(eid);
-    if (cached && this.now() - cached.readAt < SETTINGS_TTL_MS) return cached.reentry;
-    const event = await this.store.getEvent(eid);
-    const reentry = event?.reentry ?? false;
+    if (cached && this.now() - cached.readAt < SETTINGS_TTL_MS) return cached.rules;
+    const [event, types] = await Promise.all([this.store.getEvent(eid), this.store.listTicketTypes(eid)]);
+    const calendar = {
+      reentry: event?.reentry ?? false,
+      timezone: event?.timezone ?? DEFAULT_EVENT_RULES.timezone,
+      day_starts_at: event?.day_starts_at ?? DEFAULT_EVENT_RULES.day_starts_at,
+    };
+    const rules: EventEntryRules = {
+      event: calendar,
+      types,
+      reentry: calendar.reentry || types.some((type) => reentryMode(type, calendar) !== 'none'),
+    };
     // A bounded map: settings of events no longer scanned are dropped rather than kept for ever.
     if (this.entries.size >= 10_000) this.entries.clear();
-    this.entries.set(eid, { reentry, readAt: this.now() });
-    return reentry;
+    this.entries.set(eid, { rules, readAt: this.now() });
+    return rules;
   }
 
-  /** Forgets an event's settings (after this instance changed them). */
+  /** Whether some holder of the event may come in again; false for an unknown event. */
+  async reentry(eid: string): Promise<boolean> {
+    return (await this.rules(eid)).reentry;
+  }
+
+  /** Forgets an event's settings (after this instance changed them or its ticket types). */
   forget(eid: string): void {
     this.entries.delete(eid);
   }

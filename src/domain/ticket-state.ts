@@ -39,6 +39,8 @@ export function moveFor(
   outcome: EntryOutcome | ExitOutcome,
   at: string,
 ): TicketMove | null {
+  // Every valid entry is a move, a wristband's while counted inside (re-entry `any`) included.
+  if (direction === 'in' && outcome === 'valid') return { to: 'inside', from: before, at };
   const after = holderAfter(before, direction, outcome);
   if (after === before) return null;
   if (after === 'inside') return { to: 'inside', from: before === 'out' ? 'out' : 'unused', at };
@@ -58,14 +60,26 @@ export function ticketState(ticket: TicketRecord, now: string): TicketState {
   return 'valid';
 }
 
-/** The ticket object of check-in answers. */
-export function scannerTicket(ticket: TicketRecord, checkedInAt: string | null = ticket.checked_in_at) {
+/** What an entry's answer adds to the ticket: its count of entries and the notes for the gate. */
+export interface SeenAtGate {
+  entries: number;
+  attention: boolean;
+  checkin_texts: string[];
+}
+
+/** The ticket object of check-in answers (an entry's with its entries and notes). */
+export function scannerTicket(
+  ticket: TicketRecord,
+  checkedInAt: string | null = ticket.checked_in_at,
+  seen: SeenAtGate | null = null,
+) {
   return {
     tid: ticket.tid,
     eid: ticket.eid,
     holder_name: ticket.holder_name,
     ticket_type: ticket.ticket_type,
     checked_in_at: toWire(checkedInAt),
+    ...seen,
   };
 }
 

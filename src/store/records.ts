@@ -124,6 +124,12 @@ export type ScanOutcome =
   | 'turned_away_offline'
   /** A declared gate that does not admit the ticket's type: 403, the ticket stays unused. */
   | 'ticket_type_not_admitted'
+  /** Refused by the ticket type's entry rules (403): outside its days or hours, or before valid_from. */
+  | 'not_valid_now'
+  /** Refused by the ticket type's entry rules (403): max_entries or max_entries_per_day reached. */
+  | 'entry_limit_reached'
+  /** Refused by the ticket type's entry rules (403): too soon after the ticket's last entry. */
+  | 'too_soon'
   /** An exit: the holder went out. */
   | 'checked_out'
   /** An exit of a ticket whose holder was not inside (never came in, or already out). */
@@ -174,7 +180,7 @@ export interface StoredAnswer {
  * re-entry of a holder who went out) or goes out. A store applies a move only from the state it names,
  * so two concurrent attempts never apply the same one twice.
  */
-export type TicketMove = { to: 'inside'; from: 'unused' | 'out'; at: string } | { to: 'out'; at: string };
+export type TicketMove = { to: 'inside'; from: 'unused' | 'out' | 'inside'; at: string } | { to: 'out'; at: string };
 
 /** What the domain decided for one check-in attempt, given the ticket as it is now. */
 export interface CheckInVerdict {
@@ -182,17 +188,27 @@ export interface CheckInVerdict {
   reason: string | null;
   /** The ticket's move, or null: nothing about the ticket changes. */
   move: TicketMove | null;
+  /**
+   * The scan counts as one of the ticket's entries (the limits' count): a `valid` entry, or an
+   * entry the rules refuse now that a scanner had admitted offline (the holder did go in).
+   */
+  counted?: boolean;
   answer: StoredAnswer;
 }
 
 /** The domain's decision on an attempt, given what the store read in its transaction. */
-export type CheckInDecider = (ticket: TicketRecord | null, gate: GateRecord | null) => CheckInVerdict;
+export type CheckInDecider = (
+  ticket: TicketRecord | null,
+  gate: GateRecord | null,
+  entries: readonly string[],
+) => CheckInVerdict;
 
 /** The same, with the holder's presence (locked for the transaction) read as well. */
 export type PresenceDecider = (
   ticket: TicketRecord | null,
   presence: Presence | null,
   gate: GateRecord | null,
+  entries: readonly string[],
 ) => CheckInVerdict;
 
 /** Whether a ticket's holder is inside now, and when they last went out. */

@@ -176,16 +176,24 @@ export function toGate(row: Row): GateRecord {
   };
 }
 
-/** A row of `gate_counts`: one gate's entries and exits (`gate_key` '' for scans that named none). */
+/**
+ * A row of `gate_counts`: one gate's entries and exits (`gate_key` '' for scans that named none), and
+ * its entries made while the holder was counted inside already (`repeats`).
+ */
 export interface CountRow {
   gate_key: string;
   entries: number | string;
   exits: number | string;
+  repeats: number | string;
 }
+
+/** The event's counter rows (param: eid). */
+export const GATE_COUNTS_SQL =
+  'SELECT gate_key, entries, exits, repeats FROM gate_counts WHERE eid = ? ORDER BY gate_key';
 
 /**
  * The occupancy from an event's counter rows: every entry and exit moved one of them in its own
- * transaction, so inside = entries − exits, exactly.
+ * transaction, so inside = entries − exits − entries made while inside, exactly.
  */
 export function occupancyOf(rows: CountRow[]): Occupancy {
   const gates = rows.map((row) => ({
@@ -193,7 +201,8 @@ export function occupancyOf(rows: CountRow[]): Occupancy {
     entries: Number(row.entries),
     exits: Number(row.exits),
   }));
-  return { inside: gates.reduce((sum, gate) => sum + gate.entries - gate.exits, 0), gates };
+  const repeats = rows.reduce((sum, row) => sum + Number(row.repeats), 0);
+  return { inside: gates.reduce((sum, gate) => sum + gate.entries - gate.exits, 0) - repeats, gates };
 }
 
 /** A declared ticket type's row as either database answers it (JSON text, 0/1 or booleans). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CASE_GATES, CASE_TICKET_TYPE, VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
-import { decide, decideExit } from '../../src/domain/decide.ts';
+import { decide, decideExit, withoutTypes } from '../../src/domain/decide.ts';
 import type { TicketRecord } from '../../src/store/store.ts';
 
 const SCANNED_AT = '2026-06-01T12:00:00.000Z';
@@ -44,8 +44,12 @@ describe("the issuer's decide() on the verdict table shared with the scanner pac
             SCANNED_AT,
             signatureProblem,
             presented,
-            gate && { ...gate, admits: [...gate.admits] },
-            c.reentry ? { presence } : null,
+            {
+              gate: gate && { ...gate, admits: [...gate.admits] },
+              ...(c.reentry ? { presence } : {}),
+              entries: c.checkedIn ? [ticket.checked_in_at!] : [],
+            },
+            withoutTypes(c.reentry === true),
           );
       assert.equal(verdict.outcome, c.outcome);
       const inside = c.checkedIn && !c.wentOut;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { decide, decideExit, keepTurnedAway } from '../../src/domain/decide.ts';
+import { decide, decideExit, keepTurnedAway, withoutTypes } from '../../src/domain/decide.ts';
 import { newEventId, newTicketId } from '../../src/domain/ids.ts';
 import type {
   ArrivalCount,
@@ -83,14 +83,14 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
   });
   const entry = (a: CheckInAttempt) => {
     if (a.admitted_offline === false) turnedAway.add(a.idempotency_key);
-    return store.checkIn(a, (ticket, gate) => {
-      const verdict = decide(ticket, a.eid, a.scanned_at, null, null, gate);
+    return store.checkIn(a, (ticket, gate, entries) => {
+      const verdict = decide(ticket, a.eid, a.scanned_at, null, null, { gate, entries }, withoutTypes(false));
       return a.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
     });
   };
   const reentry = (a: CheckInAttempt) =>
-    store.checkInWithPresence(a, (ticket, presence, gate) =>
-      decide(ticket, a.eid, a.scanned_at, null, null, gate, { presence }),
+    store.checkInWithPresence(a, (ticket, presence, gate, entries) =>
+      decide(ticket, a.eid, a.scanned_at, null, null, { gate, presence, entries }, withoutTypes(true)),
     );
   const exit = (a: CheckInAttempt) =>
     store.checkOut(a, (ticket, presence) => decideExit(ticket, a.eid, a.scanned_at, null, null, presence));

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decide } from '../../src/domain/decide.ts';
+import { decide, withoutTypes } from '../../src/domain/decide.ts';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { WalSync } from '../../src/store/sqlite/wal-sync.ts';
@@ -196,9 +196,17 @@ describe('group commit on SQLite', () => {
               received_at: scannedAt,
               admitted_offline: false,
             },
-            (stored) => {
+            (stored, gate, entries) => {
               seeOpenFiles();
-              return decide(stored, event.eid, scannedAt, null, stored?.ticket_token ?? null);
+              return decide(
+                stored,
+                event.eid,
+                scannedAt,
+                null,
+                stored?.ticket_token ?? null,
+                { gate, entries },
+                withoutTypes(false),
+              );
             },
           ),
         ),

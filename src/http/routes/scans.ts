@@ -56,7 +56,7 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
       if (elsewhere) throw elsewhere;
       const upload = uploadOf(ctx, request, reply);
       // The event's settings read once, before the scans ask for them all at once.
-      await upload.deps.reentry?.(upload.key.eid);
+      await upload.deps.rules?.(upload.key.eid);
       const scans = request.body.scans as Scan[];
       return {
         results: await inTicketOrder(

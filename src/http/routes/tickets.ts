@@ -86,7 +86,7 @@ export function scanDeps(ctx: AppContext, request: FastifyRequest, key: ApiKeyRe
     clock: ctx.clock,
     signer: ctx.signer,
     issuer: ctx.config.baseUrl,
-    reentry: (eid) => ctx.eventSettings.reentry(eid),
+    rules: (eid) => ctx.eventSettings.rules(eid),
     onLogFailure: (error) =>
       request.log.error({ err: error, api_key_id: key.api_key_id }, 'refused attempt not written to the scan log'),
   };

@@ -35,8 +35,9 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 /**
  * What a batch reads once its idempotency keys are locked, in one statement: the tickets (locked,
  * in tid order), the standing of the API keys, the answers already given under the keys, the
- * declared gates the check-ins name, and the exits answered `not_inside` of the tickets not yet used
- * (by index among each ticket's scans; almost always none), which a first entry may turn into exits.
+ * declared gates the check-ins name, the exits answered `not_inside` of the tickets not yet used
+ * (by index among each ticket's scans; almost always none), which a first entry may turn into exits,
+ * and the counted entries of the tickets used (by index `entries_by_ticket`).
  */
 const READ_SQL = `
   WITH locked AS (SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ANY($1::text[]) ORDER BY tid FOR UPDATE),
@@ -51,10 +52,14 @@ const READ_SQL = `
        late AS (
          SELECT s.tid, s.scanner_id, s.gate_id, s.scanned_at, s.scan_id FROM locked l
            JOIN scans s ON s.eid = l.eid AND s.outcome = 'not_inside' AND s.tid = l.tid AND NOT s.replay
-          WHERE l.checked_in_at IS NULL)
+          WHERE l.checked_in_at IS NULL),
+       counted AS (
+         SELECT e.tid, e.scanned_at FROM locked l JOIN entries e ON e.tid = l.tid AND e.annulled_at IS NULL
+          WHERE l.checked_in_at IS NOT NULL)
   SELECT (SELECT json_agg(locked) FROM locked) AS tickets, (SELECT json_agg(keys) FROM keys) AS keys,
          (SELECT json_agg(known) FROM known) AS known, (SELECT json_agg(named) FROM named) AS gates,
-         (SELECT json_agg(late ORDER BY late.scanned_at, late.scan_id) FROM late) AS late_exits`;
+         (SELECT json_agg(late ORDER BY late.scanned_at, late.scan_id) FROM late) AS late_exits,
+         (SELECT json_agg(counted) FROM counted) AS entries`;
 
 /**
  * Check-ins that arrive together on one instance are applied in one transaction of four round trips
@@ -124,6 +129,11 @@ export class CheckInBatcher {
     settle();
   }
 
+  /** Items left to a transaction each, one after another in the batch's order. */
+  private async runAlone(items: PendingCheckIn[]): Promise<void> {
+    for (const item of items) await this.alone(item.attempt, item.decide).then(item.resolve, item.reject);
+  }
+
   /** Runs the batch's transaction; returns how to answer each check-in once it is committed. */
   private async transaction(batch: PendingCheckIn[]): Promise<() => void> {
     const client = await this.pool.connect();
@@ -141,7 +151,12 @@ export class CheckInBatcher {
       }
       await client.query('COMMIT');
       this.committedBatches += 1;
-      return () => plan.answers.forEach((answer, i) => settleOne(batch[i]!, answer));
+      return () => {
+        plan.answers.forEach((answer, i) => {
+          if (!plan.deferred.includes(i)) settleOne(batch[i]!, answer);
+        });
+        void this.runAlone(plan.deferred.map((i) => batch[i]!));
+      };
     } catch (error) {
       if (isStoreUnavailable(error)) broken = asError(error);
       else await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = asError(rollbackError)));
@@ -161,10 +176,15 @@ interface BatchState {
   gates: Map<string, GateRecord>;
   /** The `not_inside` exits of unused tickets, by tid, in scan order. */
   lateExits: Map<string, LateExit[]>;
+  /** The counted entries' `scanned_at`, by tid. */
+  entries: Map<string, string[]>;
 }
 
 /** Each check-in's result, or the error its `decide` threw (nothing of it is stored then). */
 type Answer = { ok: true; result: CheckInResult } | { ok: false; error: Error };
+
+/** The placeholder answer of a deferred item (see BatchPlan.deferred), replaced before anyone sees it. */
+const DEFERRED: CheckInResult = { kind: 'answered', answer: { http_status: 500, body: null }, replay: false };
 
 function settleOne(item: PendingCheckIn, answer: Answer): void {
   if (answer.ok) item.resolve(answer.result);
@@ -222,12 +242,18 @@ async function readState(client: pg.PoolClient, batch: PendingCheckIn[]): Promis
     ),
     gates: new Map(list<Row>(row.gates).map((g) => [knownKey(g.eid as string, g.gate_id as string), toGate(g)])),
     lateExits: groupByTicket(list<LateExit & { tid: string }>(row.late_exits)),
+    entries: new Map(
+      [...groupByTicket(list<{ tid: string; scanned_at: string }>(row.entries))].map(([tid, rows]) => [
+        tid,
+        rows.map((e) => e.scanned_at),
+      ]),
+    ),
   };
 }
 
-function groupByTicket(exits: (LateExit & { tid: string })[]): Map<string, LateExit[]> {
-  const byTid = new Map<string, LateExit[]>();
-  for (const { tid, ...exit } of exits) byTid.set(tid, [...(byTid.get(tid) ?? []), exit]);
+function groupByTicket<T extends { tid: string }>(rows: T[]): Map<string, Omit<T, 'tid'>[]> {
+  const byTid = new Map<string, Omit<T, 'tid'>[]>();
+  for (const { tid, ...row } of rows) byTid.set(tid, [...(byTid.get(tid) ?? []), row]);
   return byTid;
 }
 
@@ -239,6 +265,12 @@ interface BatchPlan {
   checkedIn: CheckedIn[];
   /** Exits answered `not_inside` that a first entry of the batch turns into exits (see late-exit.ts). */
   lateExits: { entry: CheckInAttempt; exit: LateExit }[];
+  /**
+   * Items the batch leaves to a transaction of their own, after it commits, in order: an entry that
+   * counts while the ticket is used (an offline admission the rules refuse now), and every later item
+   * of its ticket. Batches carry first entries only.
+   */
+  deferred: number[];
 }
 
 /**
@@ -246,10 +278,16 @@ interface BatchPlan {
  * known keys replay (or conflict), new keys are decided on the ticket as the batch has left it.
  */
 function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
-  const plan: BatchPlan = { answers: [], remembered: [], scans: [], checkedIn: [], lateExits: [] };
+  const plan: BatchPlan = { answers: [], remembered: [], scans: [], checkedIn: [], lateExits: [], deferred: [] };
+  const deferredTickets = new Set<string>();
   const log = (attempt: CheckInAttempt, outcome: ScanOutcome, reason: string | null, replay: boolean) =>
     plan.scans.push({ attempt, outcome, reason, replay });
-  for (const { attempt, decide } of batch) {
+  for (const [index, { attempt, decide }] of batch.entries()) {
+    if (deferredTickets.has(attempt.tid)) {
+      plan.deferred.push(index);
+      plan.answers.push({ ok: true, result: DEFERRED });
+      continue;
+    }
     const refusal = keyRefusal(state.keys.get(attempt.api_key_id) ?? null, attempt.received_at);
     if (refusal) {
       plan.answers.push({ ok: true, result: refusal });
@@ -266,15 +304,22 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
     let verdict: CheckInVerdict;
     try {
       const gate = attempt.gate_id === null ? null : (state.gates.get(knownKey(attempt.eid, attempt.gate_id)) ?? null);
-      verdict = decide(ticket, gate);
+      verdict = decide(ticket, gate, state.entries.get(attempt.tid) ?? []);
     } catch (error) {
       plan.answers.push({ ok: false, error: asError(error) });
       continue;
     }
     // Batches carry first entries only (an event with re-entry takes the presence path).
     const move = verdict.move;
-    if (move?.to === 'inside' && move.from === 'unused' && ticket !== null && ticket.checked_in_at === null) {
+    if (move?.to === 'inside' && move.from !== 'unused') {
+      deferredTickets.add(attempt.tid);
+      plan.deferred.push(index);
+      plan.answers.push({ ok: true, result: DEFERRED });
+      continue;
+    }
+    if (move?.to === 'inside' && ticket !== null && ticket.checked_in_at === null) {
       state.tickets.set(ticket.tid, { ...ticket, checked_in_at: move.at });
+      state.entries.set(ticket.tid, [move.at]);
       plan.checkedIn.push({ attempt, at: move.at });
       const exit = firstLateExit(state.lateExits.get(ticket.tid) ?? [], move.at);
       if (exit !== null) plan.lateExits.push({ entry: attempt, exit });

@@ -24,7 +24,7 @@ export interface CheckedIn {
 /**
  * Everything a batch of check-ins writes, as one statement of data-modifying CTEs (one round trip,
  * one parameter array per column whatever the batch size): the remembered answers, the scan log in
- * item order, the tickets checked in (and inside), and their `checked_in` changes. Each event's counter
+ * item order, the tickets checked in (and inside) with their counted entries, and their `checked_in` changes. Each event's counter
  * row moves once (events in eid order: the last lock of the batch's order): its feed position by the
  * number of its changes, its scan-log position by the number of its scans; the changes and the scans
  * take the positions just below the new values, in item order. After it, the event's kept counts (its
@@ -59,6 +59,9 @@ const WRITE_SQL = `
   ), checked AS (
     UPDATE tickets SET checked_in_at = c.at FROM unnest($22::text[], $23::text[]) AS c (tid, at)
     WHERE tickets.tid = c.tid
+  ), entered AS (
+    INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at)
+    SELECT * FROM unnest($21::text[], $29::text[], $22::text[], $24::text[], $23::text[])
   ), present AS (
     INSERT INTO presence (tid, eid, inside)
     SELECT tid, eid, true FROM unnest($22::text[], $21::text[]) AS p (tid, eid)
@@ -142,6 +145,7 @@ export function batchWrite(
       column(scans, (s) => s.attempt.admitted_offline === false),
       column(checkedIn, (c) => c.attempt.admitted_offline === true),
       column(checkedIn, (c) => c.attempt.received_at),
+      column(checkedIn, (c) => c.attempt.idempotency_key),
     ],
   };
 }

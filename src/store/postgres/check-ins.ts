@@ -2,6 +2,7 @@ import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import {
   type CountRow,
+  GATE_COUNTS_SQL,
   occupancyOf,
   toGate,
   type Row,
@@ -31,10 +32,19 @@ import { fanOutConflicts } from './outbox.ts';
 import { keepCheckInCounts } from './counters.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
+import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
 
 /** One check-in in a transaction of its own: what a batch falls back to when it fails as a whole. */
 export function checkInAlone(tx: Tx, attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult> {
-  return recordAttempt(tx, attempt, async (db, ticket) => decide(ticket, await gateOf(db, attempt)));
+  return recordAttempt(tx, attempt, async (db, ticket) =>
+    decide(ticket, await gateOf(db, attempt), await entriesOf(db, ticket)),
+  );
+}
+
+/** The `scanned_at` of the ticket's counted entries (not annulled), read under the ticket's row lock. */
+async function entriesOf(db: Db, ticket: TicketRecord | null): Promise<string[]> {
+  if (ticket === null || ticket.checked_in_at === null) return [];
+  return (await all<{ scanned_at: string }>(db, ENTRIES, [ticket.tid])).map((row) => row.scanned_at);
 }
 
 /** The declared gate the attempt names, read in its transaction (null: none named, or not declared). */
@@ -50,7 +60,12 @@ async function gateOf(db: Db, attempt: CheckInAttempt): Promise<GateRecord | nul
  */
 export function withPresence(tx: Tx, attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
   return recordAttempt(tx, attempt, async (db, ticket) =>
-    decide(ticket, ticket === null ? null : await presenceOf(db, ticket.tid, true), await gateOf(db, attempt)),
+    decide(
+      ticket,
+      ticket === null ? null : await presenceOf(db, ticket.tid, true),
+      await gateOf(db, attempt),
+      await entriesOf(db, ticket),
+    ),
   );
 }
 
@@ -70,9 +85,7 @@ export function getPresence(db: Db, tid: string): Promise<Presence | null> {
 
 /** Inside now and entries and exits per gate: the event's few counter rows, in one statement. */
 export async function occupancy(db: Db, eid: string): Promise<Occupancy> {
-  return occupancyOf(
-    await all<CountRow>(db, 'SELECT gate_key, entries, exits FROM gate_counts WHERE eid = $1 ORDER BY gate_key', [eid]),
-  );
+  return occupancyOf(await all<CountRow>(db, GATE_COUNTS, [eid]));
 }
 
 /**
@@ -119,18 +132,29 @@ function recordAttempt(
       ]);
       checkedOut = (out.rowCount ?? 0) > 0;
     }
+    let repeat = false;
     if (move?.to === 'inside') {
-      // Only from the state the move names: a first entry while unused, a re-entry while out.
+      // Only from the state the move names: a first entry while unused, a re-entry while out, a
+      // wristband's entry while inside (the ticket's row is locked: nothing moves it meanwhile).
       const changed = await db.query(
-        'UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND (checked_in_at IS NULL OR $3::boolean)',
-        [move.at, attempt.tid, move.from === 'out'],
+        move.from === 'inside'
+          ? 'UPDATE tickets SET checked_in_at = GREATEST(checked_in_at, $1) WHERE tid = $2 AND checked_in_at IS NOT NULL'
+          : 'UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND (checked_in_at IS NULL OR $3::boolean)',
+        move.from === 'inside' ? [move.at, attempt.tid] : [move.at, attempt.tid, move.from === 'out'],
       );
       checkedIn = (changed.rowCount ?? 0) > 0;
       if (checkedIn) {
-        await db.query(
-          'INSERT INTO presence (tid, eid, inside) VALUES ($1, $2, true) ON CONFLICT (tid) DO UPDATE SET inside = true',
+        // Whether the holder was counted inside already: then the entry adds nothing to occupancy.
+        const before = await one<{ inside: boolean }>(
+          db,
+          `WITH before AS (SELECT inside FROM presence WHERE tid = $1 FOR UPDATE),
+                upserted AS (INSERT INTO presence (tid, eid, inside) VALUES ($1, $2, true)
+                             ON CONFLICT (tid) DO UPDATE SET inside = true)
+           SELECT inside FROM before`,
           [attempt.tid, attempt.eid],
         );
+        repeat = before?.inside === true;
+        if (verdict.counted === true) await db.query(INSERT_ENTRY, entryValues(attempt, move.at));
       }
     }
     await db.query(
@@ -162,7 +186,8 @@ function recordAttempt(
         { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
         checkedInMessage(ticket!, attempt, move!.at),
       );
-      await applyLateExit(db, attempt, move!.at);
+      if (repeat) await db.query(REPEAT, [attempt.eid, attempt.gate_id ?? '']);
+      else await applyLateExit(db, attempt, move!.at);
     }
     if (checkedOut) {
       await appendChange(
@@ -186,6 +211,10 @@ function recordAttempt(
 }
 
 const LATE_EXIT = numbered(LATE_EXIT_SQL);
+const GATE_COUNTS = numbered(GATE_COUNTS_SQL);
+const ENTRIES = numbered(ENTRIES_SQL);
+const INSERT_ENTRY = numbered(INSERT_ENTRY_SQL);
+const REPEAT = numbered(REPEAT_SQL);
 
 /**
  * After an entry: the exit it turns into one, if any (see late-exit.ts), in the entry's transaction

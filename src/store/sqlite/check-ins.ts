@@ -9,12 +9,14 @@ import type {
   Presence,
   PresenceDecider,
   ScanLogPage,
+  TicketMove,
   TicketRecord,
 } from '../store.ts';
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import {
   type CountRow,
+  GATE_COUNTS_SQL,
   occupancyOf,
   toGate,
   type Row,
@@ -31,10 +33,17 @@ import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { bumpCounters, recordConflicts } from './counters.ts';
 import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
+import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
 export function checkIn(c: SqliteContext, attempt: CheckInAttempt, decide: CheckInDecider): CheckInResult {
-  return recordAttempt(c, attempt, (ticket) => decide(ticket, gateOf(c, attempt)));
+  return recordAttempt(c, attempt, (ticket) => decide(ticket, gateOf(c, attempt), entriesOf(c, ticket)));
+}
+
+/** The `scanned_at` of the ticket's counted entries (not annulled), read in the attempt's transaction. */
+function entriesOf(c: SqliteContext, ticket: TicketRecord | null): string[] {
+  if (ticket === null || ticket.checked_in_at === null) return [];
+  return c.all<{ scanned_at: string }>(ENTRIES_SQL, ticket.tid).map((row) => row.scanned_at);
 }
 
 /** The declared gate the attempt names, read in its transaction (null: none named, or not declared). */
@@ -47,7 +56,7 @@ function gateOf(c: SqliteContext, attempt: CheckInAttempt): GateRecord | null {
 /** An exit scan, or an entry of an event with re-entry: decided with the holder's presence known. */
 export function withPresence(c: SqliteContext, attempt: CheckInAttempt, decide: PresenceDecider): CheckInResult {
   return recordAttempt(c, attempt, (ticket) =>
-    decide(ticket, ticket === null ? null : presenceOf(c, ticket.tid), gateOf(c, attempt)),
+    decide(ticket, ticket === null ? null : presenceOf(c, ticket.tid), gateOf(c, attempt), entriesOf(c, ticket)),
   );
 }
 
@@ -64,9 +73,7 @@ export async function getPresence(c: SqliteContext, tid: string): Promise<Presen
 }
 
 export async function occupancy(c: SqliteContext, eid: string): Promise<Occupancy> {
-  return occupancyOf(
-    c.all<CountRow>('SELECT gate_key, entries, exits FROM gate_counts WHERE eid = ? ORDER BY gate_key', eid),
-  );
+  return occupancyOf(c.all<CountRow>(GATE_COUNTS_SQL, eid));
 }
 
 /**
@@ -98,33 +105,7 @@ function recordAttempt(
   const ticket = toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, attempt.tid));
   const verdict = decide(ticket);
   const move = verdict.move;
-  if (move?.to === 'inside') {
-    // Only from the state the move names: a first entry while unused, a re-entry while out.
-    const changed = c.run(
-      'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND (checked_in_at IS NULL OR ? = 1)',
-      move.at,
-      attempt.tid,
-      move.from === 'out' ? 1 : 0,
-    );
-    if (changed > 0) {
-      if (ticket!.checked_in_at === null) bumpCounters(c, attempt.eid, { checked_in: 1 });
-      c.run(
-        'INSERT INTO presence (tid, eid, inside) VALUES (?, ?, 1) ON CONFLICT (tid) DO UPDATE SET inside = 1',
-        attempt.tid,
-        attempt.eid,
-      );
-      appendChange(
-        c,
-        attempt.eid,
-        'checked_in',
-        attempt.tid,
-        move.at,
-        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
-        checkedInMessage(ticket!, attempt, move.at),
-      );
-      applyLateExit(c, attempt, move.at);
-    }
-  }
+  if (move?.to === 'inside') enter(c, attempt, ticket!, move, verdict.counted === true);
   if (move?.to === 'out') {
     const out = c.run(
       'UPDATE presence SET inside = 0, checked_out_at = ? WHERE tid = ? AND inside = 1',
@@ -161,6 +142,54 @@ function recordAttempt(
     recordConflicts(c, attempt.eid, [attempt.idempotency_key]);
   }
   return { kind: 'answered', answer: verdict.answer, replay: false };
+}
+
+/**
+ * An entry's effect, only from the state its move names (a first entry while unused, a re-entry while
+ * out, a wristband's entry while inside): the ticket's last entry, the holder inside, the counted
+ * entry, the feed's `checked_in` change and its webhook message. An entry while counted inside adds
+ * to its gate's entries but not to occupancy (the gate's `repeats`).
+ */
+function enter(
+  c: SqliteContext,
+  attempt: CheckInAttempt,
+  ticket: TicketRecord,
+  move: Extract<TicketMove, { to: 'inside' }>,
+  counted: boolean,
+): void {
+  const changed =
+    move.from === 'inside'
+      ? c.run(
+          'UPDATE tickets SET checked_in_at = MAX(checked_in_at, ?) WHERE tid = ? AND checked_in_at IS NOT NULL',
+          move.at,
+          attempt.tid,
+        )
+      : c.run(
+          'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND (checked_in_at IS NULL OR ? = 1)',
+          move.at,
+          attempt.tid,
+          move.from === 'out' ? 1 : 0,
+        );
+  if (changed === 0) return;
+  if (ticket.checked_in_at === null) bumpCounters(c, attempt.eid, { checked_in: 1 });
+  const repeat = presenceOf(c, attempt.tid)?.inside === true;
+  c.run(
+    'INSERT INTO presence (tid, eid, inside) VALUES (?, ?, 1) ON CONFLICT (tid) DO UPDATE SET inside = 1',
+    attempt.tid,
+    attempt.eid,
+  );
+  if (counted) c.run(INSERT_ENTRY_SQL, ...entryValues(attempt, move.at));
+  appendChange(
+    c,
+    attempt.eid,
+    'checked_in',
+    attempt.tid,
+    move.at,
+    { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
+    checkedInMessage(ticket, attempt, move.at),
+  );
+  if (repeat) c.run(REPEAT_SQL, attempt.eid, attempt.gate_id ?? '');
+  else applyLateExit(c, attempt, move.at);
 }
 
 /** After an entry: the exit it turns into one, if any (see late-exit.ts), in the entry's transaction. */

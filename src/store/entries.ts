@@ -1,0 +1,32 @@
+import type { CheckInAttempt } from './store.ts';
+
+/**
+ * A ticket's counted entries (SQL shared by every backend, `?` placeholders): the entries the limits
+ * count (`max_entries`, `max_entries_per_day`) and "the last entry" (`min_minutes_between_entries`)
+ * is measured from. One row per counted entry, keyed by the scan's idempotency key, written in the
+ * entry's transaction: a `valid` entry, or an entry a scanner admitted offline that the rules refuse
+ * now (the holder did go in). An annulled entry keeps its row with `annulled_at` and no longer counts.
+ */
+
+/** The `scanned_at` of a ticket's counted entries (param: tid), by index `entries_by_ticket`. */
+export const ENTRIES_SQL = 'SELECT scanned_at FROM entries WHERE tid = ? AND annulled_at IS NULL';
+
+/** Records a counted entry (params: `entryValues`). */
+export const INSERT_ENTRY_SQL =
+  'INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at) VALUES (?, ?, ?, ?, ?)';
+
+export const entryValues = (attempt: CheckInAttempt, at: string): unknown[] => [
+  attempt.eid,
+  attempt.idempotency_key,
+  attempt.tid,
+  attempt.scanner_id,
+  at,
+];
+
+/**
+ * An entry made while the holder was counted inside (re-entry `any`, or a refused entry a scanner
+ * admitted offline): it adds to its gate's entries, as every entry does, but not to occupancy, which
+ * counts entries less exits less these (params: eid, gate_key). After the entry's change, which
+ * wrote the gate's row.
+ */
+export const REPEAT_SQL = 'UPDATE gate_counts SET repeats = repeats + 1 WHERE eid = ? AND gate_key = ?';
