@@ -1,6 +1,6 @@
 /**
- * Reads a ticket CSV (header `holder_name,ticket_type`, optionally `expires_at` and `external_id`, in any
- * order) and checks every line before
+ * Reads a ticket CSV (header `holder_name,ticket_type`, optionally `expires_at`, `external_id`,
+ * `valid_from`, `attention` and `checkin_text`, in any order) and checks every line before
  * anything is sent, by the rules the admin API applies, so that a file is imported whole or not at
  * all. Pure: the CSV parser (Papa Parse) is passed in, so this also runs under Node's test runner.
  */
@@ -9,7 +9,16 @@
 export const MAX_TICKETS_PER_REQUEST = 10_000;
 
 const REQUIRED_COLUMNS = ['holder_name', 'ticket_type'];
-const OPTIONAL_COLUMNS = ['expires_at', 'external_id'];
+const OPTIONAL_COLUMNS = ['expires_at', 'external_id', 'valid_from', 'attention', 'checkin_text'];
+/** How an `attention` cell may say yes or no (any case); an empty cell is no. */
+const ATTENTION_WORDS = new Map([
+  ['true', true],
+  ['yes', true],
+  ['1', true],
+  ['false', false],
+  ['no', false],
+  ['0', false],
+]);
 
 /** What is wrong with a header row, or null: the two required columns, optional ones, each once. */
 function headerProblem(columns) {
@@ -18,7 +27,7 @@ function headerProblem(columns) {
     REQUIRED_COLUMNS.every((name) => columns.includes(name)) &&
     columns.every((name) => known.includes(name)) &&
     new Set(columns).size === columns.length;
-  return fine ? null : 'the header must name holder_name and ticket_type, and may add expires_at and external_id';
+  return fine ? null : `the header must name holder_name and ticket_type, and may add ${OPTIONAL_COLUMNS.join(', ')}`;
 }
 
 /** The issuer refuses control characters (U+0000–U+001F, U+007F) in text fields. */
@@ -43,9 +52,29 @@ function textProblem(name, value, maxLength) {
   return null;
 }
 
-function expiryProblem(value) {
+function instantProblem(name, value) {
   if (value === '') return null;
-  return isUtcInstant(value) ? null : `expires_at "${value}" is not an ISO 8601 UTC time such as 2026-07-01T23:00:00Z`;
+  return isUtcInstant(value) ? null : `${name} "${value}" is not an ISO 8601 UTC time such as 2026-07-01T23:00:00Z`;
+}
+
+/** A ticket valid only from after it expires would never be valid (the issuer refuses it too). */
+function windowProblem(validFrom, expires) {
+  if (!validFrom || !expires || Date.parse(validFrom) < Date.parse(expires)) return null;
+  return 'valid_from must be before expires_at';
+}
+
+function attentionProblem(value) {
+  if (value === undefined || value === '' || ATTENTION_WORDS.has(value.toLowerCase())) return null;
+  return `attention "${value}" is not one of true, false, yes, no, 1, 0 (or empty)`;
+}
+
+/** The optional columns of the entry rules and gate notes, as the admin API takes them (empty: left out). */
+function rulesOf({ valid_from: validFrom, attention, checkin_text: text }) {
+  return {
+    ...(validFrom ? { valid_from: validFrom } : {}),
+    ...(attention ? { attention: ATTENTION_WORDS.get(attention.toLowerCase()) } : {}),
+    ...(text ? { checkin_text: text } : {}),
+  };
 }
 
 /** The ticket of one data row, or what is wrong with it. */
@@ -55,11 +84,16 @@ function readRow(row, columns) {
   }
   const value = Object.fromEntries(columns.map((name, i) => [name, row[i].trim()]));
   const { holder_name: holder, ticket_type: type, expires_at: expires = '', external_id: externalId } = value;
+  const { valid_from: validFrom = '', attention, checkin_text: text } = value;
   const problem =
     textProblem('holder_name', holder, 200) ??
     textProblem('ticket_type', type, 100) ??
-    expiryProblem(expires) ??
-    (externalId === undefined ? null : textProblem('external_id', externalId, 100));
+    instantProblem('expires_at', expires) ??
+    (externalId === undefined ? null : textProblem('external_id', externalId, 100)) ??
+    instantProblem('valid_from', validFrom) ??
+    windowProblem(validFrom, expires) ??
+    attentionProblem(attention) ??
+    (text ? textProblem('checkin_text', text, 200) : null);
   if (problem) return { problem };
   return {
     ticket: {
@@ -67,6 +101,7 @@ function readRow(row, columns) {
       ticket_type: type,
       ...(expires ? { expires_at: expires } : {}),
       ...(externalId === undefined ? {} : { external_id: externalId }),
+      ...rulesOf(value),
     },
   };
 }

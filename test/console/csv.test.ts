@@ -67,6 +67,52 @@ describe('console CSV import: reading and checking a file before anything is sen
     assert.match(read('holder_name,ticket_type,seat\nA,GA,12\n').problems[0]!.message, /header/);
   });
 
+  it('reads optional valid_from, attention (true/false, yes/no, 1/0 in any case; empty is no) and checkin_text', () => {
+    const { tickets, problems } = read(
+      [
+        'holder_name,ticket_type,valid_from,attention,checkin_text',
+        'A,GA,2030-06-07T06:00:00Z,TRUE,Wheelchair',
+        'B,GA,,no,',
+        'C,GA,,Yes,',
+        'D,GA,,0,"Press, badge at desk"',
+        'E,GA,,,',
+        'F,GA,,1,',
+      ].join('\n'),
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      tickets.map(({ line: _line, holder_name: _h, ticket_type: _t, ...rest }) => rest),
+      [
+        { valid_from: '2030-06-07T06:00:00Z', attention: true, checkin_text: 'Wheelchair' },
+        { attention: false },
+        { attention: true },
+        { attention: false, checkin_text: 'Press, badge at desk' },
+        {},
+        { attention: true },
+      ],
+    );
+    const bad = read(
+      [
+        'holder_name,ticket_type,expires_at,valid_from,attention,checkin_text',
+        'A,GA,,tomorrow,,',
+        'B,GA,2030-06-07T00:00:00Z,2030-06-07T00:00:00Z,,',
+        'C,GA,,,maybe,',
+        'D,GA,,,toString,',
+        `E,GA,,,,${'x'.repeat(201)}`,
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      bad.problems.map((p) => `${p.line}: ${p.message}`),
+      [
+        '2: valid_from "tomorrow" is not an ISO 8601 UTC time such as 2026-07-01T23:00:00Z',
+        '3: valid_from must be before expires_at',
+        '4: attention "maybe" is not one of true, false, yes, no, 1, 0 (or empty)',
+        '5: attention "toString" is not one of true, false, yes, no, 1, 0 (or empty)',
+        '6: checkin_text is longer than 200 characters',
+      ],
+    );
+  });
+
   it('splits large files into requests of at most 10,000 tickets', () => {
     assert.deepEqual(
       batches(Array.from({ length: 25_001 }, (_, i) => i)).map((b) => b.length),

@@ -22,7 +22,7 @@ export function ticketImport(eid, onImported) {
     field(
       'Import tickets (CSV)',
       input,
-      'Header: holder_name,ticket_type, and optionally expires_at (ISO 8601 UTC) and external_id (your own id of each ticket: importing the file again skips the tickets already made).',
+      'Header: holder_name,ticket_type, and optionally expires_at and valid_from (ISO 8601 UTC: the ticket admits from then on), external_id (your own id of each ticket: importing the file again skips the tickets already made), attention (true/false, yes/no or 1/0: gate staff take care of the holder) and checkin_text (shown at the gate, at most 200 characters).',
     ),
     outcome,
   );
@@ -55,7 +55,7 @@ export function ticketImport(eid, onImported) {
       'div',
       { class: 'import-preview' },
       h('p', {}, h('strong', { text: `${fileName}: ${plural(tickets.length, 'ticket')} to import.` })),
-      firstRows(fileName, tickets, withIds),
+      firstRows(fileName, tickets, columns),
       withIds
         ? h('p', {
             class: 'hint',
@@ -103,8 +103,15 @@ function importedText(created, skipped) {
   return skipped > 0 ? `${done}; ${skipped} already imported, skipped` : done;
 }
 
-/** The first rows, as they will be imported (dates in words). */
-function firstRows(fileName, tickets, withIds) {
+/** A row's notes for the gate, in words: "Attention", its text, both, or nothing. */
+const gateNotes = (ticket) =>
+  [ticket.attention ? 'Attention' : null, ticket.checkin_text ?? null].filter(Boolean).join(': ');
+
+/** The first rows, as they will be imported (dates in words); optional columns only when the file has them. */
+function firstRows(fileName, tickets, columns) {
+  const withIds = columns.includes('external_id');
+  const withStart = columns.includes('valid_from');
+  const withNotes = columns.includes('attention') || columns.includes('checkin_text');
   const shown = tickets.slice(0, SHOWN_ROWS);
   const cell = (text) => h('td', { text });
   return h(
@@ -117,7 +124,15 @@ function firstRows(fileName, tickets, withIds) {
       h(
         'tr',
         {},
-        ['Line', 'Holder', 'Type', 'Expires', withIds ? 'External id' : null]
+        [
+          'Line',
+          'Holder',
+          'Type',
+          'Expires',
+          withIds ? 'External id' : null,
+          withStart ? 'Valid from' : null,
+          withNotes ? 'Gate notes' : null,
+        ]
           .filter(Boolean)
           .map((heading) => h('th', { scope: 'col', text: heading })),
       ),
@@ -134,6 +149,8 @@ function firstRows(fileName, tickets, withIds) {
           cell(ticket.ticket_type),
           cell(ticket.expires_at ? when(ticket.expires_at) : 'never'),
           withIds ? cell(ticket.external_id) : null,
+          withStart ? cell(ticket.valid_from ? when(ticket.valid_from) : 'at once') : null,
+          withNotes ? cell(gateNotes(ticket) || '—') : null,
         ),
       ),
     ),

@@ -1,5 +1,6 @@
 import { api, apiUrl } from '../api.js';
 import { field, h, message, replace } from '../dom.js';
+import { notesEditor, notesSummary } from './ticket-notes.js';
 
 const PAGE_SIZE = 25;
 const TYPING_PAUSE_MS = 250;
@@ -17,7 +18,8 @@ function replacing(token) {
 
 /**
  * Search by holder name or tid, answered by the admin API a page at a time (an event may hold tens of
- * thousands of tickets). Each row can be revoked (after a confirmation) or given a new token.
+ * thousands of tickets). Each row can be revoked (after a confirmation), given a new token, or given
+ * notes for the gate.
  */
 export function ticketSearch(eid, onChanged) {
   const input = h('input', { type: 'search', autocomplete: 'off', onInput: () => schedule() });
@@ -54,6 +56,7 @@ export function ticketSearch(eid, onChanged) {
 
   function row(ticket) {
     const state = h('span');
+    const notes = h('div');
     const feedback = h('div');
     const actions = h('div', { class: 'actions' });
     const item = h(
@@ -61,13 +64,28 @@ export function ticketSearch(eid, onChanged) {
       {},
       h('div', { class: 'who' }, h('strong', { text: ticket.holder_name }), ' ', state),
       h('div', { class: 'muted small' }, `${ticket.ticket_type} · `, h('code', { text: ticket.tid })),
+      notes,
       actions,
       feedback,
     );
     const show = (current) => {
       state.textContent = current.status.replace('_', ' ');
       state.className = `state state-${current.status}`;
+      replace(notes, notesSummary(current));
       replace(actions, buttonsFor(current));
+    };
+    const editNotes = (current, button) => {
+      button.setAttribute('aria-expanded', 'true');
+      const close = () => {
+        button.setAttribute('aria-expanded', 'false');
+        replace(feedback);
+      };
+      const saved = (answer) => {
+        show(answer);
+        replace(feedback, message('success', 'Notes saved: scanners learn them at their next sync.'));
+      };
+      replace(feedback, notesEditor(current, saved, close));
+      feedback.querySelector('input')?.focus();
     };
     const act = async (verb, ask, success, body = {}) => {
       if (!confirm(ask)) return;
@@ -81,6 +99,13 @@ export function ticketSearch(eid, onChanged) {
     };
     const buttonsFor = (current) => [
       h('a', { href: apiUrl(`/tickets/${encodeURIComponent(current.tid)}/qr.svg`), target: '_blank', text: 'QR code' }),
+      h('button', {
+        type: 'button',
+        class: 'secondary',
+        text: 'Gate notes',
+        'aria-expanded': 'false',
+        onClick: (clicked) => editNotes(current, clicked.currentTarget),
+      }),
       current.status === 'valid' || current.status === 'expired'
         ? h('button', {
             type: 'button',
