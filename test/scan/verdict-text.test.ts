@@ -10,6 +10,8 @@ const result = (verdict: ScanResult['verdict'], reason: string, ticket?: ScanRes
   source: 'issuer',
   idempotency_key: 'k',
   issuer_contact: 'answered',
+  attention: false,
+  checkin_texts: [],
   ...(ticket ? { ticket } : {}),
 });
 

@@ -7,12 +7,13 @@ import {
   type CheckInRequestBody,
   type DiscoveryDocument,
   type EnrollAnswer,
-  type GateRule,
   type GatesAnswer,
+  type RulesAnswer,
   type ScanUploadItem,
   type ScanUploadResult,
 } from '@ticket-issuer/protocol';
 import { IssuerHttpError, IssuerNetworkError, ScannerError } from './errors.ts';
+import { checkRules, isGateRule } from './rules.ts';
 import { checkDiscovery } from './state.ts';
 import { fetchTransport, type HttpRequest, type Transport } from './transport.ts';
 
@@ -157,6 +158,14 @@ export class IssuerClient {
     return results as ScanUploadResult[];
   }
 
+  /**
+   * The event's rules (`GET /api/v1/events/{eid}/rules`), checked. An issuer from before the route
+   * answers 404 (an IssuerHttpError): see `fetchRules`, which then reads the gates route.
+   */
+  async rules(url: string): Promise<RulesAnswer> {
+    return checkRules(this.expectOk(await this.request('GET', url)), (what) => invalidAnswer(`rules answer: ${what}`));
+  }
+
   /** The event's declared gates and re-entry setting; an issuer without gates answers none. */
   async gates(url: string): Promise<GatesAnswer> {
     let answer: Partial<GatesAnswer>;
@@ -167,13 +176,7 @@ export class IssuerClient {
       if (error instanceof IssuerHttpError && error.status === 404) return { gates: [], reentry: false };
       throw error;
     }
-    const gateShaped = (g: unknown) =>
-      typeof g === 'object' &&
-      g !== null &&
-      typeof (g as GateRule).gate_id === 'string' &&
-      ((g as GateRule).admits === null ||
-        (Array.isArray((g as GateRule).admits) && (g as GateRule).admits!.every((t) => typeof t === 'string')));
-    if (!Array.isArray(answer.gates) || !answer.gates.every(gateShaped) || typeof answer.reentry !== 'boolean') {
+    if (!Array.isArray(answer.gates) || !answer.gates.every(isGateRule) || typeof answer.reentry !== 'boolean') {
       throw invalidAnswer('gates answer without gates or reentry');
     }
     return answer as GatesAnswer;

@@ -4,6 +4,7 @@ import { IssuerHttpError, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import type { RetryPolicy, Timer } from './retry.ts';
+import { rulesFromGates, writeRules } from './rules.ts';
 import { Scanner } from './scanner.ts';
 import { readIdentity, type ScannerIdentity } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
@@ -213,9 +214,11 @@ async function enrollOnly(
     if (!sameEvent || !(await knowledgeReadable(storage))) {
       await storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(new FeedKnowledge())}\n`);
     }
-    // Another event's gates mean nothing here: none are known until this event's are read.
-    if (!sameEvent && (await storage.readFile(STATE_FILES.gates)) !== null) {
-      await storage.writeFileAtomic(STATE_FILES.gates, `${JSON.stringify({ gates: [], reentry: false })}\n`);
+    // Another event's rules mean nothing here: none are known until this event's are read.
+    // (`rules.json` is read before an older scanner's `gates.json`: writing it empty hides both.)
+    const kept = [await storage.readFile(STATE_FILES.rules), await storage.readFile(STATE_FILES.gates)];
+    if (!sameEvent && kept.some((text) => text !== null)) {
+      await writeRules(storage, rulesFromGates({ gates: [], reentry: false }));
     }
     // Another event's admitted tickets mean nothing here; a queue whose event is unknown (no
     // scanner.json) is kept: its scans are sent, and refused for good if they belong elsewhere.

@@ -33,6 +33,7 @@ const STATE_ADVICE: Record<string, string> = {
   'credentials.json': 'enrol again with a new setup code (queued scans are kept and sync under the new key)',
   'discovery.json': 'enrol again with a new setup code, or restore it from a backup (queued scans are kept)',
   'knowledge.json': 'remove it; the next sync pulls the changes feed from the start (nothing is lost)',
+  'rules.json': "remove it; the next sync reads the event's rules again (nothing is lost)",
   'gates.json': 'remove it; the next sync reads the gates again (nothing is lost)',
   'journal.jsonl':
     'restore it from a backup, or delete the line named (a scan on that line is lost; a lost acknowledgement only means a resend)',

@@ -2,8 +2,16 @@
 import type { CheckOutAnswer } from '@ticket-issuer/protocol';
 import { isKeyRejected, isRefusal, ScannerError } from './errors.ts';
 import { checkInBody, type QueuedScan } from './queue.ts';
-import { newScan, offlineResult, offlineTicket, refuse, sendEarlierScans, whoIsOut } from './scan.ts';
-import { contactAfter, type IssuerContact, type ScanContext, type ScanResult, UNREADABLE } from './scan-result.ts';
+import { knowledgeFor } from './device-knowledge.ts';
+import { newScan, offlineResult, offlineTicket, refuse, sendEarlierScans } from './scan.ts';
+import {
+  answeredNotes,
+  contactAfter,
+  type IssuerContact,
+  type ScanContext,
+  type ScanResult,
+  UNREADABLE,
+} from './scan-result.ts';
 import { checkOutUrl } from './sync.ts';
 import { decideExitOffline, type OfflineVerdict } from './verdict.ts';
 
@@ -25,7 +33,8 @@ export async function exitOffline(ctx: ScanContext, tokens: readonly string[], g
     scans.push(scan);
     // Recorded one by one: the next exit of the same ticket knows this one.
     await ctx.queue.record([scan]);
-    results.push(offlineResult(ctx, scan, offlineTicket(ctx, scan, local.claims?.ticket_type ?? null), 'not_asked'));
+    const ticket = offlineTicket(ctx, scan, local.claims?.ticket_type ?? null);
+    results.push(offlineResult(ctx, scan, ticket, 'not_asked', local));
   }
   return results;
 }
@@ -44,7 +53,8 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
   const earlierFailure = await sendEarlierScans(ctx, local.tid);
   await ctx.queue.record([scan]);
   const ticketType = local.claims?.ticket_type ?? null;
-  const offline = (contact: IssuerContact) => offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact);
+  const offline = (contact: IssuerContact) =>
+    offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact, local);
   if (earlierFailure !== null) return offline(contactAfter(earlierFailure));
   let answer: CheckOutAnswer;
   try {
@@ -66,6 +76,7 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
         source: 'issuer',
         idempotency_key: scan.idempotency_key,
         issuer_contact: 'answered',
+        ...answeredNotes(error.details, local),
       };
     }
     return offline(contactAfter(error));
@@ -86,11 +97,12 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
       checked_in_at: null,
       checked_in_gate: null,
     },
+    ...answeredNotes(answer.ticket, local),
   };
 }
 
 function decideExit(ctx: ScanContext, token: string, scannedAt: Date): Promise<OfflineVerdict> {
-  const knowledge = { ...ctx.knowledge, admitted: ctx.queue.admitted, out: whoIsOut(ctx) };
+  const knowledge = knowledgeFor(ctx, ctx.queue.admitted);
   return decideExitOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge });
 }
 

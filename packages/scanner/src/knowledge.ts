@@ -15,6 +15,16 @@ interface StoredKnowledge {
   check_ins?: [string, string, string | null][];
   /** Tickets whose holder went out (their last entry or exit in the feed was an exit). */
   out?: string[];
+  /** `[tid, [at…]]`: the `at` of each of the feed's check-ins (absent in files written before it existed). */
+  entries?: [string, string[]][];
+  /** `[tid, attention, checkin_text]` of the feed's ticket notes (absent in files written before it existed). */
+  notes?: [string, boolean, string | null][];
+}
+
+/** A ticket's own notes for the gate, as the feed's `ticket_notes` changes tell them. */
+export interface TicketNotes {
+  attention: boolean;
+  checkin_text: string | null;
 }
 
 /** When and at which gate a ticket was checked in, as the changes feed told. */
@@ -37,6 +47,10 @@ export class FeedKnowledge {
   readonly checkIns = new Map<string, CheckInPlace>();
   /** Tickets whose holder went out, as the feed tells (an entry after the exit takes them off). */
   readonly out = new Set<string>();
+  /** The `at` (the scan's time) of every entry the feed told, by tid: what the entry rules count. */
+  readonly entries = new Map<string, string[]>();
+  /** Each ticket's own notes for the gate (only tickets that have some). */
+  readonly notes = new Map<string, TicketNotes>();
 
   /** Applies feed entries in feed order; an entry of an unknown type is skipped (a newer issuer). */
   apply(changes: readonly Change[]): void {
@@ -46,9 +60,12 @@ export class FeedKnowledge {
       else if (change.type === 'checked_in') {
         this.checkedIn.add(change.tid);
         this.out.delete(change.tid);
-        if (typeof change.at === 'string')
+        if (typeof change.at === 'string') {
           this.checkIns.set(change.tid, { at: change.at, gate_id: change.gate_id ?? null });
+          this.addEntry(change.tid, change.at);
+        }
       } else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
+      else if (change.type === 'ticket_notes') this.setNotes(change.tid, change.attention, change.checkin_text);
     }
   }
 
@@ -65,6 +82,8 @@ export class FeedKnowledge {
       checked_in: [...this.checkedIn],
       check_ins: [...this.checkIns].map(([tid, place]) => [tid, place.at, place.gate_id]),
       out: [...this.out],
+      entries: [...this.entries],
+      notes: [...this.notes].map(([tid, notes]) => [tid, notes.attention, notes.checkin_text]),
     };
   }
 
@@ -111,7 +130,39 @@ export class FeedKnowledge {
     for (const [tid, at, gate_id] of data.check_ins ?? []) knowledge.checkIns.set(tid, { at, gate_id });
     if (data.out !== undefined && !strings(data.out)) throw corrupt('field out is malformed');
     for (const tid of data.out ?? []) knowledge.out.add(tid);
+    const isEntries = (e: unknown) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && strings(e[1]);
+    if (data.entries !== undefined && !(Array.isArray(data.entries) && data.entries.every(isEntries))) {
+      throw corrupt('field entries is malformed');
+    }
+    // A file from before entries were kept: each check-in it knows counts once.
+    for (const [tid, ats] of data.entries ?? [...knowledge.checkIns].map(([tid, p]) => [tid, [p.at]] as const)) {
+      for (const at of ats) knowledge.addEntry(tid, at);
+    }
+    const isNotes = (n: unknown) =>
+      Array.isArray(n) &&
+      n.length === 3 &&
+      typeof n[0] === 'string' &&
+      typeof n[1] === 'boolean' &&
+      (n[2] === null || typeof n[2] === 'string');
+    if (data.notes !== undefined && !(Array.isArray(data.notes) && data.notes.every(isNotes))) {
+      throw corrupt('field notes is malformed');
+    }
+    for (const [tid, attention, text] of data.notes ?? []) knowledge.setNotes(tid, attention, text);
     return knowledge;
+  }
+
+  private addEntry(tid: string, at: string): void {
+    const known = this.entries.get(tid);
+    if (known) known.push(at);
+    else this.entries.set(tid, [at]);
+  }
+
+  /** The latest notes of a ticket replace earlier ones; none at all are not kept. */
+  private setNotes(tid: string, attention: unknown, text: unknown): void {
+    const checkinText = typeof text === 'string' && text !== '' ? text : null;
+    if (attention === true || checkinText !== null)
+      this.notes.set(tid, { attention: attention === true, checkin_text: checkinText });
+    else this.notes.delete(tid);
   }
 
   private supersede(tid: string, jti: string | null): void {

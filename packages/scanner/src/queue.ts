@@ -1,5 +1,12 @@
 import type { CheckInRequestBody, OfflineOutcome } from '@ticket-issuer/protocol';
-import { ADMITTED_PER_LINE, type HolderMove, type JournalEntry, type Move, parseEntry } from './journal.ts';
+import {
+  ADMITTED_PER_LINE,
+  type Entered,
+  type HolderMove,
+  type JournalEntry,
+  type Move,
+  parseEntry,
+} from './journal.ts';
 import type { Storage } from './storage/storage.ts';
 
 export type { HolderMove } from './journal.ts';
@@ -87,6 +94,11 @@ export class ScanQueue {
    * changes feed the device holds reports them (the feed then knows them, and what came after).
    */
   private readonly ownMoves = new Map<string, { to: HolderMove; n: number }>();
+  /**
+   * The entries the issuer counted on this device's scans (their `scanned_at`), by tid, until the
+   * changes feed the device holds reports them: what the entry rules count besides the feed's.
+   */
+  private readonly ownEntries = new Map<string, { at: string; n: number }[]>();
   private lastMoveNumber = 0;
   private journalLines = 0;
   /** Appends under way; they may overlap one another (each is durable on its own). */
@@ -143,6 +155,11 @@ export class ScanQueue {
     return this.ownMoves;
   }
 
+  /** The entries the issuer counted on this device's scans, by tid, not yet in the feed. */
+  get entries(): ReadonlyMap<string, readonly { readonly at: string; readonly n: number }[]> {
+    return this.ownEntries;
+  }
+
   /** The number of the last move recorded (0: none yet). */
   get lastMove(): number {
     return this.lastMoveNumber;
@@ -150,7 +167,8 @@ export class ScanQueue {
 
   /** The changes feed now holds every move up to `upTo` (pulled after they were answered). */
   async movesInFeed(upTo: number): Promise<void> {
-    if (![...this.ownMoves.values()].some((move) => move.n <= upTo)) return;
+    const entered = [...this.ownEntries.values()].some((list) => list.some((entry) => entry.n <= upTo));
+    if (!entered && ![...this.ownMoves.values()].some((move) => move.n <= upTo)) return;
     await this.write([{ op: 'moves_in_feed', up_to: upTo }]);
   }
 
@@ -174,25 +192,35 @@ export class ScanQueue {
 
   /**
    * Acknowledges scans the issuer answered (or refused for good), in one durable write, with the
-   * holders its answers let in (`admitted`) or out (`out`).
+   * holders its answers let in (`admitted`) or out (`out`), and the entries its answers counted
+   * (`entries`, each with its scan's `scanned_at`).
    */
-  async ack(keys: readonly string[], admitted: readonly string[] = [], out: readonly string[] = []): Promise<void> {
-    const entries: JournalEntry[] = [];
-    if (keys.length > 0) entries.push({ op: 'done', keys: [...keys] });
-    if (admitted.length > 0) entries.push({ op: 'admitted', tids: [...admitted] });
+  async ack(
+    keys: readonly string[],
+    admitted: readonly string[] = [],
+    out: readonly string[] = [],
+    entries: readonly { tid: string; at: string }[] = [],
+  ): Promise<void> {
+    const lines: JournalEntry[] = [];
+    if (keys.length > 0) lines.push({ op: 'done', keys: [...keys] });
+    if (admitted.length > 0) lines.push({ op: 'admitted', tids: [...admitted] });
     // Numbered now, after the issuer answered: a feed pulled from here on holds every move numbered so far.
     const moves: Move[] = [
       ...admitted.map((tid): Move => [tid, 'inside', ++this.lastMoveNumber]),
       ...out.map((tid): Move => [tid, 'out', ++this.lastMoveNumber]),
     ];
-    if (moves.length > 0) entries.push({ op: 'moved', moves });
-    await this.write(entries);
+    if (moves.length > 0) lines.push({ op: 'moved', moves });
+    const entered = entries.map(({ tid, at }): Entered => [tid, at, ++this.lastMoveNumber]);
+    if (entered.length > 0) lines.push({ op: 'entered', entries: entered });
+    await this.write(lines);
   }
 
   /** Whether the journal holds enough answered scans to be worth rewriting. */
   get compactable(): boolean {
     const kept =
-      Math.ceil(this.admittedTids.size / ADMITTED_PER_LINE) + Math.ceil(this.ownMoves.size / ADMITTED_PER_LINE);
+      Math.ceil(this.admittedTids.size / ADMITTED_PER_LINE) +
+      Math.ceil(this.ownMoves.size / ADMITTED_PER_LINE) +
+      Math.ceil([...this.ownEntries.values()].reduce((sum, list) => sum + list.length, 0) / ADMITTED_PER_LINE);
     return this.journalLines > this.scans.size + kept + 64;
   }
 
@@ -211,6 +239,10 @@ export class ScanQueue {
     for (let i = 0; i < moves.length; i += ADMITTED_PER_LINE) {
       lines.push(JSON.stringify({ op: 'moved', moves: moves.slice(i, i + ADMITTED_PER_LINE) }));
     }
+    const entered = [...this.ownEntries].flatMap(([tid, list]) => list.map((e): Entered => [tid, e.at, e.n]));
+    for (let i = 0; i < entered.length; i += ADMITTED_PER_LINE) {
+      lines.push(JSON.stringify({ op: 'entered', entries: entered.slice(i, i + ADMITTED_PER_LINE) }));
+    }
     for (const scan of this.scans.values()) lines.push(JSON.stringify({ op: 'scan', scan }));
     await this.storage.replaceJournal(lines);
     this.journalLines = lines.length;
@@ -223,6 +255,7 @@ export class ScanQueue {
       this.scans.clear();
       this.admittedTids.clear();
       this.ownMoves.clear();
+      this.ownEntries.clear();
       this.lastMoveNumber = 0;
       this.journalLines = 0;
     });
@@ -260,8 +293,20 @@ export class ScanQueue {
         this.ownMoves.set(tid, { to, n });
         this.lastMoveNumber = Math.max(this.lastMoveNumber, n);
       }
+    } else if (entry.op === 'entered') {
+      for (const [tid, at, n] of entry.entries) {
+        const list = this.ownEntries.get(tid);
+        if (list) list.push({ at, n });
+        else this.ownEntries.set(tid, [{ at, n }]);
+        this.lastMoveNumber = Math.max(this.lastMoveNumber, n);
+      }
     } else if (entry.op === 'moves_in_feed') {
       for (const [tid, move] of this.ownMoves) if (move.n <= entry.up_to) this.ownMoves.delete(tid);
+      for (const [tid, list] of this.ownEntries) {
+        const later = list.filter((e) => e.n > entry.up_to);
+        if (later.length > 0) this.ownEntries.set(tid, later);
+        else this.ownEntries.delete(tid);
+      }
     } else {
       const scan = this.scans.get(entry.key);
       if (scan) {

@@ -2,13 +2,14 @@
  * What a scan answers (its verdict, what became of asking the issuer) and what scanning needs from
  * the scanner: the shapes that the entry, the exit and the CLI share.
  */
-import type { GateRule } from '@ticket-issuer/protocol';
+import { RULE_REFUSALS, type RuleRefusal } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
 import { isTransient } from './errors.ts';
 import type { CheckInPlace } from './knowledge.ts';
 import type { ScanQueue } from './queue.ts';
+import type { KnownRules } from './rules.ts';
 import type { Storage } from './storage/storage.ts';
-import type { KeyRing, LocalKnowledge } from './verdict.ts';
+import type { KeyRing, LocalKnowledge, OfflineVerdict } from './verdict.ts';
 
 /** What a verdict screen shows beside the verdict, where the device knows it. */
 export interface ScanTicket {
@@ -45,6 +46,15 @@ export interface ScanResult {
    */
   synced?: false;
   ticket?: ScanTicket;
+  /** The holder needs attention at the gate (the ticket type's or the ticket's flag). */
+  attention: boolean;
+  /** Texts for the gate: the ticket type's, then the ticket's (empty when none). */
+  checkin_texts: string[];
+  /**
+   * For `not_valid_now`, `entry_limit_reached` and `too_soon`: why (the issuer's 403 details, or the
+   * device's own judgement), e.g. `next_entry_at` or `valid_days`.
+   */
+  refusal?: RuleRefusal;
 }
 
 /** What scanning needs from the scanner. */
@@ -53,12 +63,10 @@ export interface ScanContext {
   iss: string;
   scannerId: string;
   keys: KeyRing;
-  /** What the changes feed taught (admitted tickets come from the queue). */
+  /** What the changes feed taught (admitted tickets, and this device's own entries, come from the queue). */
   knowledge: Omit<LocalKnowledge, 'admitted'> & { checkIns?: Pick<ReadonlyMap<string, CheckInPlace>, 'get'> };
-  /** The declared gates by gate_id (absent: none known). */
-  gates?: Pick<ReadonlyMap<string, GateRule>, 'get'>;
-  /** The event lets a holder who went out in again (as the last sync read it). */
-  reentry?: boolean;
+  /** The event's rules as the last sync read them: gates, re-entry, calendar, ticket types. */
+  rules: KnownRules;
   /** Where exit scans go (absent: beside the check-in endpoint). */
   checkOutUrl?: string;
   /** The feed's exits, to tell who went out. */
@@ -86,7 +94,37 @@ export const UNREADABLE: Readonly<ScanResult> = Object.freeze({
   source: 'offline',
   idempotency_key: null,
   issuer_contact: 'not_asked',
+  attention: false,
+  checkin_texts: Object.freeze([]) as unknown as string[],
 });
 
 /** What a failed request says of the issuer: unreachable only for a failure without its answer. */
 export const contactAfter = (failure: unknown): IssuerContact => (isTransient(failure) ? 'failed' : 'answered');
+
+/** A verdict's notes for the gate and, for a refusal by the entry rules, why. */
+export function notesOf(
+  local: Pick<OfflineVerdict, 'attention' | 'checkin_texts' | 'refusal'>,
+): Pick<ScanResult, 'attention' | 'checkin_texts' | 'refusal'> {
+  const { attention, checkin_texts, refusal } = local;
+  return { attention, checkin_texts, ...(refusal === null ? {} : { refusal }) };
+}
+
+/** The notes an issuer's answer carries, each in its place of the device's own where it carries none. */
+export function answeredNotes(
+  from: { attention?: unknown; checkin_texts?: unknown } | null | undefined,
+  local: OfflineVerdict,
+): Pick<ScanResult, 'attention' | 'checkin_texts'> {
+  const texts = from?.checkin_texts;
+  return {
+    attention: typeof from?.attention === 'boolean' ? from.attention : local.attention,
+    checkin_texts:
+      Array.isArray(texts) && texts.every((t) => typeof t === 'string') ? (texts as string[]) : local.checkin_texts,
+  };
+}
+
+/** The rule a 403's `details.reason` names: a gate's, or one of the entry rules' (null: neither). */
+export function refusalReason(details: Record<string, unknown>): string | null {
+  const why = details.reason;
+  if (why === 'ticket_type_not_admitted') return why;
+  return (RULE_REFUSALS as readonly unknown[]).includes(why) ? (why as string) : null;
+}

@@ -1,4 +1,5 @@
-import type { CheckInAnswer } from '@ticket-issuer/protocol';
+import type { CheckInAnswer, RuleRefusal } from '@ticket-issuer/protocol';
+import { knowledgeFor } from './device-knowledge.ts';
 import {
   IssuerHttpError,
   IssuerNetworkError,
@@ -10,7 +11,10 @@ import {
 } from './errors.ts';
 import { checkInBody, type QueuedScan } from './queue.ts';
 import {
+  answeredNotes,
   contactAfter,
+  notesOf,
+  refusalReason,
   UNREADABLE,
   type IssuerContact,
   type ScanContext,
@@ -27,28 +31,11 @@ function decide(
   scannedAt: Date,
   admitted: TidSet,
   gate: string | null,
+  batch?: ReadonlyMap<string, readonly string[]>,
 ): Promise<OfflineVerdict> {
-  const knowledge = { ...ctx.knowledge, admitted, out: whoIsOut(ctx), reentry: ctx.reentry === true };
-  const rule = gate === null ? null : (ctx.gates?.get(gate) ?? null);
+  const knowledge = knowledgeFor(ctx, admitted, batch);
+  const rule = gate === null ? null : (ctx.rules.gates.get(gate) ?? null);
   return decideOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge, gate: rule });
-}
-
-/**
- * The tickets whose holder the device knows went out: the feed's exits, then this device's own moves
- * the issuer answered since that feed, then its entries and exits still queued, in scan order (an
- * entry after an exit takes the holder in again).
- */
-export function whoIsOut(ctx: ScanContext): Set<string> {
-  const out = new Set(ctx.feedOut ?? []);
-  for (const [tid, move] of ctx.queue.moves) {
-    if (move.to === 'out') out.add(tid);
-    else out.delete(tid);
-  }
-  for (const scan of ctx.queue.pending()) {
-    if (scan.direction === 'out' && scan.verdict === 'exit') out.add(scan.tid);
-    else if (scan.direction !== 'out' && scan.verdict === 'admit') out.delete(scan.tid);
-  }
-  return out;
 }
 
 /** A new queued scan for a readable token. A genuine token of another event is sent without itself. */
@@ -87,6 +74,7 @@ export const offlineResult = (
   scan: QueuedScan,
   ticket: ScanTicket,
   contact: IssuerContact,
+  local: OfflineVerdict,
 ): ScanResult => ({
   verdict: scan.verdict,
   reason: scan.reason,
@@ -96,6 +84,7 @@ export const offlineResult = (
   issuer_contact: contact,
   ...(ctx.synced ? {} : { synced: false as const }),
   ticket,
+  ...notesOf(local),
 });
 
 /**
@@ -103,13 +92,14 @@ export const offlineResult = (
  * `already_used` later in it), and stores them all with one durable write before returning.
  */
 export async function scanOffline(ctx: ScanContext, tokens: readonly string[], gate: string | null) {
-  const admittedNow = new Set<string>();
+  // The batch's admissions, stored together at the end: the next scans of the batch count them.
+  const admittedNow = new Map<string, string[]>();
   const admitted: TidSet = { has: (tid) => ctx.queue.admitted.has(tid) || admittedNow.has(tid) };
   const results: ScanResult[] = [];
   const scans: QueuedScan[] = [];
   for (const token of tokens) {
     const scannedAt = ctx.now();
-    const local = await decide(ctx, token, scannedAt, admitted, gate);
+    const local = await decide(ctx, token, scannedAt, admitted, gate, admittedNow);
     if (local.tid === null) {
       results.push(UNREADABLE);
       continue;
@@ -117,12 +107,12 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
     const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
     scan.admitted_offline = local.verdict === 'admit';
     scan.turned_away = !scan.admitted_offline;
-    if (scan.admitted_offline) admittedNow.add(scan.tid);
+    if (scan.admitted_offline) admittedNow.set(scan.tid, [...(admittedNow.get(scan.tid) ?? []), scan.scanned_at]);
     scans.push(scan);
     const ticket = offlineTicket(ctx, scan, local.claims?.ticket_type ?? null);
-    results.push(offlineResult(ctx, scan, ticket, 'not_asked'));
+    results.push(offlineResult(ctx, scan, ticket, 'not_asked', local));
   }
-  await ctx.queue.record(scans, [...admittedNow]);
+  await ctx.queue.record(scans, [...admittedNow.keys()]);
   return results;
 }
 
@@ -162,15 +152,12 @@ export async function refuse(ctx: ScanContext, scan: QueuedScan, error: IssuerHt
   await ctx.queue.ack([scan.idempotency_key]);
 }
 
-/** The verdict the issuer gave: acknowledged, and remembered as admitted when valid. */
-async function answered(
-  ctx: ScanContext,
-  scan: QueuedScan,
-  answer: CheckInAnswer,
-  ticketType: string | null,
-): Promise<ScanResult> {
+/** The verdict the issuer gave: acknowledged, and remembered as admitted (and its entry) when valid. */
+async function answered(ctx: ScanContext, scan: QueuedScan, answer: CheckInAnswer, local: OfflineVerdict) {
   const admit = answer.status === 'valid';
-  await ctx.queue.ack([scan.idempotency_key], admit ? [scan.tid] : []);
+  const ticketType = local.claims?.ticket_type ?? null;
+  const entered = admit ? [{ tid: scan.tid, at: scan.scanned_at }] : [];
+  await ctx.queue.ack([scan.idempotency_key], admit ? [scan.tid] : [], [], entered);
   const ticket = answer.ticket;
   return {
     verdict: admit ? 'admit' : 'reject',
@@ -185,7 +172,8 @@ async function answered(
       checked_in_at: answer.status === 'already_used' ? (ticket?.checked_in_at ?? null) : null,
       checked_in_gate: null,
     },
-  };
+    ...answeredNotes(ticket, local),
+  } satisfies ScanResult;
 }
 
 /** The holder and type a gate's refusal names (the issuer's details), for the verdict screen. */
@@ -207,24 +195,27 @@ async function unanswered(
   ctx: ScanContext,
   scan: QueuedScan,
   failure: ScannerError,
-  ticketType: string | null,
+  local: OfflineVerdict,
   contact: IssuerContact = contactAfter(failure),
 ): Promise<ScanResult> {
+  const ticketType = local.claims?.ticket_type ?? null;
   if (isRefusal(failure)) {
     await refuse(ctx, scan, failure);
     const { tid, idempotency_key } = scan;
-    // A gate's refusal says which rule: the same reason as the device's own verdict would.
-    const gateRefusal = failure.details.reason === 'ticket_type_not_admitted';
-    const reason = gateRefusal ? 'ticket_type_not_admitted' : failure.issuerCode;
+    // A refusal by a gate or by the entry rules says which: the same reason as the device's own verdict.
+    const ruled = refusalReason(failure.details);
     const result: ScanResult = {
       verdict: 'reject',
-      reason,
+      reason: ruled ?? failure.issuerCode,
       tid,
       source: 'issuer',
       idempotency_key,
       issuer_contact: 'answered',
+      ...answeredNotes(failure.details, local),
     };
-    if (gateRefusal) result.ticket = refusedTicket(failure.details, ticketType);
+    if (ruled !== null) result.ticket = refusedTicket(failure.details, ticketType);
+    if (ruled !== null && ruled !== 'ticket_type_not_admitted')
+      result.refusal = failure.details as unknown as RuleRefusal;
     return result;
   }
   const mayHaveArrived =
@@ -235,7 +226,7 @@ async function unanswered(
     maybe_sent_plain: mayHaveArrived,
     turned_away: scan.verdict === 'reject',
   });
-  return offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact);
+  return offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact, local);
 }
 
 /**
@@ -261,7 +252,6 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   const scannedAt = ctx.now();
   const local = await decide(ctx, token, scannedAt, ctx.queue.admitted, gate);
   if (local.tid === null) return UNREADABLE;
-  const ticketType = local.claims?.ticket_type ?? null;
   const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
   let earlierFailure: ScannerError | null;
   try {
@@ -276,7 +266,7 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   if (earlierFailure !== null) {
     // This scan itself was never sent; what the issuer is comes from the earlier scan's request.
     const notSent = new IssuerNetworkError('ISSUER_UNREACHABLE', 'earlier scans not sent', 'not_sent');
-    return unanswered(ctx, scan, notSent, ticketType, contactAfter(earlierFailure));
+    return unanswered(ctx, scan, notSent, local, contactAfter(earlierFailure));
   }
   let answer: CheckInAnswer;
   try {
@@ -285,7 +275,7 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   } catch (error) {
     if (!(error instanceof ScannerError)) throw error;
     if (isKeyRejected(error)) return keyRejected(ctx, scan, error);
-    return unanswered(ctx, scan, error, ticketType);
+    return unanswered(ctx, scan, error, local);
   }
-  return answered(ctx, scan, answer, ticketType);
+  return answered(ctx, scan, answer, local);
 }

@@ -7,15 +7,8 @@ import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from '.
 import { exitOffline, exitOnline } from './exit.ts';
 import { scanOffline, scanOnline } from './scan.ts';
 import type { ScanContext, ScanResult } from './scan-result.ts';
-import {
-  changesUrl,
-  gatesUrl,
-  readApiKey,
-  readDiscovery,
-  readGates,
-  readIdentity,
-  type ScannerIdentity,
-} from './state.ts';
+import { fetchRules, knownRules, type KnownRules, readRules, writeRules } from './rules.ts';
+import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 import { pullChanges, type SyncOutcome, uploadQueue } from './sync.ts';
 import type { Transport } from './transport.ts';
@@ -82,8 +75,8 @@ export class Scanner {
     private keys: KeyRing,
     readonly knowledge: FeedKnowledge,
     readonly queue: ScanQueue,
-    /** The declared gates and the re-entry setting the last sync read. */
-    private rules: { gates: Map<string, GateRule>; reentry: boolean },
+    /** The event's rules the last sync read: gates, re-entry, calendar, ticket types. */
+    private rules: KnownRules,
     private readonly client: IssuerClient,
     private readonly release: () => Promise<void>,
     private readonly options: ScannerOptions,
@@ -99,7 +92,7 @@ export class Scanner {
       const discovery = await readDiscovery(storage);
       const knowledge = FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
       const queue = await ScanQueue.open(storage);
-      const rules = await readGates(storage);
+      const rules = await readRules(storage);
       const client = new IssuerClient({
         apiKey,
         fetch: options.fetch,
@@ -186,7 +179,7 @@ export class Scanner {
         this.knowledge.lastSyncAt = syncedAt;
         pulled = true;
         await this.refreshDiscovery();
-        await this.refreshGates();
+        await this.refreshRules();
         this.knowledge.rulesSyncedAt = syncedAt;
       } catch (error) {
         if (!(error instanceof ScannerError) || isKeyRejected(error)) throw error;
@@ -202,7 +195,7 @@ export class Scanner {
   }
 
   /**
-   * Whether this device has synced the changes feed and the event's gates at least once (enrolment
+   * Whether this device has synced the changes feed and the event's rules at least once (enrolment
    * tries to). Until then its offline verdicts know no revocation nor check-in but its own, and say so.
    */
   get synced(): boolean {
@@ -238,11 +231,14 @@ export class Scanner {
     this.keys = new KeyRing(discovery.jwks.keys);
   }
 
-  /** Reads the event's gates (offline scans then apply their rules) and keeps them. */
-  private async refreshGates(): Promise<void> {
-    const answer = await this.client.gates(gatesUrl(this.discovery, this.identity.eid));
-    await this.storage.writeFileAtomic(STATE_FILES.gates, `${JSON.stringify(answer)}\n`);
-    this.rules = { gates: new Map(answer.gates.map((gate) => [gate.gate_id, gate])), reentry: answer.reentry };
+  /**
+   * Reads the event's rules (offline scans then apply them) and keeps them: the rules route, or the
+   * gates route of an issuer from before it (see `fetchRules`).
+   */
+  private async refreshRules(): Promise<void> {
+    const answer = await fetchRules(this.client, this.discovery, this.identity.eid);
+    await writeRules(this.storage, answer);
+    this.rules = knownRules(answer);
   }
 
   private uploadTarget() {
@@ -264,8 +260,7 @@ export class Scanner {
       scannerId: this.identity.scanner_id,
       keys: this.keys,
       knowledge: this.knowledge,
-      gates: this.rules.gates,
-      reentry: this.rules.reentry,
+      rules: this.rules,
       checkOutUrl: this.discovery.endpoints.check_out,
       feedOut: this.knowledge.out,
       now: this.options.now ?? (() => new Date()),

@@ -1,4 +1,4 @@
-import type { DiscoveryDocument, GateRule, GatesAnswer } from '@ticket-issuer/protocol';
+import type { DiscoveryDocument } from '@ticket-issuer/protocol';
 import { type ScannerError, StateCorruptError } from './errors.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 
@@ -104,26 +104,4 @@ export async function readDiscovery(storage: Storage): Promise<DiscoveryDocument
 export function changesUrl(discovery: DiscoveryDocument, eid: string): string {
   const template = discovery.endpoints.changes ?? `${discovery.iss}/api/v1/events/{eid}/changes`;
   return template.replace('{eid}', encodeURIComponent(eid));
-}
-
-/** The scanner's gates route (beside the changes feed: `/api/v1/events/{eid}/gates`). */
-export function gatesUrl(discovery: DiscoveryDocument, eid: string): string {
-  return changesUrl(discovery, eid).replace(/\/changes$/, '/gates');
-}
-
-/** The gates the last sync read (`gates.json`), by gate_id, and re-entry; none before the first sync. */
-export async function readGates(storage: Storage): Promise<{ gates: Map<string, GateRule>; reentry: boolean }> {
-  const file = STATE_FILES.gates;
-  const text = await storage.readFile(file);
-  const gates = new Map<string, GateRule>();
-  if (text === null) return { gates, reentry: false };
-  const data = parseObject(text, file) as Partial<GatesAnswer>;
-  if (!Array.isArray(data.gates)) throw corrupt(file, 'field gates is malformed');
-  for (const gate of data.gates) {
-    if (typeof gate?.gate_id !== 'string' || !(gate.admits === null || Array.isArray(gate.admits))) {
-      throw corrupt(file, 'a gate is malformed');
-    }
-    gates.set(gate.gate_id, gate);
-  }
-  return { gates, reentry: data.reentry === true };
 }

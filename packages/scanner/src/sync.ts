@@ -3,6 +3,7 @@ import {
   type CheckInAnswer,
   type CheckInOutcome,
   type CheckOutAnswer,
+  RULE_REFUSALS,
 } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
 import {
@@ -147,6 +148,8 @@ class AckBatcher {
   private refused: string[] = [];
   /** Each ticket's last move the answers made, written with the acknowledgements. */
   private moves = new Map<string, HolderMove>();
+  /** The entries the answers counted, each with its scan's time. */
+  private entries: { tid: string; at: string }[] = [];
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
@@ -154,10 +157,11 @@ class AckBatcher {
     private readonly storage: Storage,
   ) {}
 
-  add(key: string, refusedLine?: string, move?: { tid: string; to: HolderMove }): Promise<void> {
+  add(key: string, refusedLine?: string, move?: Moved): Promise<void> {
     this.keys.push(key);
     if (refusedLine !== undefined) this.refused.push(refusedLine);
     if (move !== undefined) this.moves.set(move.tid, move.to);
+    if (move?.at !== undefined) this.entries.push({ tid: move.tid, at: move.at });
     return this.keys.length >= ACK_BATCH ? this.flush() : Promise.resolve();
   }
 
@@ -170,23 +174,39 @@ class AckBatcher {
     const keys = this.keys;
     const refused = this.refused;
     const moves = [...this.moves];
+    const entries = this.entries;
     this.keys = [];
     this.refused = [];
     this.moves = new Map();
+    this.entries = [];
     const to = (direction: HolderMove) => moves.filter(([, move]) => move === direction).map(([tid]) => tid);
     this.chain = this.chain.then(async () => {
       await this.storage.appendLog(STATE_FILES.refused, refused);
-      await this.queue.ack(keys, to('inside'), to('out'));
+      await this.queue.ack(keys, to('inside'), to('out'), entries);
     });
     return this.chain;
   }
 }
 
+/** A holder's move an answer made; `at`: the entry it counted (the scan's time). */
+type Moved = { tid: string; to: HolderMove; at?: string };
+
 /** The holder's move an answer made: in on a `valid` entry, out on an exit that let them out. */
-function moveOf(scan: QueuedScan, status: string): { tid: string; to: HolderMove } | undefined {
+function moveOf(scan: QueuedScan, status: string): Moved | undefined {
   if (scan.direction === 'out')
     return status === 'checked_out' || status === 'revoked' ? { tid: scan.tid, to: 'out' } : undefined;
-  return status === 'valid' ? { tid: scan.tid, to: 'inside' } : undefined;
+  return status === 'valid' ? { tid: scan.tid, to: 'inside', at: scan.scanned_at } : undefined;
+}
+
+/**
+ * An admission this device made offline that the entry rules refuse now (a 403 naming `not_valid_now`,
+ * `entry_limit_reached` or `too_soon`): the issuer keeps the refusal, and still counts the entry and
+ * the holder inside, for they did go in.
+ */
+function refusedEntry(scan: QueuedScan, error: IssuerHttpError): Moved | undefined {
+  const ruled = (RULE_REFUSALS as readonly unknown[]).includes(error.details.reason);
+  if (!ruled || !scan.admitted_offline || scan.direction === 'out') return undefined;
+  return { tid: scan.tid, to: 'inside', at: scan.scanned_at };
 }
 
 /** The queued scans grouped by ticket, each group in scan order, groups in order of first scan. */
@@ -229,7 +249,8 @@ export class Tally {
       await this.batcher.add(scan.idempotency_key);
     } else {
       this.report.refused += 1;
-      await this.batcher.add(scan.idempotency_key, refusedLine(scan, settled.error, new Date()));
+      const line = refusedLine(scan, settled.error, new Date());
+      await this.batcher.add(scan.idempotency_key, line, refusedEntry(scan, settled.error));
     }
   }
 

@@ -1,12 +1,20 @@
 import {
-  entryOutcome,
+  DEFAULT_EVENT_RULES,
+  type EntryTiming,
+  type EventCalendar,
   exitOutcome,
   type GateRule,
+  gateNotes,
+  type GateNotes,
   type HolderState,
+  judgeEntry,
   type OfflineOutcome,
   type PublicJwk,
+  type RuleRefusal,
+  rulesFor,
   type TicketClaims,
   type TicketFacts,
+  type TicketTypeRules,
 } from '@ticket-issuer/protocol';
 // jose's subpath entries load a few modules instead of the whole library: a CLI run starts faster.
 import { decodeProtectedHeader } from 'jose/decode/protected_header';
@@ -65,8 +73,16 @@ export interface LocalKnowledge {
   admitted: TidSet;
   /** Tickets whose holder went out (the feed's exits, and this device's own). */
   out?: TidSet;
-  /** The event lets a holder who went out in again (from the gates route). */
+  /** The event lets a holder who went out in again (from the rules route). */
   reentry?: boolean;
+  /** The event's time zone and day start (from the rules route); absent: UTC days from midnight. */
+  calendar?: EventCalendar;
+  /** The event's declared ticket types (from the rules route); absent: none declared. */
+  ticketTypes?: readonly TicketTypeRules[];
+  /** The `scanned_at` of each ticket's entries the device knows (the feed's and its own), by tid. */
+  entries?: Pick<ReadonlyMap<string, readonly string[]>, 'get'>;
+  /** Each ticket's own notes for the gate (the feed's `ticket_notes`), by tid. */
+  notes?: Pick<ReadonlyMap<string, { attention: boolean; checkin_text: string | null }>, 'get'>;
 }
 
 /** The inputs of one offline decision. */
@@ -84,13 +100,18 @@ export interface VerdictInput {
   gate?: GateRule | null;
 }
 
-/** An offline verdict. `tid` is read even from a token whose signature fails (null when unreadable). */
-export interface OfflineVerdict {
+/**
+ * An offline verdict. `tid` is read even from a token whose signature fails (null when unreadable).
+ * `attention` and `checkin_texts` are the notes shown at the gate (the type's, then the ticket's).
+ */
+export interface OfflineVerdict extends GateNotes {
   verdict: 'admit' | 'reject' | 'exit';
   reason: OfflineOutcome;
   tid: string | null;
   /** The verified claims; null when the signature did not verify. */
   claims: TicketClaims | null;
+  /** Why the entry rules refuse (`not_valid_now`, `entry_limit_reached`, `too_soon`): the 403's details. */
+  refusal: RuleRefusal | null;
 }
 
 /**
@@ -113,12 +134,16 @@ export function readToken(token: string): { header: Record<string, unknown>; pay
   }
 }
 
-const reject = (reason: OfflineOutcome, tid: string | null, claims: TicketClaims | null): OfflineVerdict => ({
-  verdict: 'reject',
-  reason,
-  tid,
-  claims,
-});
+/** No note for the gate (a token that did not verify, or of another event). */
+const noNotes = (): GateNotes => ({ attention: false, checkin_texts: [] });
+
+const reject = (
+  reason: OfflineOutcome,
+  tid: string | null,
+  claims: TicketClaims | null,
+  notes: GateNotes = noNotes(),
+  refusal: RuleRefusal | null = null,
+): OfflineVerdict => ({ verdict: 'reject', reason, tid, claims, refusal, ...notes });
 
 /** The verified claims, or null: alg, version, kid, signature and issuer, as the issuer checks them. */
 async function verifiedClaims(token: string, input: VerdictInput, header: Record<string, unknown>) {
@@ -172,18 +197,48 @@ async function readVerified(input: VerdictInput): Promise<TicketClaims | Offline
 
 const isVerdict = (value: TicketClaims | OfflineVerdict): value is OfflineVerdict => 'verdict' in value;
 
+/** The declared rules of the token's ticket type, where the device knows the event's. */
+const typeOf = (claims: TicketClaims, knowledge: LocalKnowledge) =>
+  rulesFor(knowledge.ticketTypes ?? [], claims.ticket_type);
+
 /**
- * The offline decision, pure (no I/O, no clock): the shared rules (`entryOutcome`, the issuer's
- * order of checks) on what the device knows. invalid_signature, wrong_event, revoked (a superseded
- * token included), ticket_type_not_admitted (at a declared gate), already_used (a holder who went
- * out comes in again where the event allows re-entry), expired, else valid.
+ * The notes shown at the gate for a verified token of this event: its type's, then its ticket's (from
+ * the feed). A token of another event has none here.
+ */
+function notesOf(claims: TicketClaims, input: VerdictInput): GateNotes {
+  if (claims.eid !== input.eid) return noNotes();
+  const own = input.knowledge.notes?.get(claims.tid) ?? { attention: false, checkin_text: null };
+  return gateNotes(typeOf(claims, input.knowledge), own);
+}
+
+/** When the rules judge the entry: the scan's time, the token's `nbf` (`valid_from`), the known entries. */
+function timingOf(claims: TicketClaims, input: VerdictInput): EntryTiming {
+  const nbf = claims.nbf;
+  return {
+    scannedAt: input.scannedAt.toISOString(),
+    validFrom: typeof nbf === 'number' && Number.isFinite(nbf) ? new Date(nbf * 1000).toISOString() : null,
+    entries: input.knowledge.entries?.get(claims.tid) ?? [],
+  };
+}
+
+/**
+ * The offline decision, pure (no I/O, no clock): the shared rules (`judgeEntry`, the issuer's order
+ * of checks) on what the device knows. invalid_signature, wrong_event, revoked (a superseded token
+ * included), ticket_type_not_admitted (at a declared gate), not_valid_now (before the token's `nbf`,
+ * another event day than the type's, outside its hours), already_used (by the type's or the event's
+ * re-entry), entry_limit_reached, too_soon, expired, else valid. Every verdict carries the notes.
  */
 export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict> {
   const claims = await readVerified(input);
   if (isVerdict(claims)) return claims;
-  const outcome = entryOutcome(factsOf(claims, input), input.gate ?? null, input.knowledge.reentry === true);
-  if (outcome === 'valid') return { verdict: 'admit', reason: 'valid', tid: claims.tid, claims };
-  return reject(outcome, claims.tid, claims);
+  const { knowledge } = input;
+  const event = { ...(knowledge.calendar ?? DEFAULT_EVENT_RULES), reentry: knowledge.reentry === true };
+  const context = { gate: input.gate ?? null, event, type: typeOf(claims, knowledge) };
+  const { outcome, refusal } = judgeEntry(factsOf(claims, input), timingOf(claims, input), context);
+  const notes = notesOf(claims, input);
+  if (outcome === 'valid')
+    return { verdict: 'admit', reason: 'valid', tid: claims.tid, claims, refusal: null, ...notes };
+  return reject(outcome, claims.tid, claims, notes, refusal);
 }
 
 /**
@@ -196,8 +251,9 @@ export async function decideExitOffline(input: VerdictInput): Promise<OfflineVer
   const claims = await readVerified(input);
   if (isVerdict(claims)) return claims;
   const outcome = exitOutcome(factsOf(claims, input));
+  const notes = notesOf(claims, input);
   if (outcome === 'checked_out' || outcome === 'revoked') {
-    return { verdict: 'exit', reason: outcome, tid: claims.tid, claims };
+    return { verdict: 'exit', reason: outcome, tid: claims.tid, claims, refusal: null, ...notes };
   }
-  return reject(outcome, claims.tid, claims);
+  return reject(outcome, claims.tid, claims, notes);
 }

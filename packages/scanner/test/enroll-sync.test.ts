@@ -8,7 +8,8 @@ import { Issuer, tempDir } from './issuer.ts';
 
 /**
  * A proxy in front of the issuer, whose address is the issuer's BASE_URL: it passes every request on,
- * except the gates route while `failGates` is set (503, as an overloaded instance would answer).
+ * except the rules route (and the gates route older scanners read) while `failGates` is set (503, as
+ * an overloaded instance would answer).
  */
 class GatesProxy {
   failGates = false;
@@ -18,7 +19,7 @@ class GatesProxy {
   static async start(): Promise<GatesProxy> {
     const proxy: GatesProxy = new GatesProxy(
       createServer((req, res) => {
-        if (proxy.failGates && req.url?.endsWith('/gates')) {
+        if (proxy.failGates && /\/(gates|rules)$/.test(req.url ?? '')) {
           res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
           res.end(JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'try again', details: {} } }));
           return;

@@ -85,7 +85,17 @@ async function uploadThroughHandler(scans: ScanUploadItem[], handler: Handler, s
   return json(200, { results });
 }
 
-/** A fake fetch: check-ins go to the handler; the feed is empty; discovery is served. */
+/** The rules answer of an event that declares nothing. */
+export const NO_RULES = {
+  gates: [],
+  reentry: false,
+  timezone: 'UTC',
+  day_starts_at: '00:00',
+  auto_exit: false,
+  ticket_types: [],
+};
+
+/** A fake fetch: check-ins go to the handler; the feed is empty; discovery and empty rules are served. */
 export function fakeFetch(
   key: TestKey,
   handler: Handler,
@@ -96,6 +106,7 @@ export function fakeFetch(
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
     if (url.includes('/changes')) return json(200, { changes: [], next_cursor: 'c1', has_more: false });
+    if (url.endsWith('/rules')) return json(200, NO_RULES);
     if (url.endsWith('/gates')) return json(200, { gates: [], reentry: false });
     if (url.endsWith('/.well-known/ticket-issuer.json')) return json(200, discovery(key));
     if (url.endsWith('/api/v1/tickets/scans')) {

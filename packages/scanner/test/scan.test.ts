@@ -39,6 +39,9 @@ describe('an online scan', () => {
         issuer_contact: 'answered',
         // The fake issuer's answer names no holder; the type comes from the signed token.
         ticket: { holder_name: null, ticket_type: 'GA', checked_in_at: null, checked_in_gate: null },
+        // No note for the gate: none in the answer, and none the device knows.
+        attention: false,
+        checkin_texts: [],
       },
     );
     assert.equal(seen[0]!.body.ticket_token, tokens.T1);

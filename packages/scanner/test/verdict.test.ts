@@ -83,7 +83,15 @@ describe('invalid_signature covers every token the cached JWKS cannot vouch for'
       const verdict = await decide(input);
       assert.deepEqual(
         { ...verdict },
-        { verdict: 'reject', reason: 'invalid_signature', tid: null, claims: null },
+        {
+          verdict: 'reject',
+          reason: 'invalid_signature',
+          tid: null,
+          claims: null,
+          refusal: null,
+          attention: false,
+          checkin_texts: [],
+        },
         input,
       );
     }

@@ -32,7 +32,9 @@ export const STATE_FILES = {
   discovery: 'discovery.json',
   /** What the changes feed taught: revoked tickets, superseded tokens, check-ins, and the cursor. */
   knowledge: 'knowledge.json',
-  /** The event's declared gates and re-entry setting, as the last sync read them. */
+  /** The event's rules (gates, re-entry, calendar, ticket types), as the last sync read them. */
+  rules: 'rules.json',
+  /** The gates and re-entry setting as scanners from before the rules route kept them (read, never written). */
   gates: 'gates.json',
   /** Scans the issuer refused for good, with its error, for the organizer. */
   refused: 'refused.jsonl',
