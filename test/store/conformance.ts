@@ -24,6 +24,7 @@ import { countersConformance } from './counters-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
 import { ticketTypesConformance } from './ticket-types-conformance.ts';
+import { ticketNotesConformance } from './ticket-notes-conformance.ts';
 
 /** Options of one run of the suite. */
 export interface ConformanceOptions {
@@ -409,6 +410,7 @@ export function storeConformance(
     consoleConformance({ test, store, seed, at });
     countersConformance({ test, store, newAttempt });
     ticketTypesConformance({ test, store, seed, newTicket, at });
+    ticketNotesConformance({ test, store, seed, newTicket, at });
 
     describe('tickets', () => {
       test('createTickets and getTicket round-trip every field; unknown tid is null', async () => {
