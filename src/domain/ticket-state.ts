@@ -100,11 +100,12 @@ export function statusView(ticket: TicketRecord, now: string) {
  * The status endpoint's answer: the ticket's state, whether the holder is inside now, and when they
  * went out (null when they are not out).
  */
-export function scannerStatusView(ticket: TicketRecord, presence: Presence | null, now: string) {
+export function scannerStatusView(ticket: TicketRecord, presence: Presence | null, now: string, seen: SeenAtGate) {
   return {
     ...statusView(ticket, now),
     inside: presence?.inside === true,
     checked_out_at: toWire(outSince(presence)),
+    ...seen,
   };
 }
 

@@ -203,6 +203,8 @@ export interface Store {
   checkInWithPresence(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult>;
   /** Whether the ticket's holder is inside (null: never came in). */
   getPresence(tid: string): Promise<Presence | null>;
+  /** The `scanned_at` of the ticket's counted entries (not annulled). */
+  getEntries(tid: string): Promise<string[]>;
   /** The event's occupancy: inside now, and entries and exits per gate, from its counter rows. */
   occupancy(eid: string): Promise<Occupancy>;
   /** The event's entries per minute of scan time and gate, in time order, from its counter rows. */

@@ -1,3 +1,4 @@
+import { gateNotes, rulesFor } from '@ticket-issuer/protocol';
 import { readChanges } from '../../domain/changes.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkIn, type CheckInDeps, checkOut } from '../../domain/check-in.ts';
@@ -50,8 +51,13 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
       if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
       if (ticket.eid !== key.eid)
         throw new IssuerError('FORBIDDEN', 'this API key is not valid for the event of this ticket');
-      const presence = await ctx.store.getPresence(ticket.tid);
-      return scannerStatusView(ticket, presence, toStored(ctx.clock.now()));
+      const [presence, entries, rules] = await Promise.all([
+        ctx.store.getPresence(ticket.tid),
+        ctx.store.getEntries(ticket.tid),
+        ctx.eventSettings.rules(ticket.eid),
+      ]);
+      const notes = gateNotes(rulesFor(rules.types, ticket.ticket_type), ticket);
+      return scannerStatusView(ticket, presence, toStored(ctx.clock.now()), { entries: entries.length, ...notes });
     },
   );
 

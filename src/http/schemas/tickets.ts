@@ -67,6 +67,22 @@ export const CheckInHeaders = Type.Object({
   ),
 });
 
+/** What an entry's answer and the status add to a ticket: its entries and the notes for the gate. */
+const AT_THE_GATE = {
+  entries: Type.Integer({
+    minimum: 0,
+    description:
+      'the ticket’s count of entries (re-entries included, annulled ones not); a `valid` answer counts itself',
+  }),
+  attention: Type.Boolean({ description: 'the holder needs attention (the ticket type’s flag or the ticket’s)' }),
+  checkin_texts: Type.Array(Type.String(), { description: 'texts for the gate: the ticket type’s, then the ticket’s' }),
+};
+const AT_THE_GATE_OPTIONAL = {
+  entries: Type.Optional(AT_THE_GATE.entries),
+  attention: Type.Optional(AT_THE_GATE.attention),
+  checkin_texts: Type.Optional(AT_THE_GATE.checkin_texts),
+};
+
 const CheckInTicket = named(
   'CheckInTicket',
   Type.Object(
@@ -76,6 +92,7 @@ const CheckInTicket = named(
       holder_name: Type.Optional(Type.String()),
       ticket_type: Type.Optional(Type.String()),
       checked_in_at: Type.Optional(Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp' })),
+      ...AT_THE_GATE_OPTIONAL,
     },
     { description: 'The ticket as the gate sees it; `wrong_event` carries only `tid` and its own `eid`' },
   ),
@@ -113,6 +130,8 @@ const ticket = {
   eid: EXAMPLE.eid,
   holder_name: 'Ada Lovelace',
   ticket_type: 'GA',
+  attention: false,
+  checkin_texts: [],
 };
 const outcome = (summary: string, value: unknown) => ({ summary, value });
 
@@ -139,18 +158,62 @@ export const checkInSchema = {
       examples: {
         valid: outcome('First successful scan: admit', {
           status: 'valid',
-          ticket: { ...ticket, checked_in_at: EXAMPLE.scannedAt },
+          ticket: { ...ticket, checked_in_at: EXAMPLE.scannedAt, entries: 1 },
         }),
         already_used: outcome('Double scan: the original checked_in_at', {
           status: 'already_used',
-          ticket: { ...ticket, checked_in_at: EXAMPLE.firstScanAt },
+          ticket: { ...ticket, checked_in_at: EXAMPLE.firstScanAt, entries: 1 },
         }),
-        revoked: outcome('Revoked (refund, fraud…)', { status: 'revoked', ticket: { ...ticket, checked_in_at: null } }),
+        revoked: outcome('Revoked (refund, fraud…)', {
+          status: 'revoked',
+          ticket: { ...ticket, checked_in_at: null, entries: 0 },
+        }),
         wrong_event: outcome('A ticket of another event', {
           status: 'wrong_event',
           ticket: { tid: EXAMPLE.tid, eid: EXAMPLE.otherEid },
         }),
-        expired: outcome('Expired', { status: 'expired', ticket: { ...ticket, checked_in_at: null } }),
+        expired: outcome('Expired', { status: 'expired', ticket: { ...ticket, checked_in_at: null, entries: 0 } }),
+      },
+    }),
+    403: errorAnswer(403, {
+      description:
+        'FORBIDDEN: the key is not valid for this event, gate or scanner; or a refusal at the gate, kept in the ' +
+        'scan log with the ticket unchanged: `details.reason` `ticket_type_not_admitted` (a declared gate that ' +
+        'does not admit the type), or one of the ticket type’s entry rules, judged at `scanned_at` in the ' +
+        'event’s time zone: `not_valid_now` (before `valid_from`, or outside `valid_days` or `hours`), ' +
+        '`entry_limit_reached` (`max_entries` or `max_entries_per_day`), `too_soon` (`min_minutes_between_entries`). ' +
+        'An entry a scanner admitted offline (`admitted_offline: true`) that the rules refuse now keeps this ' +
+        'answer and still counts as an entry, with the holder inside.',
+      examples: {
+        not_valid_now: outcome(
+          'A Saturday ticket on Friday',
+          errorExample('FORBIDDEN', 'this ticket is not valid at this time', {
+            reason: 'not_valid_now',
+            event_day: '2026-07-03',
+            valid_from: null,
+            valid_days: ['2026-07-04'],
+            hours: null,
+            holder_name: 'Ada Lovelace',
+            ticket_type: 'Saturday',
+            entries: 0,
+            attention: false,
+            checkin_texts: [],
+          }),
+        ),
+        too_soon: outcome(
+          'A second entry ten minutes after the first, 30 minutes apart',
+          errorExample('FORBIDDEN', 'too soon after this ticket’s last entry', {
+            reason: 'too_soon',
+            last_entry_at: '2026-07-03T18:20:00.000Z',
+            min_minutes_between_entries: 30,
+            next_entry_at: '2026-07-03T18:50:00.000Z',
+            holder_name: 'Ada Lovelace',
+            ticket_type: 'Wristband',
+            entries: 1,
+            attention: false,
+            checkin_texts: [],
+          }),
+        ),
       },
     }),
     400: json(
@@ -199,7 +262,7 @@ export const checkInSchema = {
         ),
       },
     }),
-    ...errors(401, 403, 413, 415, 429, 500),
+    ...errors(401, 413, 415, 429, 500),
   },
 };
 
@@ -276,6 +339,7 @@ export const StatusAnswer = named(
       checked_out_at: Nullable(Type.String(), {
         description: 'ISO 8601 UTC timestamp: when the holder went out; null when they are not out',
       }),
+      ...AT_THE_GATE,
     },
     { description: "A ticket's current state" },
   ),
@@ -298,6 +362,7 @@ export const statusSchema = {
           checked_in_at: EXAMPLE.firstScanAt,
           inside: true,
           checked_out_at: null,
+          entries: 1,
         }),
       },
     }),

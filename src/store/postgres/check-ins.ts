@@ -83,6 +83,10 @@ export function getPresence(db: Db, tid: string): Promise<Presence | null> {
   return presenceOf(db, tid);
 }
 
+export async function getEntries(db: Db, tid: string): Promise<string[]> {
+  return (await all<{ scanned_at: string }>(db, ENTRIES, [tid])).map((row) => row.scanned_at);
+}
+
 /** Inside now and entries and exits per gate: the event's few counter rows, in one statement. */
 export async function occupancy(db: Db, eid: string): Promise<Occupancy> {
   return occupancyOf(await all<CountRow>(db, GATE_COUNTS, [eid]));

@@ -271,6 +271,10 @@ export class PostgresStore implements Store {
     return checkIns.getPresence(this.pool, tid);
   }
 
+  getEntries(tid: string): Promise<string[]> {
+    return checkIns.getEntries(this.pool, tid);
+  }
+
   occupancy(eid: string): Promise<Occupancy> {
     return checkIns.occupancy(this.pool, eid);
   }

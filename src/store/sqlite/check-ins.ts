@@ -72,6 +72,10 @@ export async function getPresence(c: SqliteContext, tid: string): Promise<Presen
   return presenceOf(c, tid);
 }
 
+export async function getEntries(c: SqliteContext, tid: string): Promise<string[]> {
+  return c.all<{ scanned_at: string }>(ENTRIES_SQL, tid).map((row) => row.scanned_at);
+}
+
 export async function occupancy(c: SqliteContext, eid: string): Promise<Occupancy> {
   return occupancyOf(c.all<CountRow>(GATE_COUNTS_SQL, eid));
 }

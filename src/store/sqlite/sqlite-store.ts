@@ -46,7 +46,15 @@ import type {
   Occupancy,
   Presence,
 } from '../store.ts';
-import { checkIn, getPresence, withPresence, listScans, logRefusedAttempt, occupancy } from './check-ins.ts';
+import {
+  checkIn,
+  getEntries,
+  getPresence,
+  withPresence,
+  listScans,
+  logRefusedAttempt,
+  occupancy,
+} from './check-ins.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { SqliteContext } from './context.ts';
 import { createEvent, getEvent, listEvents, updateEventSettings } from './events.ts';
@@ -319,6 +327,10 @@ export class SqliteStore implements Store {
 
   getPresence(tid: string): Promise<Presence | null> {
     return getPresence(this.ctx, tid);
+  }
+
+  getEntries(tid: string): Promise<string[]> {
+    return getEntries(this.ctx, tid);
   }
 
   occupancy(eid: string): Promise<Occupancy> {
