@@ -30,6 +30,10 @@ describe('organizer admin API', () => {
         // The spec's behaviour until changed (PATCH): no re-entry, no capacity.
         reentry: false,
         capacity: null,
+        // Event days in UTC from midnight, no automatic exit, until changed.
+        timezone: 'UTC',
+        day_starts_at: '00:00',
+        auto_exit: false,
       });
     });
 

@@ -130,6 +130,8 @@ describe('the ticket-scanner CLI', { concurrency: true }, () => {
         tid: null,
         source: 'offline',
         idempotency_key: null,
+        attention: false,
+        checkin_texts: [],
       });
       assert.equal(run.json[0]!.verdict, 'admit');
     });

@@ -10,12 +10,9 @@ import { scannerKeyOf } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
 import { SCAN_BODY_LIMIT_BYTES } from '../oversized-body.ts';
 import { changesSchema } from '../schemas/changes.ts';
-import { scannerGatesSchema } from '../schemas/gates.ts';
-import { requireEvent } from '../../domain/events.ts';
-import { gateView } from '../../domain/gates.ts';
 import { checkInSchema, checkOutSchema, statusSchema } from '../schemas/tickets.ts';
 
-/** The scanner's ticket routes: check-in, status, the changes feed offline scanners sync, and the gates. */
+/** The scanner's ticket routes: check-in, status, and the changes feed offline scanners sync (rules: event-rules.ts). */
 export function ticketRoutes(app: App, ctx: AppContext): void {
   const scan = { bodyLimit: SCAN_BODY_LIMIT_BYTES, onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn] };
 
@@ -69,18 +66,6 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
       if (request.params.eid !== key.eid)
         throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
       return readChanges(ctx.store, key.eid, request.query);
-    },
-  );
-
-  app.get(
-    '/api/v1/events/:eid/gates',
-    { schema: scannerGatesSchema, onRequest: [ctx.limits.changesPerKey, ctx.auth.scanner] },
-    async (request) => {
-      const key = scannerKeyOf(request);
-      if (request.params.eid !== key.eid)
-        throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
-      const [event, gates] = await Promise.all([requireEvent(ctx.store, key.eid), ctx.store.listGates(key.eid)]);
-      return { gates: gates.map(gateView), reentry: event.reentry };
     },
   );
 }

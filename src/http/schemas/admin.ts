@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_TICKETS_PER_REQUEST } from '../../domain/tickets.ts';
+import { LocalTimeIn, TimeZoneIn } from './calendar.ts';
 import { named } from './components.ts';
 import {
   ADMIN_ROUTE as admin,
@@ -39,6 +40,20 @@ const EventProperties = {
   created_at: Time,
   reentry: Type.Boolean({ description: 'a ticket that went out may come in again' }),
   capacity: Nullable(Type.Integer(), { description: 'how many may be inside at once, or null' }),
+  timezone: Type.String({ description: "the event's IANA time zone (default UTC)" }),
+  day_starts_at: Type.String({ description: 'the local time "HH:MM" each event day starts at (default 00:00)' }),
+  auto_exit: Type.Boolean({ description: 'holders still inside are counted out at the start of each event day' }),
+};
+
+/** The event calendar's fields, in a new event and in a change of its settings. */
+const CalendarFields = {
+  timezone: Type.Optional(TimeZoneIn),
+  day_starts_at: Type.Optional(
+    LocalTimeIn('the local time each event day starts at (default 00:00): a day runs to the same time the next day'),
+  ),
+  auto_exit: Type.Optional(
+    Type.Boolean({ description: 'count holders still inside out at the start of each event day (default false)' }),
+  ),
 };
 
 export const EventAnswer = named('Event', Type.Object(EventProperties, { description: 'An event' }));
@@ -58,7 +73,7 @@ const EventDetail = named(
 
 const CreateEventRequest = named(
   'CreateEventRequest',
-  Strict({ name: Text(200), event_date: InstantIn, ends_at: Type.Optional(Nullable(InstantIn)) }),
+  Strict({ name: Text(200), event_date: InstantIn, ends_at: Type.Optional(Nullable(InstantIn)), ...CalendarFields }),
 );
 
 export const createEventSchema = {
@@ -90,13 +105,17 @@ const Capacity = Nullable(
 export const updateEventSchema = {
   ...admin,
   operationId: 'updateEvent',
-  summary: "Change an event's settings: re-entry and capacity",
+  summary: "Change an event's settings: re-entry, capacity, time zone, day start, automatic exit",
+  description:
+    'A field left out stays as it is. A day start that would put a declared ticket type’s `hours` out of order ' +
+    '(`from` after `until` in the new day) is refused, naming `day_starts_at`.',
   params: EventParams,
   body: named(
     'EventSettings',
     Strict({
       reentry: Type.Optional(Type.Boolean({ description: 'a ticket that went out may come in again (default false)' })),
       capacity: Type.Optional(Capacity),
+      ...CalendarFields,
     }),
   ),
   response: {

@@ -1,3 +1,4 @@
+import type { RuleRefusal } from '@ticket-issuer/protocol';
 import type { EnrollResult } from '../enroll.ts';
 import type { ScanResult } from '../scan-result.ts';
 import type { StatusReport, SyncResult } from '../scanner.ts';
@@ -15,12 +16,66 @@ export function syncJson(result: SyncResult): Record<string, unknown> {
 }
 
 /**
- * A verdict line of `--json`: exactly the contract's fields (the screen's details stay out), and
- * `"synced": false` on a verdict decided on a device that never synced the feed and the gates.
+ * A verdict line of `--json`: exactly the contract's fields (the screen's details stay out), the notes
+ * for the gate (`attention`, `checkin_texts`), and `"synced": false` on a verdict decided on a device
+ * that never synced the feed and the rules.
  */
 export function scanJson(result: ScanResult): Record<string, unknown> {
-  const { verdict, reason, tid, source, idempotency_key } = result;
-  return { verdict, reason, tid, source, idempotency_key, ...(result.synced === false ? { synced: false } : {}) };
+  const { verdict, reason, tid, source, idempotency_key, attention, checkin_texts } = result;
+  return {
+    verdict,
+    reason,
+    tid,
+    source,
+    idempotency_key,
+    attention,
+    checkin_texts,
+    ...(result.synced === false ? { synced: false } : {}),
+  };
+}
+
+/** An instant as the issuer writes it, without a fraction of zero: `2026-07-03T10:30:00Z`. */
+const instant = (value: unknown) => (typeof value === 'string' ? value.replace(/\.000Z$/, 'Z') : '?');
+
+/**
+ * Why the entry rules refused, in words (the device's own judgement, or the issuer's details, which
+ * may name less): when the ticket is valid, how many entries it had, when it may come in again.
+ */
+export function refusalWords(refusal: RuleRefusal | undefined): string | null {
+  if (refusal === undefined) return null;
+  const r = refusal as Partial<Record<string, unknown>>;
+  if (refusal.reason === 'not_valid_now') {
+    const when: string[] = [];
+    if (typeof r.valid_from === 'string') when.push(`valid from ${instant(r.valid_from)}`);
+    if (Array.isArray(r.valid_days)) when.push(`valid on ${r.valid_days.join(', ')}`);
+    const hours = r.hours as { from?: unknown; until?: unknown } | null | undefined;
+    if (hours) when.push(`valid ${String(hours.from)}-${String(hours.until)} local time`);
+    const day = typeof r.event_day === 'string' ? `today is ${r.event_day}` : null;
+    return ['not valid now', ...[day, ...when].filter(Boolean)].join('; ');
+  }
+  if (refusal.reason === 'entry_limit_reached') {
+    const counts: string[] = [];
+    if (typeof r.max_entries === 'number') counts.push(`${String(r.entries)} of ${r.max_entries} entries`);
+    if (typeof r.max_entries_per_day === 'number')
+      counts.push(`${String(r.entries_today)} of ${r.max_entries_per_day} today`);
+    return ['entry limit reached', ...counts].join('; ');
+  }
+  if (refusal.reason === 'too_soon') {
+    const next = typeof r.next_entry_at === 'string' ? `; next entry from ${instant(r.next_entry_at)}` : '';
+    const last = typeof r.last_entry_at === 'string' ? `; last entry ${instant(r.last_entry_at)}` : '';
+    return `too soon${last}${next}`;
+  }
+  return null;
+}
+
+/** What the human verdict line says after the verdict: the refusal's details, then the notes for the gate. */
+function verdictDetails(r: ScanResult): string {
+  const parts = [refusalWords(r.refusal)];
+  const texts = r.checkin_texts.join(' | ');
+  if (r.attention) parts.push(texts ? `ATTENTION: ${texts}` : 'ATTENTION');
+  else if (texts) parts.push(`Note: ${texts}`);
+  const said = parts.filter((part): part is string => part !== null);
+  return said.length === 0 ? '' : `  ${said.join('  ')}`;
 }
 
 /** One human-readable line per result, for a person at the gate or the terminal. */
@@ -32,7 +87,7 @@ export const human = {
   scan: (r: ScanResult) =>
     `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(17)}  ${r.tid ?? '-'}  (${r.source}${
       r.synced === false ? ', never synced' : ''
-    })`,
+    })${verdictDetails(r)}`,
   sync: (r: SyncResult) => {
     const outcomes = Object.entries(r.outcomes)
       .filter(([, n]) => n > 0)
