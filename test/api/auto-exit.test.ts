@@ -189,6 +189,24 @@ for (const backend of BACKENDS) {
       );
     });
 
+    it('a large event: every holder out once, at consecutive feed positions, in one go', async () => {
+      const { app } = issuer!;
+      const start = wholeMinuteAfter(clock.now(), 1);
+      const g = await gathering(app, clock.now(), { ...calendarStarting(start), auto_exit: true }, 5_100);
+      await letAllIn(app, g, clock.now());
+      clock.set(new Date(start.getTime() + SECOND));
+      await eventually('the automatic exit', async () => (await occupancy(app, g)).inside === 0, 60_000);
+      const changes = await feed(app, g);
+      const exits = changes.filter((c) => c.auto === true);
+      assert.equal(exits.length, 5_100);
+      assert.deepEqual(new Set(exits.map((c) => c.tid)), new Set(g.tids));
+      // Entries first, then the exits, positions without a gap.
+      assert.deepEqual(
+        exits.map((c) => c.position),
+        Array.from({ length: 5_100 }, (_, n) => 5_101 + n),
+      );
+    });
+
     it('an instance started after the day start catches up: the exits are at that start', async () => {
       const start = wholeMinuteAfter(clock.now(), 1);
       const g = await gathering(issuer!.app, clock.now(), { ...calendarStarting(start), auto_exit: true }, 3);

@@ -22,7 +22,7 @@ const BATCH = 1000;
 
 /** The holders of the event inside whose latest entry came before the day's start (by presence_inside_by_event). */
 const INSIDE_BEFORE_SQL = `SELECT p.tid FROM presence p JOIN tickets t ON t.tid = p.tid
-  WHERE p.eid = ? AND p.inside = 1 AND t.checked_in_at < ? ORDER BY p.tid`;
+  WHERE p.eid = ? AND p.inside = 1 AND t.checked_in_at < ?`;
 
 const COUNT_OUT_SQL = `UPDATE presence SET inside = 0, checked_out_at = ?
   WHERE tid IN (SELECT value FROM json_each(?)) AND inside = 1`;
