@@ -1,4 +1,4 @@
-import { COLLIDED_WITH, CONFLICTS_WITH } from './conflicts.ts';
+import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, IS_CONFLICT } from './conflicts.ts';
 import type { Row } from './rows.ts';
 import type { ArrivalCount, EventCounters, TicketRecord } from './store.ts';
 
@@ -10,7 +10,8 @@ import type { ArrivalCount, EventCounters, TicketRecord } from './store.ts';
  * - `event_counters`: tickets issued (createTickets), checked in once at least (a first entry), revoked
  *   (a first revocation), in conflict (the first conflicting duplicate of the ticket);
  * - `ticket_conflicts`: each ticket in conflict once, with its card's anchor (the entry its first
- *   conflicting duplicate collided with), which pages the conflicts report by index;
+ *   conflicting duplicate collided with, or that duplicate itself: see conflicts.ts), which pages the
+ *   conflicts report by index;
  * - `arrival_counts`: entries per event, minute of scan time and gate, which the arrivals chart reads.
  * On PostgreSQL the counter rows are written after the event's feed counter (change_counters), the
  * lock order of every writer.
@@ -54,17 +55,20 @@ export const toCounters = (row: Row | null): EventCounters => ({
 
 /**
  * Records the tickets that scans just logged under some idempotency keys put in conflict (the conflicts
- * report's rule), each ticket once (params: eid, then the keys as `keysIn` reads them). The scans are
- * read by key (index `scans_by_key`), as the conflict messages are: no grouping or order, which would
- * make SQLite's planner (it keeps no statistics) read them by outcome instead. A ticket's duplicates are
- * logged in scan_id order under its row lock, so its first conflicting duplicate has the smallest
- * anchor; several in one statement (a batch, which holds first entries only) collided with its one entry.
+ * report's rule), each ticket once (params: eid, then the keys as `keysIn` reads them), with the card's
+ * anchor: the entry the duplicate collided with, or the duplicate itself (a refused admission without
+ * an entry before it). The scans are read by key (index `scans_by_key`), as the conflict messages are:
+ * no grouping or order, which would make SQLite's planner (it keeps no statistics) read them by outcome
+ * instead. A ticket's duplicates are logged in scan_id order under its row lock, so its first
+ * conflicting duplicate has the smallest anchor (a later one collides with it, or with a later entry);
+ * several in one statement (a batch, which holds first entries only) collided with its one entry, and
+ * a batch's refused admission is the first entry of its ticket, so it is one of the batch's own.
  */
 export const recordConflictsSql = (keysIn: string) => `INSERT INTO ticket_conflicts (tid, eid, anchor)
-  SELECT d.tid, d.eid, v.scan_id FROM scans d
-    JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')} AND ${CONFLICTS_WITH('d', 'v')}
-   WHERE d.eid = ? AND d.idempotency_key ${keysIn} AND d.outcome = 'already_used'
-     AND d.replay = FALSE AND d.turned_away_offline = FALSE
+  SELECT d.tid, d.eid, ${ANCHOR('d', 'v')} FROM scans d
+    LEFT JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')}
+   WHERE d.eid = ? AND d.idempotency_key ${keysIn} AND d.outcome IN ${DUPLICATE_OUTCOMES}
+     AND ${IS_CONFLICT('d', 'v')}
   ON CONFLICT (tid) DO NOTHING`;
 
 /** The minute of an instant in the stored form (`YYYY-MM-DDThh:mm`), an arrival's bucket. */

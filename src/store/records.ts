@@ -314,12 +314,20 @@ export interface ConflictScan {
   admitted_offline: boolean;
 }
 
-/** A ticket let in twice: its valid check-in and the scans that could not have known of it. */
+/** A duplicate of the conflicts report: `reason` is the entry rules' refusal, null for `already_used`. */
+export interface ConflictDuplicate extends ConflictScan {
+  reason: string | null;
+}
+
+/**
+ * A ticket let in twice, or against its entry rules: its entry (see conflicts.ts) and the scans that
+ * could not have known of it, or that the rules refused.
+ */
 export interface ConflictRecord {
   tid: string;
   holder_name: string;
   first: ConflictScan;
-  duplicates: ConflictScan[];
+  duplicates: ConflictDuplicate[];
 }
 
 export type ReissueFailure = 'unknown' | 'revoked' | 'used' | 'changed';

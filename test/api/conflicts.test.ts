@@ -77,6 +77,7 @@ describe('offline double entries: admitted_offline and GET /admin/v1/events/{eid
               scanned_at: at(-9),
               received_at: at(1),
               admitted_offline: true,
+              reason: null,
             },
           ],
         },
@@ -320,8 +321,8 @@ await eachBackend('the conflicts report of a ticket that re-entered', ({ it, iss
           holder_name: 'Ada Lovelace',
           first: scan('north', 40, 40),
           duplicates: [
-            { ...scan('south', 45, 50), admitted_offline: true },
-            { ...scan('south', 46, 50), admitted_offline: true },
+            { ...scan('south', 45, 50), admitted_offline: true, reason: null },
+            { ...scan('south', 46, 50), admitted_offline: true, reason: null },
           ],
         },
       ],

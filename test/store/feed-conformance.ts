@@ -219,6 +219,7 @@ export function feedConformance(c: FeedSuiteContext): void {
               scanned_at: at(30),
               received_at: at(40),
               admitted_offline: true,
+              reason: null,
             },
           ],
         },

@@ -86,10 +86,24 @@ const Conflict = named(
     {
       tid: S,
       holder_name: S,
-      first: Type.Object(ConflictScanProperties, { description: "the ticket's valid check-in" }),
-      duplicates: Type.Array(Type.Object({ ...ConflictScanProperties, admitted_offline: Type.Boolean() })),
+      first: Type.Object(ConflictScanProperties, {
+        description:
+          "the ticket's entry the first duplicate collided with (its valid check-in); for an admission made offline that the entry rules refuse, the ticket's entry before it, or that admission itself when there was none",
+      }),
+      duplicates: Type.Array(
+        Type.Object({
+          ...ConflictScanProperties,
+          admitted_offline: Type.Boolean(),
+          reason: Nullable(Type.String(), {
+            description:
+              "the entry rules' refusal of an admission made offline (not_valid_now, entry_limit_reached, too_soon); null for an already_used duplicate",
+          }),
+        }),
+      ),
     },
-    { description: 'A ticket let in more than once by scanners that could not know' },
+    {
+      description: 'A ticket let in more than once by scanners that could not know, or let in against its entry rules',
+    },
   ),
 );
 
@@ -98,7 +112,7 @@ export const listConflictsSchema = {
   operationId: 'listConflicts',
   summary: 'Offline double entries: tickets let in by a scanner that could not know they were used',
   description:
-    "A ticket is listed when one of its already_used scans, by another scanner than the valid check-in's, was admitted offline (admitted_offline: true), or carried no admitted_offline and was scanned before the ticket's valid check-in reached the issuer. A scan turned away offline (admitted_offline: false) is never a conflict.",
+    "A ticket is listed when one of its already_used scans, by another scanner than the valid check-in's, was admitted offline (admitted_offline: true), or carried no admitted_offline and was scanned before the ticket's valid check-in reached the issuer; or when a scanner admitted it offline and the entry rules refuse that scan (its duplicate's reason: not_valid_now, entry_limit_reached or too_soon). A scan turned away offline (admitted_offline: false) is never a conflict.",
   params: EventParams,
   querystring: PageQuery,
   response: {

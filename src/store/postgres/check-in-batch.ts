@@ -15,6 +15,7 @@ import type {
 } from '../store.ts';
 import { batchWrite, type CheckedIn, type LoggedScan, type Remembered } from './check-in-writes.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { mayConflict } from '../conflicts.ts';
 import { keepCheckInCounts } from './counters.ts';
 import { recordLateExit } from './check-ins.ts';
 import { firstLateExit, type LateExit } from '../late-exit.ts';
@@ -340,13 +341,14 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
 }
 
 /**
- * The conflict messages of the batch's duplicate scans, and the tickets they put in conflict counted
- * (rare: more statements only when there are some).
+ * The conflict messages of the batch's duplicate scans (`already_used` ones, and admissions made offline
+ * that the entry rules refuse), and the tickets they put in conflict counted (rare: more statements
+ * only when there are some).
  */
 async function reportConflicts(client: pg.PoolClient, scans: LoggedScan[]): Promise<void> {
   const byEvent = new Map<string, { keys: string[]; at: string }>();
   for (const s of scans) {
-    if (s.outcome !== 'already_used' || s.replay) continue;
+    if (!mayConflict(s.outcome, s.attempt.admitted_offline) || s.replay) continue;
     const entry = byEvent.get(s.attempt.eid) ?? { keys: [], at: s.attempt.received_at };
     entry.keys.push(s.attempt.idempotency_key);
     byEvent.set(s.attempt.eid, entry);

@@ -29,6 +29,7 @@ import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
 import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { mayConflict } from '../conflicts.ts';
 import { keepCheckInCounts } from './counters.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
@@ -176,9 +177,8 @@ function recordAttempt(
       ],
     );
     await logScan(db, attempt, verdict.outcome, verdict.reason, false);
-    if (verdict.outcome === 'already_used') {
-      await fanOutConflicts(db, attempt.eid, [attempt.idempotency_key], attempt.received_at);
-    }
+    const duplicate = mayConflict(verdict.outcome, attempt.admitted_offline);
+    if (duplicate) await fanOutConflicts(db, attempt.eid, [attempt.idempotency_key], attempt.received_at);
     // Last: the feed's per-event lock is then held only until the commit that follows.
     if (checkedIn) {
       await appendChange(
@@ -208,7 +208,7 @@ function recordAttempt(
       db,
       attempt.eid,
       checkedIn && ticket!.checked_in_at === null ? 1 : 0,
-      verdict.outcome === 'already_used' ? [attempt.idempotency_key] : [],
+      duplicate ? [attempt.idempotency_key] : [],
     );
     return { kind: 'answered', answer: verdict.answer, replay: false };
   });

@@ -5,7 +5,7 @@
  * not matter); the end of each attempt; the deliveries log. The upkeep (outbox-upkeep.ts) clears what
  * disabled and deleted endpoints leave, a bounded batch at a time.
  */
-import { COLLIDED_WITH, CONFLICTS_WITH } from '../conflicts.ts';
+import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, DUPLICATE_REASON, IS_CONFLICT } from '../conflicts.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
 import {
@@ -51,7 +51,8 @@ export async function enqueueTo(db: Db, webhookId: string, m: OutboxMessage): Pr
 
 /**
  * The conflicts that scans just logged under these idempotency keys make (the conflicts report's rule),
- * each with the entry it collided with; inside the caller's transaction.
+ * each with the entry it collided with as `first` (the refused admission itself when the ticket had
+ * none before it) and the duplicate's `reason`; inside the caller's transaction.
  */
 export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: string): Promise<void> {
   if (keys.length === 0) return;
@@ -59,17 +60,18 @@ export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: s
     `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
      SELECT ${NEW_MESSAGE_ID}, s.webhook_id, 'checkin.conflict',
        json_build_object('eid', d.eid, 'tid', d.tid, 'holder_name', t.holder_name,
-         'first', json_build_object('scanner_id', v.scanner_id, 'gate_id', v.gate_id, 'scanned_at', v.scanned_at,
-           'received_at', v.received_at),
+         'first', json_build_object('scanner_id', f.scanner_id, 'gate_id', f.gate_id, 'scanned_at', f.scanned_at,
+           'received_at', f.received_at),
          'duplicate', json_build_object('scanner_id', d.scanner_id, 'gate_id', d.gate_id, 'scanned_at', d.scanned_at,
-           'received_at', d.received_at, 'admitted_offline', d.admitted_offline))::text,
+           'received_at', d.received_at, 'admitted_offline', d.admitted_offline, 'reason', ${DUPLICATE_REASON('d')}))::text,
        NULL, $3, 'pending', ${DB_NOW}
      FROM scans d
-     JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')} AND ${CONFLICTS_WITH('d', 'v')}
+     LEFT JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')}
+     JOIN scans f ON f.scan_id = ${ANCHOR('d', 'v')}
      JOIN tickets t ON t.tid = d.tid
      JOIN webhook_subscriptions s ON s.type IN ('checkin.conflict', '*') AND s.eid_key IN (d.eid, '')
-     WHERE d.eid = $1 AND d.idempotency_key = ANY($2::text[]) AND d.outcome = 'already_used'
-       AND d.replay = FALSE AND d.turned_away_offline = FALSE`,
+     WHERE d.eid = $1 AND d.idempotency_key = ANY($2::text[]) AND d.outcome IN ${DUPLICATE_OUTCOMES}
+       AND ${IS_CONFLICT('d', 'v')}`,
     [eid, keys, at],
   );
 }

@@ -31,6 +31,7 @@ import type { SqliteContext } from './context.ts';
 import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
+import { mayConflict } from '../conflicts.ts';
 import { bumpCounters, recordConflicts } from './counters.ts';
 import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
@@ -141,7 +142,7 @@ function recordAttempt(
     attempt.received_at,
   );
   logScan(c, attempt, verdict.outcome, verdict.reason, false);
-  if (verdict.outcome === 'already_used') {
+  if (mayConflict(verdict.outcome, attempt.admitted_offline)) {
     fanOutConflicts(c, attempt.eid, [attempt.idempotency_key], attempt.received_at);
     recordConflicts(c, attempt.eid, [attempt.idempotency_key]);
   }

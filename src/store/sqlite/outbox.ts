@@ -3,7 +3,7 @@
  * per subscribed endpoint; claims under a lease per claim; the end of each attempt; the deliveries log.
  * The upkeep (outbox-upkeep.ts) clears what disabled and deleted endpoints leave, a batch at a time.
  */
-import { COLLIDED_WITH, CONFLICTS_WITH } from '../conflicts.ts';
+import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, DUPLICATE_REASON, IS_CONFLICT } from '../conflicts.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
 import {
@@ -60,7 +60,9 @@ export function enqueueTo(c: SqliteContext, webhookId: string, m: OutboxMessage)
 /**
  * The conflicts that scans just logged under these idempotency keys make (the conflicts report's rule:
  * a duplicate `already_used` scan by another scanner that let the holder in offline, or could not have
- * known), each with the entry it collided with; inside the caller's transaction.
+ * known; an admission made offline that the entry rules refuse), each with the entry it collided with
+ * as `first` (the refused admission itself when the ticket had none before it) and the duplicate's
+ * `reason`; inside the caller's transaction.
  */
 export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], at: string): void {
   if (keys.length === 0) return;
@@ -68,17 +70,19 @@ export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], a
     `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
      SELECT ${NEW_ID}, s.webhook_id, 'checkin.conflict',
        json_object('eid', d.eid, 'tid', d.tid, 'holder_name', t.holder_name,
-         'first', json_object('scanner_id', v.scanner_id, 'gate_id', v.gate_id, 'scanned_at', v.scanned_at,
-           'received_at', v.received_at),
+         'first', json_object('scanner_id', f.scanner_id, 'gate_id', f.gate_id, 'scanned_at', f.scanned_at,
+           'received_at', f.received_at),
          'duplicate', json_object('scanner_id', d.scanner_id, 'gate_id', d.gate_id, 'scanned_at', d.scanned_at,
-           'received_at', d.received_at, 'admitted_offline', json(CASE WHEN d.admitted_offline THEN 'true' ELSE 'false' END))),
+           'received_at', d.received_at, 'admitted_offline', json(CASE WHEN d.admitted_offline THEN 'true' ELSE 'false' END),
+           'reason', ${DUPLICATE_REASON('d')})),
        NULL, ?, 'pending', ?
      FROM scans d
-     JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')} AND ${CONFLICTS_WITH('d', 'v')}
+     LEFT JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')}
+     JOIN scans f ON f.scan_id = ${ANCHOR('d', 'v')}
      JOIN tickets t ON t.tid = d.tid
      JOIN webhook_subscriptions s ON s.type IN ('checkin.conflict', '*') AND s.eid_key IN (d.eid, '')
-     WHERE d.eid = ? AND d.idempotency_key IN (SELECT value FROM json_each(?)) AND d.outcome = 'already_used'
-       AND d.replay = 0 AND d.turned_away_offline = 0`,
+     WHERE d.eid = ? AND d.idempotency_key IN (SELECT value FROM json_each(?)) AND d.outcome IN ${DUPLICATE_OUTCOMES}
+       AND ${IS_CONFLICT('d', 'v')}`,
     at,
     at,
     eid,
