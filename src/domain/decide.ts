@@ -103,6 +103,18 @@ const RULE_MESSAGES: Record<RuleRefusalReason, string> = {
   too_soon: 'too soon after this ticket’s last entry',
 };
 
+/** A refusal's instants in the answered form (no zero milliseconds), as every answer writes them. */
+function wireRefusal(refusal: RuleRefusal): RuleRefusal {
+  switch (refusal.reason) {
+    case 'not_valid_now':
+      return { ...refusal, valid_from: toWire(refusal.valid_from) };
+    case 'too_soon':
+      return { ...refusal, last_entry_at: toWire(refusal.last_entry_at), next_entry_at: toWire(refusal.next_entry_at) };
+    default:
+      return refusal;
+  }
+}
+
 /** The scan log's reason for a refusal by the entry rules, in plain words. */
 function ruleReason(refusal: RuleRefusal): string {
   switch (refusal.reason) {
@@ -175,7 +187,7 @@ export function decide(
             code: 'FORBIDDEN',
             message: RULE_MESSAGES[outcome],
             details: {
-              ...refusal!,
+              ...wireRefusal(refusal!),
               holder_name: ticket.holder_name,
               ticket_type: ticket.ticket_type,
               ...seen(counted),

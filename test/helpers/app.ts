@@ -96,7 +96,7 @@ const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 /** Calls the admin API and returns the parsed JSON body, failing on an unexpected status. */
 export async function adminCall<T = Record<string, unknown>>(
   app: App,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   url: string,
   payload?: unknown,
   expected = method === 'POST' && !url.endsWith('/revoke') ? 201 : 200,

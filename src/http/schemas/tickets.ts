@@ -125,14 +125,13 @@ const InvalidSignatureAnswer = named(
   ),
 );
 
-const ticket = {
+const exitTicket = {
   tid: EXAMPLE.tid,
   eid: EXAMPLE.eid,
   holder_name: 'Ada Lovelace',
   ticket_type: 'GA',
-  attention: false,
-  checkin_texts: [],
 };
+const ticket = { ...exitTicket, attention: false, checkin_texts: [] };
 const outcome = (summary: string, value: unknown) => ({ summary, value });
 
 const Replayed = {
@@ -303,11 +302,11 @@ export const checkOutSchema = {
       examples: {
         checked_out: outcome('The holder went out', {
           status: 'checked_out',
-          ticket: { ...ticket, checked_in_at: EXAMPLE.firstScanAt, checked_out_at: EXAMPLE.scannedAt },
+          ticket: { ...exitTicket, checked_in_at: EXAMPLE.firstScanAt, checked_out_at: EXAMPLE.scannedAt },
         }),
         not_inside: outcome('Never came in', {
           status: 'not_inside',
-          ticket: { ...ticket, checked_in_at: null, checked_out_at: null },
+          ticket: { ...exitTicket, checked_in_at: null, checked_out_at: null },
         }),
       },
     }),
