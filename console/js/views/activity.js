@@ -140,7 +140,10 @@ export function conflictReport(eid) {
   };
 }
 
-/** Offline double entries: each ticket let in twice, with its valid check-in and the duplicates. */
+/**
+ * Offline double entries: each ticket let in twice, or let in offline against its entry rules, with its
+ * entry and the duplicates (a refusal of the rules says which).
+ */
 export function renderConflicts(list, more, report) {
   replace(
     more,
@@ -164,7 +167,13 @@ export function renderConflicts(list, more, report) {
           'ul',
           { class: 'small' },
           conflict.duplicates.map((d) =>
-            h('li', { text: `Again ${scanText(d)}${d.admitted_offline ? ', admitted offline' : ''}` }),
+            // A refusal of the entry rules (not_valid_now, …) that a scanner let in offline says why.
+            d.reason
+              ? h('li', {
+                  'data-reason': d.reason,
+                  text: `Let in ${scanText(d)}, admitted offline: ${d.reason.replaceAll('_', ' ')}`,
+                })
+              : h('li', { text: `Again ${scanText(d)}${d.admitted_offline ? ', admitted offline' : ''}` }),
           ),
         ),
       ),
