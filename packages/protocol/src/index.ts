@@ -127,7 +127,14 @@ export interface DiscoveryDocument {
 }
 
 /** The kinds of entry of the changes feed. */
-export const CHANGE_TYPES = ['checked_in', 'checked_out', 'revoked', 'token_superseded', 'ticket_notes'] as const;
+export const CHANGE_TYPES = [
+  'checked_in',
+  'checked_out',
+  'revoked',
+  'token_superseded',
+  'ticket_notes',
+  'annulled',
+] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /** One entry of the changes feed. */
@@ -143,6 +150,7 @@ export type Change =
       auto?: boolean;
     }
   | { type: 'ticket_notes'; tid: string; attention: boolean; checkin_text: string | null; at: string }
+  | { type: 'annulled'; tid: string; idempotency_key: string; scanner_id: string; at: string }
   | { type: 'revoked'; tid: string; at: string }
   | { type: 'token_superseded'; tid: string; jti: string | null; at: string };
 
@@ -237,3 +245,15 @@ export interface RulesAnswer extends GatesAnswer {
   auto_exit: boolean;
   ticket_types: TicketTypeRules[];
 }
+export {
+  ANNUL_CASES,
+  ANNUL_REFUSALS,
+  type AnnulCase,
+  type AnnulFacts,
+  annulOutcome,
+  type AnnulRefusal,
+  type AnnulRequestBody,
+  DEFAULT_ANNUL_WINDOW_S,
+  holderAfterAnnul,
+  withinAnnulWindow,
+} from './annul.ts';

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  ANNUL_CASES,
+  annulOutcome,
+  holderAfterAnnul,
+  withinAnnulWindow,
   CASE_GATES,
   CASE_TICKET_TYPE,
   entryOutcome,
@@ -51,4 +55,18 @@ describe('the state machine: unused, inside, out (revoked refuses entries, not e
       assert.equal(holderAfter(before, direction, outcome), after);
     });
   }
+});
+
+describe('annul: the entry undone, the holder back where they were (the shared table)', () => {
+  for (const c of ANNUL_CASES) {
+    it(`${c.name}: ${c.outcome}`, () => {
+      const outcome = annulOutcome(c.facts);
+      assert.equal(outcome, c.outcome);
+      assert.equal(outcome === 'annulled' ? holderAfterAnnul(c.beforeEntry) : 'inside', c.after);
+    });
+  }
+  it('the window counts from the entry’s scan time, its end included', () => {
+    assert.equal(withinAnnulWindow('2026-06-01T12:00:00Z', '2026-06-01T12:15:00Z', 900), true);
+    assert.equal(withinAnnulWindow('2026-06-01T12:00:00Z', '2026-06-01T12:15:01Z', 900), false);
+  });
 });
