@@ -124,6 +124,78 @@ describe('the verdict screen’s words', () => {
   });
 });
 
+describe('the entry rules’ refusals and the notes for the gate', () => {
+  const now = new Date(2026, 6, 3, 12, 0);
+  const context = { now, locale: 'en-GB' };
+  const refused = (reason: string, refusal: Record<string, unknown>): ScanResult => ({
+    ...result('reject', reason, ticket()),
+    refusal: { reason, ...refusal } as ScanResult['refusal'],
+  });
+
+  it('says not valid now, and when the ticket is valid', () => {
+    const day = verdictText(
+      refused('not_valid_now', { event_day: '2026-07-03', valid_from: null, valid_days: ['2026-07-04'], hours: null }),
+      context,
+    );
+    assert.deepEqual(
+      [day.word, day.reason, day.advice],
+      ['Reject', 'not valid now', 'Valid on Sat 4 Jul only (today is Fri 3 Jul).'],
+    );
+    const hours = verdictText(
+      refused('not_valid_now', { event_day: '2026-07-03', hours: { from: '20:00', until: '02:00' } }),
+      context,
+    );
+    assert.equal(hours.advice, 'Entry from 20:00 to 02:00.');
+    const early = verdictText(
+      refused('not_valid_now', { valid_from: new Date(2026, 6, 3, 18, 30).toISOString() }),
+      context,
+    );
+    assert.equal(early.advice, 'Valid from 18:30.');
+  });
+
+  it('says entry limit reached, and which limit', () => {
+    const all = verdictText(
+      refused('entry_limit_reached', { entries: 2, entries_today: 1, max_entries: 2, max_entries_per_day: null }),
+      context,
+    );
+    assert.deepEqual([all.reason, all.advice], ['entry limit reached', 'Entries used: 2 of 2.']);
+    const today = verdictText(
+      refused('entry_limit_reached', { entries: 3, entries_today: 1, max_entries: 5, max_entries_per_day: 1 }),
+      context,
+    );
+    assert.equal(today.advice, 'Entries today: 1 of 1.');
+  });
+
+  it('says too soon, and from when the holder may come in again', () => {
+    const soon = verdictText(
+      refused('too_soon', {
+        last_entry_at: new Date(2026, 6, 3, 11, 50).toISOString(),
+        min_minutes_between_entries: 30,
+        next_entry_at: new Date(2026, 6, 3, 12, 20).toISOString(),
+      }),
+      context,
+    );
+    assert.deepEqual([soon.reason, soon.advice], ['too soon', 'Next entry from 12:20 (last entry 11:50).']);
+    // An issuer's refusal that names no details: the words alone.
+    assert.deepEqual(
+      [verdictText(result('reject', 'too_soon')).reason, verdictText(result('reject', 'too_soon')).advice],
+      ['too soon', null],
+    );
+  });
+
+  it('carries attention and the texts, on an admit as on a refusal', () => {
+    const noted = {
+      ...result('admit', 'valid', ticket()),
+      attention: true,
+      checkin_texts: ['Wristband: green', 'Wheelchair'],
+    };
+    const text = verdictText(noted);
+    assert.deepEqual([text.attention, text.notes], [true, ['Wristband: green', 'Wheelchair']]);
+    const plain = verdictText({ ...result('reject', 'already_used'), checkin_texts: ['Wristband: green'] });
+    assert.deepEqual([plain.attention, plain.notes], [false, ['Wristband: green']]);
+  });
+});
+
 describe('an exit’s words', () => {
   it('says Exit for a holder let out, Reject with not inside for one never let in', () => {
     assert.deepEqual(

@@ -3,6 +3,7 @@
  * and when and where a used ticket was checked in. Pure, so that it is tested without a browser.
  */
 import { gatesAdmitting, type GateRule, type ScanResult } from '@ticket-issuer/scanner';
+import { ruleAdvice } from './rule-text.ts';
 
 /** The reasons' words, by the spec's outcome or the issuer's error code. */
 const REASON_WORDS: Record<string, string> = {
@@ -31,9 +32,13 @@ export interface VerdictText {
   tone: VerdictTone;
   reason: string | null;
   who: string | null;
-  /** What to do about it, where the screen can say. */
+  /** What to do about it, where the screen can say (for the entry rules: when the ticket may come in). */
   advice: string | null;
   source: string;
+  /** The holder needs attention: the screen says so in words, not by colour alone. */
+  attention: boolean;
+  /** Texts for the gate: the ticket type's, then the ticket's. */
+  notes: string[];
 }
 
 /** When and at which gate the device knows a ticket was let in (its changes feed). */
@@ -130,7 +135,7 @@ export function verdictText(result: ScanResult, context: VerdictContext = {}): V
   const type = ticket?.ticket_type ?? context.tokenType ?? null;
   const whoParts = [ticket?.holder_name, type].filter((part): part is string => !!part);
   const who = whoParts.length === 0 ? null : whoParts.join(' · ');
-  const base = { who, source, advice: null };
+  const base = { who, source, advice: null, attention: result.attention === true, notes: result.checkin_texts ?? [] };
   if (result.verdict === 'admit') return { ...base, word: 'Admit', tone: 'admit', reason: null };
   if (result.verdict === 'exit') {
     // A revoked ticket's holder leaving is let out too, and told why.
@@ -145,6 +150,7 @@ export function verdictText(result: ScanResult, context: VerdictContext = {}): V
   const reason = REASON_WORDS[result.reason] ?? 'not valid';
   let advice: string | null = null;
   if (isGateRefusal(result.reason)) advice = gateAdvice(type, context);
+  else advice = ruleAdvice(result, (iso) => formatWhen(iso, context.now, context.locale), context.locale);
   return { ...base, word: 'Reject', tone: 'reject', reason, advice };
 }
 

@@ -41,10 +41,14 @@ export class VerdictView {
     const parts: Part[] = [
       ['reason', text.reason],
       ['who', text.who],
+      // A holder who needs attention is told in words, then the texts for the gate, each on its line.
+      ['attention', text.attention ? 'Attention' : null],
+      ...text.notes.map((note): Part => ['checkin-text', note]),
       ['advice', text.advice],
       ['source', text.source],
     ];
     this.fill(text.tone, text.word, text.word === 'Admit' ? `#${this.admits}` : null, parts);
+    if (text.attention) this.element.dataset.attention = 'true';
     const unsynced = options.neverSynced || result.synced === false;
     if (unsynced && result.source === 'offline' && result.tid !== null) {
       this.element.append(' ', neverSyncedNotice());
@@ -103,6 +107,7 @@ export class VerdictView {
     const rest = parts.flatMap(([className, value]) => (value ? [' ', span(className, value)] : []));
     this.element.replaceChildren(headline, ...rest);
     this.element.className = `verdict ${tone}`;
+    delete this.element.dataset.attention;
   }
 }
 
