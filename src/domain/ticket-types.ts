@@ -13,6 +13,7 @@ import type { EventRecord, Store, TicketTypeRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { type FieldProblem, IssuerError, invalidRequest } from './errors.ts';
 import { requireEvent } from './events.ts';
+import { checkinText, MAX_CHECKIN_TEXT } from './ticket-notes.ts';
 import { gateView } from './gates.ts';
 import { toStored } from './time.ts';
 
@@ -30,7 +31,6 @@ export interface TicketTypeInput {
 
 /** The largest count or number of minutes a rule takes (a limit, not a meaning: about two years of minutes). */
 export const MAX_RULE_NUMBER = 1_000_000;
-export const MAX_CHECKIN_TEXT = 200;
 export const MAX_TICKET_TYPE = 100;
 const REENTRY_MODES: readonly ReentryMode[] = ['none', 'after_exit', 'any'];
 
@@ -64,8 +64,8 @@ const isCount = (value: unknown): value is number =>
 
 /**
  * A type's rules from a declaration, checked against the event's calendar: every problem is named by
- * its field. The label loses its surrounding spaces; `valid_days` are kept in date order; an empty
- * `checkin_text` is none.
+ * its field. The label loses its surrounding spaces; `valid_days` are kept in date order;
+ * `checkin_text` is kept as a ticket's is (trimmed, blank is none).
  */
 export function ticketTypeRules(
   label: string,
@@ -113,7 +113,7 @@ export function ticketTypeRules(
     reentry,
     min_minutes_between_entries: input.min_minutes_between_entries ?? null,
     attention: input.attention ?? false,
-    checkin_text: text === '' ? null : text,
+    checkin_text: checkinText(text),
   };
 }
 

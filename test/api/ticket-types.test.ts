@@ -96,8 +96,10 @@ await eachBackend('ticket types and their entry rules through the admin API', ({
     await put(eid, 'Day', WEEKEND);
     const narrowed = await put(eid, 'Day', { max_entries: 1 });
     assert.deepEqual(narrowed.json(), { ticket_type: 'Day', declared: true, ...DEFAULTS, max_entries: 1 });
-    const cleared = await put(eid, 'Day', { ...WEEKEND, checkin_text: '', reentry: null, valid_days: null });
-    assert.equal(cleared.json().checkin_text, null, 'an empty text is none');
+    const trimmed = await put(eid, 'Day', { checkin_text: '  Show the wristband ' });
+    assert.equal(trimmed.json().checkin_text, 'Show the wristband', 'a text is trimmed, as a ticket’s');
+    const cleared = await put(eid, 'Day', { ...WEEKEND, checkin_text: '  ', reentry: null, valid_days: null });
+    assert.equal(cleared.json().checkin_text, null, 'a blank text is none');
     assert.equal(cleared.json().valid_days, null);
     assert.equal(cleared.json().reentry, null);
     assert.deepEqual(await list(eid), [cleared.json()]);

@@ -1,5 +1,6 @@
 import { type TProperties, Type } from '@sinclair/typebox';
-import { MAX_CHECKIN_TEXT, MAX_RULE_NUMBER, MAX_TICKET_TYPE } from '../../domain/ticket-types.ts';
+import { MAX_CHECKIN_TEXT } from '../../domain/ticket-notes.ts';
+import { MAX_RULE_NUMBER, MAX_TICKET_TYPE } from '../../domain/ticket-types.ts';
 import { CalendarDateIn, LocalTimeIn } from './calendar.ts';
 import { named, StringEnum } from './components.ts';
 import {
@@ -72,7 +73,9 @@ const TicketTypeRequest = named(
       ),
       attention: Type.Optional(Type.Boolean({ description: 'its holders need attention at the gate (default false)' })),
       checkin_text: Type.Optional(
-        Nullable(Text(MAX_CHECKIN_TEXT, 0), { description: 'shown at the gate; null or empty: none (the default)' }),
+        Nullable(Text(MAX_CHECKIN_TEXT, 0), {
+          description: 'shown at the gate; trimmed; null or blank: none (the default)',
+        }),
       ),
     },
     'The entry rules of a ticket type; a field left out takes its default',
