@@ -75,6 +75,9 @@ export function gapText(minutes) {
   return `${span} between entries`;
 }
 
+/** How a type's attention mark reads among its rules. */
+export const ATTENTION = 'Attention at the gate';
+
 /**
  * Every rule of a type, each in words, in the order the gate judges them: days, hours, limits,
  * re-entry, time between entries, then the notes for the gate. `event`: its `reentry` setting.
@@ -86,7 +89,7 @@ export function ruleWords(type, event) {
     entriesText(type.max_entries, type.max_entries_per_day),
     reentryText(type.reentry, event.reentry === true),
     gapText(type.min_minutes_between_entries),
-    type.attention ? 'Attention at the gate' : null,
+    type.attention ? ATTENTION : null,
     type.checkin_text ? `Check-in text: ${type.checkin_text}` : null,
   ].filter(Boolean);
 }

@@ -220,9 +220,11 @@ describe('console in Chromium: the gate editor', () => {
         await page.getByRole('link', { name: 'Declared Gala' }).click();
         const setup = page.getByRole('region', { name: 'Set up a scanner' });
         const gate = setup.getByLabel('Gate (optional)');
-        await page.waitForFunction(() => document.querySelectorAll('datalist option').length === 2, null, {
-          timeout: 5000,
-        });
+        await page.waitForFunction(
+          (input) => (input as HTMLInputElement | null)?.list?.options.length === 2,
+          await gate.elementHandle(),
+          { timeout: 5000 },
+        );
         const offered = await gate.evaluate((input: HTMLInputElement) =>
           [...input.list!.options].map((option) => `${option.value}: ${option.label}`),
         );

@@ -9,6 +9,7 @@ import { enrolment } from './enrolment.js';
 import { scannerList } from './scanners.js';
 import { ticketImport } from './ticket-import.js';
 import { ticketSearch } from './ticket-search.js';
+import { ticketTypes } from './ticket-types.js';
 
 /** Counters and the scan log refresh this often: a change shows within 5 s without a reload. */
 const LIVE_MS = 2000;
@@ -73,6 +74,8 @@ export async function eventView(main, eid) {
     },
   });
   gates.refresh().catch(() => undefined);
+  const types = ticketTypes(eid, event);
+  types.refresh().catch(() => undefined);
 
   const showCounters = (counters) => {
     for (const [key] of COUNTERS) counts[key].textContent = String(counters[key] ?? 0);
@@ -148,8 +151,12 @@ export async function eventView(main, eid) {
         foldingSection('Gates', gates.node),
         foldingSection(
           'Entry rules',
-          eventSettings(event, () => refreshLive()),
+          eventSettings(event, (saved) => {
+            types.showEvent(saved);
+            refreshLive();
+          }),
         ),
+        foldingSection('Ticket types', types.node),
       ),
       h(
         'div',
@@ -161,6 +168,7 @@ export async function eventView(main, eid) {
             refreshLive();
             search.refresh();
             gates.refreshTypes().catch(() => undefined);
+            types.refresh().catch(() => undefined);
           }),
           h('p', {}, h('a', { href: `#/events/${encodeURIComponent(eid)}/print`, text: 'Printable ticket QR codes' })),
           search.node,
