@@ -110,4 +110,34 @@ describe('the web scanner applies the entry rules offline after one sync', { ski
       await context.close();
     }
   });
+
+  it('online, the issuer’s refusals read the same, with the holder’s name', async () => {
+    const eid = await createEvent(issuer, 'Harbour Nights');
+    await admin(issuer, 'PUT', `/events/${eid}/ticket-types/Wristband`, {
+      reentry: 'any',
+      max_entries: 1,
+      attention: true,
+      checkin_text: 'Over 18 only',
+    });
+    const { tickets } = await admin<{ tickets: { ticket_token: string }[] }>(issuer, 'POST', `/events/${eid}/tickets`, {
+      tickets: [{ holder_name: 'Rosalind Franklin', ticket_type: 'Wristband' }],
+    });
+    const { context, page } = await openPhone(browser, await webScannerLink(issuer, eid));
+    try {
+      await enrolled(page);
+      await checkCode(page, tickets[0]!.ticket_token);
+      const admitted = await verdictMatching(page, /#1/);
+      assert.match(admitted, /^Admit\s+#1\s+Rosalind Franklin · Wristband\s*Attention\s*Over 18 only/);
+      assert.equal(await attentionOf(page), 'true');
+      await checkCode(page, tickets[0]!.ticket_token);
+      const limit = await verdictMatching(page, /entry limit/);
+      assert.match(limit, /^Reject\s+entry limit reached\s*Rosalind Franklin · Wristband/);
+      assert.match(limit, /Entries used: 1 of 1\./);
+      assert.match(limit, /Checked by the issuer/);
+      assert.equal(await attentionOf(page), 'true');
+      await page.getByText('Online', { exact: true }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
 });
