@@ -103,4 +103,13 @@ test('after one sync, the CLI applies the declared ticket types offline with the
   assert.equal(synced.code, 0, synced.stderr);
   const [ga2] = await issuer.issue(eid, 1, { ticket_type: 'GA' });
   assert.equal((await scan(dir, ga2!.token, { offline: true })).reason, 'not_valid_now');
+
+  // Online, the issuer's refusal (403 with details.reason) reads the same, with the notes.
+  const online = await scan(dir, wristband!.token);
+  assert.deepEqual([online.verdict, online.reason, online.source], ['reject', 'entry_limit_reached', 'issuer']);
+  const onlineNotes = await scan(dir, backstage!.token);
+  assert.deepEqual(
+    [onlineNotes.reason, onlineNotes.source, onlineNotes.attention, onlineNotes.checkin_texts],
+    ['already_used', 'issuer', true, ['Check the photo ID']],
+  );
 });
