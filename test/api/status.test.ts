@@ -41,6 +41,10 @@ describe('GET /api/v1/tickets/{tid}/status', () => {
       // The contract's additions: whether the holder is inside now, and when they went out (null: not out).
       inside: false,
       checked_out_at: null,
+      // Entry rules: the ticket's entries and the notes for the gate.
+      entries: 0,
+      attention: false,
+      checkin_texts: [],
     });
   });
 
