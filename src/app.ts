@@ -44,6 +44,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { openApiRoutes } from './http/routes/openapi.ts';
 import { scannerRoutes } from './http/routes/scanners.ts';
 import { scanUploadRoutes } from './http/routes/scans.ts';
+import { annulRoutes } from './http/routes/annul.ts';
 import { ticketRoutes } from './http/routes/tickets.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
 import type { Store } from './store/store.ts';
@@ -248,6 +249,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   ticketRoutes(app, ctx);
   eventRuleRoutes(app, ctx);
   scanUploadRoutes(app, ctx);
+  annulRoutes(app, ctx);
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('onRequest', ctx.limits.adminPerToken);

@@ -1,3 +1,4 @@
+import { DEFAULT_ANNUL_WINDOW_S } from '@ticket-issuer/protocol';
 /** Configuration from the environment: one typed object, defaults in one place, checked at boot. */
 import { isIP } from 'node:net';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
@@ -34,6 +35,8 @@ export interface Config {
   metricsToken: string | null;
   /** A request whose headers and body have not fully arrived by then is dropped. */
   requestTimeoutSeconds: number;
+  /** How long after its scan a scanner may annul an entry (ANNUL_WINDOW_S). */
+  annulWindowSeconds: number;
   /** TLS_CERT_FILE and TLS_KEY_FILE (PEM): both set, the issuer serves HTTPS on PORT; else null. */
   tls: { certFile: string; keyFile: string } | null;
   webhooks: {
@@ -216,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     metricsToken: secretToken(env, 'METRICS_TOKEN'),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_S', 15, 1, 3600),
+    annulWindowSeconds: integer(env, 'ANNUL_WINDOW_S', DEFAULT_ANNUL_WINDOW_S, 1, 48 * 3600),
     tls,
     webhooks: {
       timeoutSeconds: integer(env, 'WEBHOOK_TIMEOUT_S', 10, 1, 300),

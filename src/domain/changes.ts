@@ -72,6 +72,14 @@ function changeView(change: ChangeRecord) {
       return { type: change.type, tid: change.tid, at };
     case 'token_superseded':
       return { type: change.type, tid: change.tid, jti: change.jti, at };
+    case 'annulled':
+      return {
+        type: change.type,
+        tid: change.tid,
+        idempotency_key: change.idempotency_key ?? '',
+        scanner_id: change.scanner_id ?? '',
+        at,
+      };
     case 'ticket_notes':
       return {
         type: change.type,

@@ -1,8 +1,24 @@
-import type { ScanAction } from '@ticket-issuer/protocol';
 import { checkIn, checkOut } from './check-in.ts';
 
-/** The single endpoint's decision for each action of an upload: one code path, however a scan arrived. */
-export const SCAN_BY_ACTION: Record<ScanAction, typeof checkIn> = { check_in: checkIn, check_out: checkOut };
+/**
+ * The single endpoint's decision for each scanning action of an upload: one code path, however a
+ * scan arrived (an annul is `annulByScanner`'s, as at its endpoint).
+ */
+export const SCAN_BY_ACTION: Record<'check_in' | 'check_out', typeof checkIn> = {
+  check_in: checkIn,
+  check_out: checkOut,
+};
+
+/**
+ * The ticket each scan of an upload is about, for `inTicketOrder`: its `tid`, or for an annul (which
+ * names only its entry's idempotency key) the ticket of the check-in sent under that key in the same
+ * upload, so that an annul is applied after the entry it undoes.
+ */
+export function ticketOfScan(scans: readonly Record<string, unknown>[]): (scan: Record<string, unknown>) => unknown {
+  const byKey = new Map<unknown, unknown>();
+  for (const scan of scans) if (scan.action === 'check_in') byKey.set(scan.idempotency_key, scan.tid);
+  return (scan) => (scan.action === 'annul' ? byKey.get(scan.idempotency_key) : scan.tid);
+}
 
 /**
  * Applies the scans of one upload and returns what `apply` made of each, in order. Each ticket's

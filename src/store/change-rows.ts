@@ -9,16 +9,20 @@ export interface ChangeExtra {
   /** A `ticket_notes` change's notes. */
   attention?: boolean;
   checkin_text?: string | null;
+  /** An `annulled` change's entry. */
+  idempotency_key?: string;
 }
 
 /**
  * A change row on either backend (PostgreSQL answers BIGINT positions as strings, SQLite booleans as
- * 0 or 1): the notes columns belong to a `ticket_notes` change only, `auto` to an automatic exit only.
+ * 0 or 1): the notes columns belong to a `ticket_notes` change only, `auto` to an automatic exit only,
+ * `idempotency_key` to an `annulled` change only.
  */
 export function toChange(row: Row): ChangeRecord {
-  const { attention, checkin_text, auto, ...rest } = row;
+  const { attention, checkin_text, auto, idempotency_key, ...rest } = row;
   const change = { ...rest, position: Number(row.position) } as unknown as ChangeRecord;
   if (auto === true || auto === 1) return { ...change, auto: true };
+  if (change.type === 'annulled') return { ...change, idempotency_key: idempotency_key as string };
   if (change.type !== 'ticket_notes') return change;
   return {
     ...change,

@@ -12,15 +12,18 @@ import type { CheckInAttempt } from './store.ts';
 export const ENTRIES_SQL = 'SELECT scanned_at FROM entries WHERE tid = ? AND annulled_at IS NULL';
 
 /** Records a counted entry (params: `entryValues`). */
-export const INSERT_ENTRY_SQL =
-  'INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at) VALUES (?, ?, ?, ?, ?)';
+export const INSERT_ENTRY_SQL = `INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at, gate_key, was_inside)
+  VALUES (?, ?, ?, ?, ?, ?, ?)`;
 
-export const entryValues = (attempt: CheckInAttempt, at: string): unknown[] => [
+/** The entry's gate ('' for none) and whether the holder was counted inside already (see REPEAT_SQL). */
+export const entryValues = (attempt: CheckInAttempt, at: string, wasInside: boolean): unknown[] => [
   attempt.eid,
   attempt.idempotency_key,
   attempt.tid,
   attempt.scanner_id,
   at,
+  attempt.gate_id ?? '',
+  wasInside,
 ];
 
 /**

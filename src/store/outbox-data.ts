@@ -28,6 +28,26 @@ export function checkedInMessage(ticket: TicketRecord, attempt: CheckInAttempt, 
   };
 }
 
+/** An annulled entry's message: who made the entry, where, and when it was undone. */
+export function annulledMessage(
+  entry: { eid: string; tid: string; scanner_id: string; gate_id: string | null },
+  annulledAt: string,
+  now: string,
+): Message {
+  return {
+    type: 'ticket.check_in_annulled',
+    eid: entry.eid,
+    occurred_at: now,
+    data: {
+      eid: entry.eid,
+      tid: entry.tid,
+      scanner_id: entry.scanner_id,
+      gate_id: entry.gate_id,
+      annulled_at: wire(annulledAt),
+    },
+  };
+}
+
 /** The exit's message; `scanner_id` and `gate_id` are null for an automatic exit (no scanner, no gate). */
 export function checkedOutMessage(
   attempt: Pick<CheckInAttempt, 'eid' | 'tid' | 'received_at' | 'gate_id'> & { scanner_id: string | null },

@@ -151,6 +151,8 @@ export interface ScanRecord {
   replay: boolean;
   /** The scanner had already let the holder in on its own offline verdict. */
   admitted_offline: boolean;
+  /** When the entry was annulled (its outcome stays `valid`), or null. */
+  annulled_at: string | null;
   /** The enrolled name of the scanner (null when it gave none). */
   scanner_name: string | null;
   /** The ticket's holder (null for a tid that is not one of the event's tickets). */
@@ -283,7 +285,7 @@ export interface NewApiKey {
   scanner_platform: string | null;
 }
 
-export type ChangeType = 'checked_in' | 'checked_out' | 'revoked' | 'token_superseded' | 'ticket_notes';
+export type ChangeType = 'checked_in' | 'checked_out' | 'revoked' | 'token_superseded' | 'ticket_notes' | 'annulled';
 
 /** One entry of an event's changes feed; positions count 1, 2, 3… per event, without gaps. */
 export interface ChangeRecord {
@@ -302,6 +304,8 @@ export interface ChangeRecord {
   /** For `ticket_notes` only: the ticket's gate notes as this change set them. */
   attention?: boolean;
   checkin_text?: string | null;
+  /** For `annulled` only: the idempotency key of the entry undone. */
+  idempotency_key?: string;
 }
 
 /** A scan as the conflicts report shows it. */

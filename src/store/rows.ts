@@ -47,7 +47,7 @@ export function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string):
 export const scanLogSql = (cursorColumn: string) => `SELECT ${cursorColumn} AS log_cursor,
     s.scan_id, s.eid, s.tid, s.api_key_id, s.scanner_id, k.scanner_name, s.gate_id,
     s.idempotency_key, s.scanned_at, s.received_at, s.outcome, s.reason, s.replay, s.admitted_offline,
-    CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
+    s.annulled_at, CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
   FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id LEFT JOIN tickets t ON t.tid = s.tid`;
 
 /**
@@ -116,6 +116,7 @@ export const toScan = (row: Row): ScanRecord => ({
   reason: (row.reason as string | null) ?? null,
   replay: row.replay === true || row.replay === 1,
   admitted_offline: row.admitted_offline === true || row.admitted_offline === 1,
+  annulled_at: (row.annulled_at as string | null) ?? null,
 });
 
 /** The columns a scan-log row is written with, in the order of `scanValues`. */

@@ -1,3 +1,5 @@
+import type { AnnulRefusal } from '@ticket-issuer/protocol';
+import type { AnnulAttempt, AnnulResult, AnnulSeen } from './annul.ts';
 import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   AttemptResult,
@@ -205,6 +207,12 @@ export interface Store {
   getPresence(tid: string): Promise<Presence | null>;
   /** The `scanned_at` of the ticket's counted entries (not annulled). */
   getEntries(tid: string): Promise<string[]>;
+  /**
+   * Annuls an entry, if `judge` (the shared rule, on what the transaction read) lets it: the entry no
+   * longer counts, the holder is back where they were, the counts move back, an `annulled` change and
+   * its webhook message are appended, the scan log marks the scan (see store/annul.ts).
+   */
+  annulEntry(attempt: AnnulAttempt, judge: (seen: AnnulSeen) => 'annulled' | AnnulRefusal): Promise<AnnulResult>;
   /** The event's occupancy: inside now, and entries and exits per gate, from its counter rows. */
   occupancy(eid: string): Promise<Occupancy>;
   /** The event's entries per minute of scan time and gate, in time order, from its counter rows. */

@@ -9,6 +9,7 @@ import type { Row } from './rows.ts';
 export const WEBHOOK_TYPES = [
   'ticket.checked_in',
   'ticket.checked_out',
+  'ticket.check_in_annulled',
   'ticket.revoked',
   'ticket.reissued',
   'checkin.conflict',

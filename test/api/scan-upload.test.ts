@@ -257,11 +257,12 @@ await eachBackend('POST /api/v1/tickets/scans', ({ it, issuer }) => {
       assert.equal(res.json().error.code, 'INVALID_REQUEST', payload);
     }
     assert.equal((await scanLog(app, w.eid)).length, 0);
+    const annulKey = randomUUID();
     const res = await upload(app, w.apiKey, {
       scans: [
         { ...scan, action: 'check_in_twice' },
         { ...scan, action: undefined, idempotency_key: randomUUID() },
-        { ...scan, action: 'annul', idempotency_key: randomUUID() },
+        { ...scan, action: 'annul', idempotency_key: annulKey },
         scan,
       ],
     });
@@ -270,16 +271,17 @@ await eachBackend('POST /api/v1/tickets/scans', ({ it, issuer }) => {
     for (const result of results.slice(0, 2)) {
       assert.equal(result.status_code, 400);
       assert.deepEqual((result.body as { error: { details: unknown } }).error.details, {
-        fields: [{ field: 'action', problem: 'must be one of "check_in", "check_out"' }],
+        fields: [{ field: 'action', problem: 'must be one of "check_in", "check_out", "annul"' }],
       });
     }
-    // No annul endpoint yet: the scan is answered as that unknown route is.
+    // An annul with a check-in's body is answered as its endpoint answers that body (a 400).
     const annulRoute = await app.inject({
       method: 'POST',
       url: '/api/v1/tickets/check-in/annul',
       headers: { authorization: `Bearer ${w.apiKey}` },
-      payload: {},
+      payload: { ...scan, idempotency_key: annulKey },
     });
+    assert.equal(annulRoute.statusCode, 400);
     assert.deepEqual([results[2]!.status_code, results[2]!.body], [annulRoute.statusCode, annulRoute.json()]);
     assert.equal((results[3]!.body as { status: string }).status, 'valid');
   });

@@ -206,6 +206,7 @@ export {
   SCAN_ACTIONS,
   type ScanAction,
   type ScanUpload,
+  type ScanUploadAnnul,
   type ScanUploadAnswer,
   type ScanUploadItem,
   type ScanUploadResult,

@@ -1,3 +1,4 @@
+import type { AnnulRequestBody } from './annul.ts';
 import type { CheckInRequestBody } from './index.ts';
 
 /** The most scans one upload (`POST /api/v1/tickets/scans`) may carry. */
@@ -7,11 +8,14 @@ export const MAX_SCANS_PER_UPLOAD = 500;
 export const UPLOAD_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** What a scan of an upload asks for: the single endpoint it stands for. */
-export const SCAN_ACTIONS = ['check_in', 'check_out'] as const;
+export const SCAN_ACTIONS = ['check_in', 'check_out', 'annul'] as const;
 export type ScanAction = (typeof SCAN_ACTIONS)[number];
 
 /** One scan of an upload: the action, then that endpoint's body. */
-export type ScanUploadItem = { action: ScanAction } & CheckInRequestBody;
+export type ScanUploadItem = { action: 'check_in' | 'check_out' } & CheckInRequestBody;
+
+/** An annul of an upload, sent after the scan it undoes. */
+export type ScanUploadAnnul = { action: 'annul' } & AnnulRequestBody;
 
 /** The body of `POST /api/v1/tickets/scans`. */
 export interface ScanUpload {

@@ -2,7 +2,10 @@ import { type ScanAction, type ScanUploadResult, UPLOAD_BODY_LIMIT_BYTES } from 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CheckInDeps, CheckInRequest } from '../../domain/check-in.ts';
 import { IssuerError } from '../../domain/errors.ts';
-import { inTicketOrder, SCAN_BY_ACTION } from '../../domain/scan-batch.ts';
+import { inTicketOrder, SCAN_BY_ACTION, ticketOfScan } from '../../domain/scan-batch.ts';
+import { annulByScanner, type AnnulRequest } from '../../domain/annul.ts';
+import { annulSchema } from '../schemas/annul.ts';
+import { annulDeps } from './annul.ts';
 import type { ApiKeyRecord } from '../../store/store.ts';
 import { isStoreUnavailable } from '../../store/unavailable.ts';
 import { scannerKeyOf, scannerLogFields } from '../auth.ts';
@@ -26,15 +29,10 @@ interface Answer {
 const SINGLE_ROUTE: Record<ScanAction, { response: Record<number, unknown> }> = {
   check_in: checkInSchema,
   check_out: checkOutSchema,
+  annul: annulSchema,
 };
 
-/**
- * Actions the contract names whose endpoint this issuer does not have yet: each such scan is answered,
- * in its result, what a request to that endpoint gets here (the unknown route's 404).
- */
-const NOT_YET: Record<string, string> = { annul: '/api/v1/tickets/check-in/annul' };
-
-const ACTION_PROBLEM = 'must be one of "check_in", "check_out"';
+const ACTION_PROBLEM = 'must be one of "check_in", "check_out", "annul"';
 
 /**
  * `POST /api/v1/tickets/scans`: a scanner's queued scans in one request, each decided by its single
@@ -59,11 +57,7 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
       await upload.deps.rules?.(upload.key.eid);
       const scans = request.body.scans as Scan[];
       return {
-        results: await inTicketOrder(
-          scans,
-          (scan) => scan.tid,
-          (scan) => resultOf(upload, scan),
-        ),
+        results: await inTicketOrder(scans, ticketOfScan(scans), (scan) => resultOf(upload, scan)),
       };
     },
   );
@@ -77,12 +71,14 @@ interface Upload {
   key: ApiKeyRecord;
   deps: CheckInDeps;
   validate: ReturnType<FastifyRequest['compileValidationSchema']>;
+  validateAnnul: ReturnType<FastifyRequest['compileValidationSchema']>;
 }
 
 function uploadOf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Upload {
   const key = scannerKeyOf(request);
   const validate = request.compileValidationSchema(CheckInBody as object, 'body');
-  return { ctx, request, reply, key, deps: scanDeps(ctx, request, key), validate };
+  const validateAnnul = request.compileValidationSchema(annulSchema.body as object, 'body');
+  return { ctx, request, reply, key, deps: scanDeps(ctx, request, key), validate, validateAnnul };
 }
 
 /** A scan's result: what its single endpoint would have answered, status and body. */
@@ -90,9 +86,7 @@ async function resultOf(upload: Upload, scan: Scan): Promise<ScanUploadResult> {
   const { action, ...body } = scan;
   const idempotencyKey = typeof scan.idempotency_key === 'string' ? scan.idempotency_key : null;
   let answer: Answer;
-  if (typeof action === 'string' && Object.hasOwn(NOT_YET, action)) {
-    answer = { status: 404, body: envelope('NOT_FOUND', `no route POST ${NOT_YET[action]}`) };
-  } else if (action !== 'check_in' && action !== 'check_out') {
+  if (action !== 'check_in' && action !== 'check_out' && action !== 'annul') {
     const fields = [{ field: 'action', problem: ACTION_PROBLEM }];
     answer = {
       status: 400,
@@ -113,7 +107,18 @@ async function decide(upload: Upload, action: ScanAction, body: Scan): Promise<A
   }
   const surrogate = loneSurrogateError([body]);
   if (surrogate) return refusal(upload.request, surrogate);
-  if (!upload.validate(body)) return { status: 400, body: validationEnvelope(upload.validate.errors ?? [], 'body') };
+  const validate = action === 'annul' ? upload.validateAnnul : upload.validate;
+  if (!validate(body)) return { status: 400, body: validationEnvelope(validate.errors ?? [], 'body') };
+  if (action === 'annul') {
+    try {
+      return {
+        status: 200,
+        body: await annulByScanner(annulDeps(upload.ctx), upload.key, body as unknown as AnnulRequest),
+      };
+    } catch (error) {
+      return refusal(upload.request, error);
+    }
+  }
   try {
     const request = body as unknown as CheckInRequest;
     const { answer, replay } = await SCAN_BY_ACTION[action](upload.deps, upload.key, request, undefined);

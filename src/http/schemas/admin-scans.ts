@@ -37,6 +37,9 @@ export const ScanAnswer = named(
       idempotency_key: S,
       scanned_at: Type.String({ description: 'as the scanner sent it' }),
       received_at: Type.String({ description: "the issuer's clock" }),
+      annulled_at: Nullable(
+        Type.String({ description: 'when the entry was annulled (the outcome stays `valid`); null when it was not' }),
+      ),
     },
     { description: 'One check-in attempt and its outcome' },
   ),

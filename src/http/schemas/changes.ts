@@ -43,6 +43,20 @@ export const Change = named(
         },
         { description: "A ticket's gate notes as the organizer set them (at issue or later); the last one holds" },
       ),
+      Type.Object(
+        {
+          type: StringEnum(['annulled']),
+          tid: S,
+          idempotency_key: S,
+          scanner_id: S,
+          at: Instant,
+        },
+        {
+          description:
+            'An entry undone: the `checked_in` of the scan under `idempotency_key` no longer counts; `at` is ' +
+            'when it was annulled (the scanner’s time, or the issuer’s for an organizer’s annul)',
+        },
+      ),
     ],
     { description: 'One change of a ticket that offline scanners need to know' },
   ),

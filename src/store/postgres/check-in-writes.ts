@@ -60,8 +60,10 @@ const WRITE_SQL = `
     UPDATE tickets SET checked_in_at = c.at FROM unnest($22::text[], $23::text[]) AS c (tid, at)
     WHERE tickets.tid = c.tid
   ), entered AS (
-    INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at)
-    SELECT * FROM unnest($21::text[], $29::text[], $22::text[], $24::text[], $23::text[])
+    INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at, gate_key)
+    SELECT e.eid, e.idempotency_key, e.tid, e.scanner_id, e.scanned_at, coalesce(e.gate_id, '')
+    FROM unnest($21::text[], $29::text[], $22::text[], $24::text[], $23::text[], $25::text[])
+      AS e (eid, idempotency_key, tid, scanner_id, scanned_at, gate_id)
   ), present AS (
     INSERT INTO presence (tid, eid, inside)
     SELECT tid, eid, true FROM unnest($22::text[], $21::text[]) AS p (tid, eid)

@@ -159,7 +159,7 @@ function recordAttempt(
           [attempt.tid, attempt.eid],
         );
         repeat = before?.inside === true;
-        if (verdict.counted === true) await db.query(INSERT_ENTRY, entryValues(attempt, move.at));
+        if (verdict.counted === true) await db.query(INSERT_ENTRY, entryValues(attempt, move.at, repeat));
       }
     }
     await db.query(

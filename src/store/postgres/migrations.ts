@@ -350,6 +350,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FOR EACH ROW EXECUTE FUNCTION events_auto_exit_since();
     `,
   },
+  {
+    // Annul (fourth release), as SQLite's version 20 explains.
+    version: 20,
+    sql: `
+      ALTER TABLE entries ADD COLUMN gate_key TEXT COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE entries ADD COLUMN was_inside BOOLEAN NOT NULL DEFAULT false;
+      UPDATE entries SET gate_key = COALESCE(
+        (SELECT s.gate_id FROM scans s WHERE s.eid = entries.eid AND s.idempotency_key = entries.idempotency_key
+          AND s.outcome = 'valid' AND NOT s.replay ORDER BY s.scan_id LIMIT 1), '');
+      ALTER TABLE scans ADD COLUMN annulled_at TEXT COLLATE "C";
+      ALTER TABLE changes ADD COLUMN idempotency_key TEXT COLLATE "C";
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

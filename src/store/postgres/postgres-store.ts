@@ -1,3 +1,6 @@
+import type { AnnulRefusal } from '@ticket-issuer/protocol';
+import type { AnnulAttempt, AnnulResult, AnnulSeen } from '../annul.ts';
+import * as annul from './annul.ts';
 import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   AttemptResult,
@@ -269,6 +272,10 @@ export class PostgresStore implements Store {
 
   getPresence(tid: string): Promise<Presence | null> {
     return checkIns.getPresence(this.pool, tid);
+  }
+
+  annulEntry(attempt: AnnulAttempt, judge: (seen: AnnulSeen) => 'annulled' | AnnulRefusal): Promise<AnnulResult> {
+    return annul.annulEntry(this.tx, attempt, judge);
   }
 
   getEntries(tid: string): Promise<string[]> {

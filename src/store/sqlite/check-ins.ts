@@ -183,7 +183,11 @@ function enter(
     attempt.tid,
     attempt.eid,
   );
-  if (counted) c.run(INSERT_ENTRY_SQL, ...entryValues(attempt, move.at));
+  if (counted)
+    c.run(
+      INSERT_ENTRY_SQL,
+      ...entryValues(attempt, move.at, repeat).map((v) => (v === true ? 1 : v === false ? 0 : v)),
+    );
   appendChange(
     c,
     attempt.eid,

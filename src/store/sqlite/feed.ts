@@ -26,8 +26,8 @@ export function appendChange(
     eid,
   )!.last_position;
   c.run(
-    `INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text, idempotency_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     eid,
     position,
     type,
@@ -38,6 +38,7 @@ export function appendChange(
     extra.jti ?? null,
     extra.attention === undefined ? null : Number(extra.attention),
     extra.checkin_text ?? null,
+    extra.idempotency_key ?? null,
   );
   if (type === 'checked_in' || type === 'checked_out') {
     const entry = type === 'checked_in' ? 1 : 0;

@@ -344,6 +344,21 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       END;
     `,
   },
+  {
+    // Annul (fourth release): each counted entry keeps its gate and whether the holder was counted
+    // inside already (what an annul gives back to occupancy); the scan log and the feed's annulled
+    // change keep the annulled entry's idempotency key and time.
+    version: 20,
+    sql: `
+      ALTER TABLE entries ADD COLUMN gate_key TEXT NOT NULL DEFAULT '';
+      ALTER TABLE entries ADD COLUMN was_inside INTEGER NOT NULL DEFAULT 0;
+      UPDATE entries SET gate_key = COALESCE(
+        (SELECT s.gate_id FROM scans s WHERE s.eid = entries.eid AND s.idempotency_key = entries.idempotency_key
+          AND s.outcome = 'valid' AND s.replay = 0 ORDER BY s.scan_id LIMIT 1), '');
+      ALTER TABLE scans ADD COLUMN annulled_at TEXT;
+      ALTER TABLE changes ADD COLUMN idempotency_key TEXT;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

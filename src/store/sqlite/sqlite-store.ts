@@ -1,3 +1,6 @@
+import type { AnnulRefusal } from '@ticket-issuer/protocol';
+import type { AnnulAttempt, AnnulResult, AnnulSeen } from '../annul.ts';
+import * as annul from './annul.ts';
 import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   AttemptResult,
@@ -327,6 +330,10 @@ export class SqliteStore implements Store {
 
   getPresence(tid: string): Promise<Presence | null> {
     return getPresence(this.ctx, tid);
+  }
+
+  annulEntry(attempt: AnnulAttempt, judge: (seen: AnnulSeen) => 'annulled' | AnnulRefusal): Promise<AnnulResult> {
+    return annul.annulEntry(this.ctx, attempt, judge);
   }
 
   getEntries(tid: string): Promise<string[]> {

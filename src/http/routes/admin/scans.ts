@@ -5,10 +5,11 @@ import { listConflictsSchema, listScansSchema } from '../../schemas/admin.ts';
 import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 
 /** Instants as answers give them. */
-const wireTimes = <T extends { scanned_at: string; received_at: string }>(scan: T): T => ({
+const wireTimes = <T extends { scanned_at: string; received_at: string; annulled_at?: string | null }>(scan: T): T => ({
   ...scan,
   scanned_at: toWire(scan.scanned_at),
   received_at: toWire(scan.received_at),
+  ...(scan.annulled_at === undefined ? {} : { annulled_at: toWire(scan.annulled_at) }),
 });
 
 /** A page of a list cursored by scan_id. */

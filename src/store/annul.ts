@@ -1,0 +1,68 @@
+/**
+ * Annulling an entry (SQL shared by every backend, `?` placeholders), in one transaction that holds
+ * the ticket: the entry no longer counts (`entries.annulled_at`), the holder goes back where they were
+ * before it (the ticket's last entry, presence), the kept counts move back (the gate's entries and
+ * repeats, the minute's arrivals, the event's checked-in counter when the ticket is unused again), the
+ * scan log marks the scan, and the feed and the webhooks get an `annulled` change. Whether it may be
+ * annulled is the shared rule's (`annulOutcome` in packages/protocol), on facts read here.
+ */
+import type { AnnulRefusal } from '@ticket-issuer/protocol';
+import type { TicketRecord } from './records.ts';
+
+/** Which entry: a scanner's own idempotency key, or a line of the scan log (an organizer). */
+export type AnnulTarget = { scanner_id: string; idempotency_key: string } | { scan_id: number };
+
+export interface AnnulAttempt {
+  eid: string;
+  target: AnnulTarget;
+  /** When it was undone (the device's time, or the issuer's for an organizer). */
+  annulled_at: string;
+  /** The issuer's time. */
+  received_at: string;
+}
+
+/** What the rule judges, as the transaction read it. */
+export interface AnnulSeen {
+  isEntry: boolean;
+  latest: boolean;
+  scanned_at: string;
+}
+
+export type AnnulResult =
+  | { kind: 'not_found' }
+  | { kind: 'refused'; reason: AnnulRefusal }
+  | { kind: 'annulled'; ticket: TicketRecord; entries: string[]; again: boolean };
+
+/** The scan a scanner's key names (params: eid, idempotency_key): its first line, not a replay. */
+export const SCAN_BY_KEY_SQL = `SELECT scan_id, tid, scanner_id, gate_id, idempotency_key, scanned_at, outcome FROM scans
+  WHERE eid = ? AND idempotency_key = ? AND replay = FALSE ORDER BY scan_id LIMIT 1`;
+
+/** A line of the event's scan log (params: eid, scan_id). */
+export const SCAN_BY_ID_SQL = `SELECT scan_id, tid, scanner_id, gate_id, idempotency_key, scanned_at, outcome FROM scans
+  WHERE eid = ? AND scan_id = ?`;
+
+/** The counted entry under a key (params: eid, idempotency_key). */
+export const ENTRY_BY_KEY_SQL = `SELECT tid, scanner_id, scanned_at, gate_key, was_inside, annulled_at FROM entries
+  WHERE eid = ? AND idempotency_key = ?`;
+
+/** The ticket's latest counted entry by scan time (param: tid). */
+export const LATEST_ENTRY_SQL = `SELECT idempotency_key, scanned_at FROM entries WHERE tid = ? AND annulled_at IS NULL
+  ORDER BY scanned_at DESC, idempotency_key DESC LIMIT 1`;
+
+/** Marks the entry annulled (params: annulled_at, eid, idempotency_key). */
+export const ANNUL_ENTRY_SQL = 'UPDATE entries SET annulled_at = ? WHERE eid = ? AND idempotency_key = ?';
+
+/** Marks the scan log's lines of the entry (params: annulled_at, eid, idempotency_key). */
+export const ANNUL_SCANS_SQL = `UPDATE scans SET annulled_at = ?
+  WHERE eid = ? AND idempotency_key = ? AND outcome = 'valid'`;
+
+/** The ticket's last entry as it is after the annul (params: checked_in_at or null, tid). */
+export const BACK_TO_LAST_ENTRY_SQL = 'UPDATE tickets SET checked_in_at = ? WHERE tid = ?';
+
+/** One entry fewer at its gate, and one repeat fewer when the holder was inside already (params: was_inside 0/1, eid, gate_key). */
+export const GATE_ENTRY_BACK_SQL = `UPDATE gate_counts SET entries = entries - 1, repeats = repeats - ?
+  WHERE eid = ? AND gate_key = ?`;
+
+/** One arrival fewer in the entry's minute and gate (params: eid, minute, gate_key). */
+export const ARRIVAL_BACK_SQL = `UPDATE arrival_counts SET entries = entries - 1
+  WHERE eid = ? AND minute = ? AND gate_key = ?`;
