@@ -190,7 +190,7 @@ export const SCANNER_OUT = 'dist/scan';
 /** The hashes of every source of dist/scan/, written last: a build cut short is stale. */
 const SCANNER_SOURCES = 'sources.json';
 /** Files of web/scan/ served as they are. */
-const SCANNER_STATIC = ['index.html', 'scan.css', 'manifest.webmanifest', 'icon.svg'];
+const SCANNER_STATIC = ['index.html', 'scan.css', 'gate.css', 'manifest.webmanifest', 'icon.svg'];
 /** The QR decoder for browsers without BarcodeDetector: served by the issuer from its npm package. */
 export const DECODER_WASM = 'zxing_reader.wasm';
 

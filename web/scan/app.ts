@@ -8,8 +8,9 @@ import { Camera } from './camera.ts';
 import { Device, type DeviceState } from './device.ts';
 import { alertParagraph, byId, messageOf, mount } from './dom.ts';
 import { enrolmentProblem } from './enrol-text.ts';
-import { Feedback } from './feedback.ts';
+import { Feedback, toneFor } from './feedback.ts';
 import { askToReplace } from './replace-dialog.ts';
+import { bindSoundSwitch } from './sound-switch.ts';
 import { renderHeader, renderStatus } from './status-view.ts';
 import { isSetupCode, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
@@ -137,10 +138,12 @@ class ScanPage {
       this.feedback.unlock();
       const input = byId<HTMLInputElement>('ticket-code');
       const code = input.value.trim();
-      if (code === '') return;
+      // A barcode gun types the next code into the same field: it is emptied and keeps the focus.
       input.value = '';
-      void this.check(code);
+      input.focus();
+      if (code !== '') void this.check(code);
     });
+    bindSoundSwitch(byId<HTMLButtonElement>('sound'), this.feedback);
     this.verdict = new VerdictView(byId('verdict'));
     const modes = { entry: byId<HTMLButtonElement>('mode-entry'), exit: byId<HTMLButtonElement>('mode-exit') };
     const choose = (mode: 'entry' | 'exit') => {
@@ -182,13 +185,13 @@ class ScanPage {
     const state = this.device.state();
     const context = { gate: state.gate, tokenType: ticketTypeIn(code), ...this.device.ticketFacts(result.tid) };
     const text = this.verdict?.show(result, context, { neverSynced: !state.synced });
-    if (text) this.feedback.give(text.tone !== 'reject');
+    if (text) this.feedback.give(toneFor(text));
   }
 
   /** No verdict: the device must be enrolled again, and the verdict area says so once more. */
   private refuseScan(): void {
     this.verdict?.remind();
-    this.feedback.give(false);
+    this.feedback.give('reject');
   }
 
   /** Exit mode shows unmistakably: the header's label and colour, and the verdict area's. */
