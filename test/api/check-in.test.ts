@@ -18,6 +18,9 @@ const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const at = (offsetMs: number) => iso(Date.parse(T0) + offsetMs);
 
+/** What an entry's answer adds to the ticket: its entries, and (none here) the notes for the gate. */
+const atGate = (entries: number) => ({ entries, attention: false, checkin_texts: [] });
+
 describe('POST /api/v1/tickets/check-in', () => {
   let t: TestIssuer;
   let s: Scenario;
@@ -40,7 +43,15 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), {
         status: 'valid',
-        ticket: { tid: s.tid, eid: s.eid, holder_name: 'Ada Lovelace', ticket_type: 'GA', checked_in_at: at(-HOUR) },
+        ticket: {
+          tid: s.tid,
+          eid: s.eid,
+          holder_name: 'Ada Lovelace',
+          ticket_type: 'GA',
+          checked_in_at: at(-HOUR),
+          // Entry rules: this entry counted, and no notes for the gate.
+          ...atGate(1),
+        },
       });
       const status = await t.app.inject({
         url: `/api/v1/tickets/${s.tid}/status`,
@@ -65,7 +76,14 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), {
         status: 'revoked',
-        ticket: { tid: s.tid, eid: s.eid, holder_name: 'Ada Lovelace', ticket_type: 'GA', checked_in_at: null },
+        ticket: {
+          tid: s.tid,
+          eid: s.eid,
+          holder_name: 'Ada Lovelace',
+          ticket_type: 'GA',
+          checked_in_at: null,
+          ...atGate(0),
+        },
       });
     });
 
@@ -100,6 +118,7 @@ describe('POST /api/v1/tickets/check-in', () => {
           holder_name: 'Grace Hopper',
           ticket_type: 'Day pass',
           checked_in_at: null,
+          ...atGate(0),
         },
       });
       const offline = await postCheckIn(t.app, s.apiKey, checkInBody(s, at(HOUR - 1000), { tid: expiring.tid }));
