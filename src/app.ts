@@ -45,6 +45,7 @@ import { openApiRoutes } from './http/routes/openapi.ts';
 import { scannerRoutes } from './http/routes/scanners.ts';
 import { scanUploadRoutes } from './http/routes/scans.ts';
 import { annulRoutes } from './http/routes/annul.ts';
+import { ticketFinderRoutes } from './http/routes/ticket-finder.ts';
 import { ticketRoutes } from './http/routes/tickets.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
 import type { Store } from './store/store.ts';
@@ -250,6 +251,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   eventRuleRoutes(app, ctx);
   scanUploadRoutes(app, ctx);
   annulRoutes(app, ctx);
+  ticketFinderRoutes(app, ctx);
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('onRequest', ctx.limits.adminPerToken);

@@ -24,6 +24,8 @@ export interface CheckInRequest {
   signature_valid?: boolean;
   /** The scanner already let the holder in on its own offline verdict. */
   admitted_offline?: boolean;
+  /** Gate staff chose the ticket from a search by the holder's name (no ticket token). */
+  manual?: boolean;
 }
 
 export interface CheckInDeps {
@@ -113,6 +115,7 @@ function refusedAttempt(
     scanned_at: scannedAt ? toStored(scannedAt) : asSent(request.scanned_at),
     received_at: toStored(now),
     admitted_offline: request.admitted_offline ?? null,
+    manual: request.manual === true,
   };
 }
 
@@ -149,6 +152,7 @@ async function attemptCheckIn(
       request.signature_valid ?? null,
       // Only when sent, so that answers stored before the field existed still match their retries.
       ...(request.admitted_offline === undefined ? [] : [request.admitted_offline]),
+      ...(request.manual === undefined ? [] : [{ manual: request.manual }]),
       // An exit is another body than an entry with the same fields: one key on both is a conflict.
       ...(direction === 'out' ? ['check-out'] : []),
     ]),
@@ -159,6 +163,7 @@ async function attemptCheckIn(
     scanned_at: scannedAt,
     received_at: toStored(now),
     admitted_offline: request.admitted_offline ?? null,
+    manual: request.manual === true,
   };
   const presented = request.ticket_token ?? null;
   const entry = async () => {

@@ -103,6 +103,7 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
       event_date: toWire(event.event_date),
       gate_id: result.key.gate_id,
       expires_at: toWire(result.key.expires_at),
+      allow_search: result.key.allow_search,
     },
     issuer: deps.issuer,
   };

@@ -9,6 +9,8 @@ export interface NewEnrollmentToken {
   gate_id?: string | null;
   expires_at?: string | null;
   key_expires_at?: string | null;
+  /** The scanner it enrols may find holders by name (default false). */
+  allow_search?: boolean;
 }
 
 /** An enrolment token not redeemed within a week is refused. */
@@ -63,6 +65,7 @@ export async function createEnrollmentToken(
     created_at: toStored(now),
     used_at: null,
     revoked_at: null,
+    allow_search: input.allow_search === true,
   };
   // A token or key that is dead on arrival is a mistake the organizer should hear about now.
   for (const field of ['expires_at', 'key_expires_at'] as const) {
@@ -86,6 +89,7 @@ export function enrollmentTokenView(record: EnrollmentTokenRecord) {
     created_at: toWire(record.created_at),
     used_at: toWire(record.used_at),
     revoked_at: toWire(record.revoked_at),
+    allow_search: record.allow_search === true,
   };
 }
 
@@ -110,5 +114,6 @@ export function enrollmentTokenListView(listing: EnrollmentTokenListing, now: st
     used_at: toWire(listing.used_at),
     scanner_id: listing.scanner_id,
     scanner_name: listing.scanner_name,
+    allow_search: listing.allow_search === true,
   };
 }

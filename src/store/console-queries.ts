@@ -26,7 +26,7 @@ export const SEARCH_TICKETS_SQL = `
   ORDER BY tid LIMIT ?`;
 
 /** Makes `%`, `_` and `\` match themselves in a LIKE pattern. */
-const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
+export const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
 
 /**
  * The LIKE patterns of a search: a search_name containing the query's key (punctuation, case and

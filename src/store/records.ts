@@ -85,6 +85,8 @@ export interface EnrollmentTokenRecord {
   created_at: string;
   used_at: string | null;
   revoked_at: string | null;
+  /** The scanner it enrols may find holders by name (`scope.allow_search`); absent: it may not. */
+  allow_search?: boolean;
 }
 
 /** An enrolment token as the organizer's list shows it: with the scanner it enrolled, once used. */
@@ -108,6 +110,8 @@ export interface ApiKeyRecord {
   expires_at: string;
   last_seen_at: string | null;
   revoked_at: string | null;
+  /** The scanner may find holders by name (from its enrolment token). */
+  allow_search: boolean;
 }
 
 export type ScanOutcome =
@@ -153,6 +157,8 @@ export interface ScanRecord {
   admitted_offline: boolean;
   /** When the entry was annulled (its outcome stays `valid`), or null. */
   annulled_at: string | null;
+  /** A check-in chosen from a search by the holder's name, with no ticket token. */
+  manual: boolean;
   /** The enrolled name of the scanner (null when it gave none). */
   scanner_name: string | null;
   /** The ticket's holder (null for a tid that is not one of the event's tickets). */
@@ -249,6 +255,8 @@ export interface CheckInAttempt {
    * the holder away; null, it said nothing (an online scan, or a scanner older than the field).
    */
   admitted_offline: boolean | null;
+  /** The scanner chose the ticket from a search by the holder's name (no ticket token); absent: false. */
+  manual?: boolean;
 }
 
 export type CheckInResult =

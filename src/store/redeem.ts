@@ -25,6 +25,7 @@ export function redemption(
     expires_at: token.key_expires_at,
     last_seen_at: at,
     revoked_at: null,
+    allow_search: token.allow_search === true,
   };
   return { token, record };
 }

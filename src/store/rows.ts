@@ -15,7 +15,7 @@ import type {
 
 /**
  * The columns of a ticket record, for every read of `tickets` that answers one: the table also holds
- * `search_name`, the search's own column, which is no part of a ticket.
+ * `search_name` and `search_words`, the searches' own columns, which are no part of a ticket.
  */
 export const TICKET_COLUMNS_SQL = `tid, eid, holder_name, ticket_type, issued_at, expires_at, checked_in_at, revoked_at,
   revoke_reason, ticket_token, external_id, valid_from, attention, checkin_text`;
@@ -47,7 +47,7 @@ export function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string):
 export const scanLogSql = (cursorColumn: string) => `SELECT ${cursorColumn} AS log_cursor,
     s.scan_id, s.eid, s.tid, s.api_key_id, s.scanner_id, k.scanner_name, s.gate_id,
     s.idempotency_key, s.scanned_at, s.received_at, s.outcome, s.reason, s.replay, s.admitted_offline,
-    s.annulled_at, CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
+    s.annulled_at, s.manual, CASE WHEN t.eid = s.eid THEN t.holder_name END AS holder_name
   FROM scans s LEFT JOIN api_keys k ON k.api_key_id = s.api_key_id LEFT JOIN tickets t ON t.tid = s.tid`;
 
 /**
@@ -117,15 +117,17 @@ export const toScan = (row: Row): ScanRecord => ({
   replay: row.replay === true || row.replay === 1,
   admitted_offline: row.admitted_offline === true || row.admitted_offline === 1,
   annulled_at: (row.annulled_at as string | null) ?? null,
+  manual: row.manual === true || row.manual === 1,
 });
 
 /** The columns a scan-log row is written with, in the order of `scanValues`. */
 export const SCAN_INSERT_COLUMNS = `eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at,
-  received_at, outcome, reason, replay, admitted_offline, turned_away_offline`;
+  received_at, outcome, reason, replay, admitted_offline, turned_away_offline, manual`;
 
 /**
  * A scan-log row's values, in the order of `SCAN_INSERT_COLUMNS`, the same on every backend: the
- * scanner's offline verdict is kept as two flags (admitted; turned away), both false when it sent none.
+ * scanner's offline verdict is kept as two flags (admitted; turned away), both false when it sent none;
+ * `manual` marks a check-in chosen from a search by the holder's name.
  */
 export function scanValues(
   attempt: CheckInAttempt,
@@ -147,6 +149,7 @@ export function scanValues(
     replay,
     attempt.admitted_offline === true,
     attempt.admitted_offline === false,
+    attempt.manual === true,
   ];
 }
 

@@ -31,3 +31,18 @@ export function searchKey(text: string): string {
     .replace(UNDECOMPOSED_LETTERS, (letter) => UNDECOMPOSED[letter]!)
     .replace(/[^\p{L}\p{N}]/gu, '');
 }
+
+/**
+ * The words of a holder name, each as its `searchKey`, each after a space (the `search_words`
+ * column): `% <key>%` then finds a name with a word that starts with the key, which the finder at the
+ * gate ranks before a name that only contains it ("berg" finds Anna Berg before Heidelberger). Words
+ * are split at spaces and dashes; other punctuation stays inside its word (O'Brien is one word, obrien).
+ */
+export function searchWords(text: string): string {
+  return text
+    .split(/[\s\p{Pd}]+/u)
+    .map(searchKey)
+    .filter((word) => word !== '')
+    .map((word) => ` ${word}`)
+    .join('');
+}

@@ -1,5 +1,6 @@
 import type { AnnulRefusal } from '@ticket-issuer/protocol';
 import type { AnnulAttempt, AnnulResult, AnnulSeen } from './annul.ts';
+import type { HolderMatch } from './holder-search.ts';
 import type { TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   AttemptResult,
@@ -106,6 +107,12 @@ export interface Store {
    * (cursor: the last tid seen). LIKE wildcards are literal.
    */
   searchTickets(eid: string, query: string, limit: number, after: string | null): Promise<Page<TicketRecord>>;
+  /**
+   * Finding a holder at the gate: at most `limit` of the event's tickets whose holder name contains
+   * `query` ignoring case, accents and punctuation (both compared by their `searchKey`), best matches
+   * first (see FIND_HOLDERS_SQL), each with whether its holder is inside. LIKE wildcards are literal.
+   */
+  findHolders(eid: string, query: string, limit: number): Promise<HolderMatch[]>;
   /**
    * Revokes the ticket once (a second call keeps the first time and reason); null if unknown.
    * The first revocation appends a `revoked` change to the event's feed.

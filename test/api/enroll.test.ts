@@ -41,6 +41,7 @@ describe('POST /api/v1/scanners/enroll', () => {
       event_date: '2026-06-02T18:00:00Z',
       gate_id: 'north',
       expires_at: '2026-06-03T18:00:00Z',
+      allow_search: false,
     });
     assert.deepEqual(body.issuer, { name: 'Ticket Issuer', iss: BASE_URL });
   });
@@ -162,6 +163,7 @@ describe('POST /api/v1/scanners/enroll', () => {
       expires_at: '2026-06-03T18:00:00Z',
       last_seen_at: '2026-06-01T12:00:00Z',
       revoked_at: null,
+      allow_search: false,
     });
   });
 });

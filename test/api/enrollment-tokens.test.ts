@@ -70,6 +70,7 @@ await eachBackend('GET /admin/v1/events/{eid}/enrollment-tokens', ({ it, issuer 
           used_at: null,
           scanner_id: null,
           scanner_name: null,
+          allow_search: false,
         },
         {
           token_id: revoked.token_id,
@@ -81,6 +82,7 @@ await eachBackend('GET /admin/v1/events/{eid}/enrollment-tokens', ({ it, issuer 
           used_at: null,
           scanner_id: null,
           scanner_name: null,
+          allow_search: false,
         },
         {
           token_id: used.token_id,
@@ -92,6 +94,7 @@ await eachBackend('GET /admin/v1/events/{eid}/enrollment-tokens', ({ it, issuer 
           used_at: at(4),
           scanner_id: scannerId,
           scanner_name: 'North phone 1',
+          allow_search: false,
         },
         {
           token_id: expiring.token_id,
@@ -103,6 +106,7 @@ await eachBackend('GET /admin/v1/events/{eid}/enrollment-tokens', ({ it, issuer 
           used_at: null,
           scanner_id: null,
           scanner_name: null,
+          allow_search: false,
         },
       ],
     });

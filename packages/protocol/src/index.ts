@@ -62,6 +62,8 @@ export interface CheckInRequestBody {
   ticket_token?: string;
   signature_valid?: boolean;
   admitted_offline?: boolean;
+  /** Gate staff chose the ticket from a search by the holder's name (sent without `ticket_token`). */
+  manual?: boolean;
 }
 
 /** The `ticket` object of a check-in answer. */
@@ -95,11 +97,36 @@ export interface CheckOutAnswer {
   ticket: (CheckInTicket & { checked_out_at?: string | null }) | null;
 }
 
+/** A ticket found by its holder's name (`GET /api/v1/events/{eid}/tickets/search`). */
+export interface FoundHolder {
+  tid: string;
+  holder_name: string;
+  ticket_type: string;
+  status: TicketState;
+  /** The holder is inside now. */
+  inside: boolean;
+  attention: boolean;
+  checkin_texts: string[];
+}
+
+/** The answer of a search by the holder's name: at most 10 tickets, best matches first. */
+export interface HolderSearchAnswer {
+  tickets: FoundHolder[];
+}
+
 /** The enrolment answer. */
 export interface EnrollAnswer {
   api_key: string;
   api_key_id: string;
-  scope: { eid: string; event_name: string; event_date: string; gate_id: string | null; expires_at: string };
+  scope: {
+    eid: string;
+    event_name: string;
+    event_date: string;
+    gate_id: string | null;
+    expires_at: string;
+    /** The key may find holders by name (an issuer from before the field omits it: false). */
+    allow_search?: boolean;
+  };
   issuer: { name: string; iss: string };
   /** The name the issuer keeps for the scanner (its own choice when the request named none). */
   scanner_name?: string;

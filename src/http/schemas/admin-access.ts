@@ -31,6 +31,7 @@ const EnrollmentTokenProperties = {
   created_at: Time,
   used_at: NullableTime,
   revoked_at: NullableTime,
+  allow_search: Type.Boolean({ description: 'the scanner it enrols may find holders by name (`scope.allow_search`)' }),
 };
 
 const EnrollmentTokenAnswer = named(
@@ -73,6 +74,12 @@ export const createEnrollmentTokenSchema = {
       gate_id: Type.Optional(Nullable(Id())),
       expires_at: Type.Optional(Nullable(InstantIn)),
       key_expires_at: Type.Optional(Nullable(InstantIn)),
+      allow_search: Type.Optional(
+        Type.Boolean({
+          description:
+            'the scanner it enrols may find holders by name (`GET /api/v1/events/{eid}/tickets/search`); default false',
+        }),
+      ),
     }),
   ),
   response: {
@@ -103,6 +110,7 @@ const ListedEnrollmentToken = named(
       used_at: NullableTime,
       scanner_id: Nullable(Type.String(), { description: 'the scanner that used the token, or null' }),
       scanner_name: Nullable(Type.String(), { description: "that scanner's enrolled name, or null" }),
+      allow_search: Type.Boolean({ description: 'the scanner it enrols may find holders by name' }),
     },
     { description: 'An enrolment token as the list shows it (the token itself is shown only when created)' },
   ),
@@ -168,6 +176,7 @@ export const ScannerRecord = named(
       expires_at: Time,
       last_seen_at: Nullable(Type.String(), { description: 'kept to the minute; null before its first request' }),
       revoked_at: NullableTime,
+      allow_search: Type.Boolean({ description: 'the scanner may find holders by name (`scope.allow_search`)' }),
     },
     { description: 'A scanner, one record per API key' },
   ),

@@ -40,6 +40,9 @@ export const ScanAnswer = named(
       annulled_at: Nullable(
         Type.String({ description: 'when the entry was annulled (the outcome stays `valid`); null when it was not' }),
       ),
+      manual: Type.Boolean({
+        description: 'a check-in gate staff chose from a search by the holder’s name (no ticket token)',
+      }),
     },
     { description: 'One check-in attempt and its outcome' },
   ),

@@ -53,6 +53,10 @@ export const EnrollAnswer = named(
         event_date: Type.String({ description: 'ISO 8601 UTC timestamp' }),
         gate_id: Nullable(Type.String(), { description: 'null: the key applies to all gates' }),
         expires_at: Type.String({ description: 'ISO 8601 UTC timestamp; the key expires then' }),
+        allow_search: Type.Boolean({
+          description:
+            'the key may find holders by name (`GET /api/v1/events/{eid}/tickets/search`), as its enrolment token allowed',
+        }),
       }),
       issuer: Type.Object({ name: Type.String(), iss: Type.String({ description: "the issuer's base URL" }) }),
     },
@@ -70,6 +74,7 @@ const enrolled = {
     event_date: '2026-05-01T18:00:00Z',
     gate_id: null,
     expires_at: '2026-05-03T02:00:00Z',
+    allow_search: false,
   },
   issuer: { name: 'Ticket Issuer', iss: EXAMPLE.iss },
 };

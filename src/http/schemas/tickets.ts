@@ -44,6 +44,13 @@ export const CheckInBody = named(
             'away, and the upload never checks the ticket in',
         }),
       ),
+      manual: Type.Optional(
+        Type.Boolean({
+          description:
+            'true: gate staff chose the ticket from a search by the holder’s name (no `ticket_token`); kept in the ' +
+            'scan log as `manual`',
+        }),
+      ),
     },
     {
       description: 'One scan of a ticket. `scanned_at` may be up to 48 hours in the past (queued offline scans).',

@@ -46,14 +46,14 @@ const WRITE_SQL = `
     RETURNING eid, last_position, last_log_position
   ), logged AS (
     INSERT INTO scans (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-      outcome, reason, replay, admitted_offline, turned_away_offline, log_position)
+      outcome, reason, replay, admitted_offline, turned_away_offline, manual, log_position)
     SELECT s.eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-      outcome, reason, replay, admitted_offline, turned_away_offline,
+      outcome, reason, replay, admitted_offline, turned_away_offline, manual,
       counters.last_log_position - count(*) OVER (PARTITION BY s.eid) + row_number() OVER (PARTITION BY s.eid ORDER BY n)
     FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-      $16::text[], $17::text[], $18::text[], $19::boolean[], $20::boolean[], $26::boolean[]) WITH ORDINALITY
-      AS s (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
-        outcome, reason, replay, admitted_offline, turned_away_offline, n)
+      $16::text[], $17::text[], $18::text[], $19::boolean[], $20::boolean[], $26::boolean[], $30::boolean[])
+      WITH ORDINALITY AS s (eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at,
+        outcome, reason, replay, admitted_offline, turned_away_offline, manual, n)
     JOIN counters ON counters.eid = s.eid
     ORDER BY n
   ), checked AS (
@@ -148,6 +148,7 @@ export function batchWrite(
       column(checkedIn, (c) => c.attempt.admitted_offline === true),
       column(checkedIn, (c) => c.attempt.received_at),
       column(checkedIn, (c) => c.attempt.idempotency_key),
+      column(scans, (s) => s.attempt.manual === true),
     ],
   };
 }

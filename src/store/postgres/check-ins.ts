@@ -283,7 +283,7 @@ async function logScan(
        ON CONFLICT (eid) DO UPDATE SET last_log_position = change_counters.last_log_position + 1
        RETURNING last_log_position)
      INSERT INTO scans (${SCAN_INSERT_COLUMNS}, log_position)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, (SELECT last_log_position FROM next))`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, (SELECT last_log_position FROM next))`,
     scanValues(attempt, outcome, reason, replay),
   );
 }

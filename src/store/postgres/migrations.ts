@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { searchKey } from '../search-key.ts';
+import { searchKey, searchWords } from '../search-key.ts';
 import { all } from './queries.ts';
 
 /** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
@@ -363,10 +363,31 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE changes ADD COLUMN idempotency_key TEXT COLLATE "C";
     `,
   },
+  {
+    // Finding a holder at the gate, as SQLite's version 21 explains; each name's words are computed by
+    // the one TypeScript function (`fill`), as the search key of version 12 is.
+    version: 21,
+    sql: `
+      ALTER TABLE enrollment_tokens ADD COLUMN allow_search BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE api_keys ADD COLUMN allow_search BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE scans ADD COLUMN manual BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE tickets ADD COLUMN search_words TEXT COLLATE "C" NOT NULL DEFAULT '';
+    `,
+    fill: (client) => fillSearchColumn(client, 'search_words', searchWords),
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */
-async function fillSearchNames(client: pg.PoolClient): Promise<void> {
+function fillSearchNames(client: pg.PoolClient): Promise<void> {
+  return fillSearchColumn(client, 'search_name', searchKey);
+}
+
+/** Writes a search column of every ticket from its holder name, 5,000 tickets a statement, in tid order. */
+async function fillSearchColumn(
+  client: pg.PoolClient,
+  column: 'search_name' | 'search_words',
+  of: (holderName: string) => string,
+): Promise<void> {
   let after = '';
   for (;;) {
     const rows = await all<{ tid: string; holder_name: string }>(
@@ -376,9 +397,9 @@ async function fillSearchNames(client: pg.PoolClient): Promise<void> {
     );
     if (rows.length === 0) return;
     await client.query(
-      `UPDATE tickets SET search_name = u.search_name FROM unnest($1::text[], $2::text[]) AS u (tid, search_name)
+      `UPDATE tickets SET ${column} = u.value FROM unnest($1::text[], $2::text[]) AS u (tid, value)
         WHERE tickets.tid = u.tid`,
-      [rows.map((row) => row.tid), rows.map((row) => searchKey(row.holder_name))],
+      [rows.map((row) => row.tid), rows.map((row) => of(row.holder_name))],
     );
     after = rows[rows.length - 1]!.tid;
   }

@@ -68,6 +68,7 @@ import * as signingKeys from './signing-keys.ts';
 import * as tickets from './tickets.ts';
 import * as ticketNotes from './ticket-notes.ts';
 import type { TicketNotesChange } from '../ticket-notes.ts';
+import type { HolderMatch } from '../holder-search.ts';
 
 /**
  * The shared store: PostgreSQL, for several issuer instances behaving as one. Every method is one
@@ -192,6 +193,9 @@ export class PostgresStore implements Store {
   }
   searchTickets(eid: string, query: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
     return tickets.searchTickets(this.pool, eid, query, limit, after);
+  }
+  findHolders(eid: string, query: string, limit: number): Promise<HolderMatch[]> {
+    return tickets.findHolders(this.pool, eid, query, limit);
   }
   revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null> {
     return tickets.revokeTicket(this.tx, tid, at, reason);

@@ -30,9 +30,20 @@ const LOCK_SCANNER_NAMES = 0x54490004;
 export async function createEnrollmentToken(db: Db, t: EnrollmentTokenRecord): Promise<void> {
   await db.query(
     `INSERT INTO enrollment_tokens (token_id, token_hash, eid, gate_id, expires_at,
-         key_expires_at, created_at, used_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [t.token_id, t.token_hash, t.eid, t.gate_id, t.expires_at, t.key_expires_at, t.created_at, t.used_at, t.revoked_at],
+         key_expires_at, created_at, used_at, revoked_at, allow_search)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      t.token_id,
+      t.token_hash,
+      t.eid,
+      t.gate_id,
+      t.expires_at,
+      t.key_expires_at,
+      t.created_at,
+      t.used_at,
+      t.revoked_at,
+      t.allow_search === true,
+    ],
   );
 }
 
@@ -136,8 +147,8 @@ export function findApiKeyByToken(db: Db, tokenId: string): Promise<ApiKeyRecord
 async function insertApiKey(db: Db, k: ApiKeyRecord): Promise<void> {
   await db.query(
     `INSERT INTO api_keys (api_key_id, key_hash, eid, gate_id, scanner_id, scanner_name,
-       scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at, allow_search)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
       k.api_key_id,
       k.key_hash,
@@ -151,6 +162,7 @@ async function insertApiKey(db: Db, k: ApiKeyRecord): Promise<void> {
       k.expires_at,
       k.last_seen_at,
       k.revoked_at,
+      k.allow_search,
     ],
   );
 }

@@ -1,5 +1,6 @@
 import { SEARCH_TICKETS_SQL, searchPatterns } from '../console-queries.ts';
-import { searchKey } from '../search-key.ts';
+import { searchKey, searchWords } from '../search-key.ts';
+import { FIND_HOLDERS_SQL, type HolderMatch, holderPatterns, toHolderMatch } from '../holder-search.ts';
 import { reissueRefusal } from '../reissue.ts';
 import { page, TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
@@ -11,6 +12,7 @@ import { appendNotesChanges, lockFeedCounters } from './ticket-notes.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 
 const SEARCH_TICKETS = numbered(SEARCH_TICKETS_SQL);
+const FIND_HOLDERS = numbered(FIND_HOLDERS_SQL);
 const TICKET_BY_TID = `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1`;
 
 const TICKET_COLUMNS = [
@@ -43,9 +45,10 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
   const columns = [
     ...TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column])),
     tickets.map((ticket) => searchKey(ticket.holder_name)),
+    tickets.map((ticket) => searchWords(ticket.holder_name)),
     tickets.map((ticket) => ticket.attention),
   ];
-  const names = [...TICKET_COLUMNS, 'search_name', 'attention'];
+  const names = [...TICKET_COLUMNS, 'search_name', 'search_words', 'attention'];
   const types = names.map((name) => (name === 'attention' ? 'boolean[]' : 'text[]'));
   const noted = tickets.filter(hasNotes);
   return tx(async (db) => {
@@ -118,6 +121,12 @@ export async function searchTickets(
   const { holder, tid } = searchPatterns(query);
   const rows = await all<TicketRecord>(db, SEARCH_TICKETS, [eid, after ?? '', holder, tid, limit + 1]);
   return page(rows, limit, (t) => t.tid);
+}
+
+/** Finding a holder at the gate: the best matches of the holder name first (see FIND_HOLDERS_SQL). */
+export async function findHolders(db: Db, eid: string, query: string, limit: number): Promise<HolderMatch[]> {
+  const rows = await all<Record<string, unknown>>(db, FIND_HOLDERS, [eid, ...holderPatterns(query), limit]);
+  return rows.map(toHolderMatch);
 }
 
 /** Revokes the ticket once (a second call keeps the first time and reason); null if unknown. */

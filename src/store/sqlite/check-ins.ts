@@ -230,7 +230,7 @@ function logScan(
 ): void {
   // SQLite has no booleans: they are kept as 0 and 1.
   const values = scanValues(attempt, outcome, reason, replay).map((v) => (typeof v === 'boolean' ? Number(v) : v));
-  c.run(`INSERT INTO scans (${SCAN_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ...values);
+  c.run(`INSERT INTO scans (${SCAN_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ...values);
 }
 
 /**

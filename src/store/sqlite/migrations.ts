@@ -359,6 +359,21 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE changes ADD COLUMN idempotency_key TEXT;
     `,
   },
+  {
+    // Finding a holder at the gate (fourth release): an enrolment token may let its scanner search
+    // holders by name (`allow_search`, 1), which the API key it is exchanged for keeps; the scan log
+    // marks a check-in chosen from such a search (`manual`, 1); and each holder name's words, each as
+    // its search key after a space (`searchWords`, the store's registered `search_words` function
+    // here), rank a name with a word starting with the query before one that only contains it.
+    version: 21,
+    sql: `
+      ALTER TABLE enrollment_tokens ADD COLUMN allow_search INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE api_keys ADD COLUMN allow_search INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE scans ADD COLUMN manual INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tickets ADD COLUMN search_words TEXT NOT NULL DEFAULT '';
+      UPDATE tickets SET search_words = search_words(holder_name);
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */

@@ -13,20 +13,26 @@ import { LIST_ENROLLMENT_TOKENS_SQL, page, type Row, SCANNER_NAME_FACTS_SQL, toS
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
 
+/** A token or key row: SQLite keeps `allow_search` as 0 or 1. */
+function flagged<T extends { allow_search?: boolean } | null>(row: T): T {
+  if (row === null) return row;
+  return { ...row, allow_search: (row.allow_search as unknown) === 1 || row.allow_search === true };
+}
+
 export function createEnrollmentToken(c: SqliteContext, t: EnrollmentTokenRecord): Promise<void> {
   return c.tx(() => {
     c.run(
       `INSERT INTO enrollment_tokens (token_id, token_hash, eid, gate_id, expires_at,
-           key_expires_at, created_at, used_at, revoked_at)
+           key_expires_at, created_at, used_at, revoked_at, allow_search)
          VALUES (@token_id, @token_hash, @eid, @gate_id, @expires_at, @key_expires_at,
-           @created_at, @used_at, @revoked_at)`,
-      t,
+           @created_at, @used_at, @revoked_at, @allow_search)`,
+      { ...t, allow_search: Number(t.allow_search === true) },
     );
   });
 }
 
 export async function listEnrollmentTokens(c: SqliteContext, eid: string): Promise<EnrollmentTokenListing[]> {
-  return c.all<EnrollmentTokenListing>(LIST_ENROLLMENT_TOKENS_SQL, eid);
+  return c.all<EnrollmentTokenListing>(LIST_ENROLLMENT_TOKENS_SQL, eid).map(flagged);
 }
 
 export function revokeEnrollmentToken(
@@ -40,7 +46,7 @@ export function revokeEnrollmentToken(
       at,
       tokenId,
     );
-    return c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_id = ?', tokenId);
+    return flagged(c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_id = ?', tokenId));
   });
 }
 
@@ -53,7 +59,9 @@ export function redeemEnrollmentToken(
   onlyEvent?: string,
 ): Promise<RedeemResult> {
   return c.tx((): RedeemResult => {
-    const token = c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_hash = ?', tokenHash);
+    const token = flagged(
+      c.one<EnrollmentTokenRecord>('SELECT * FROM enrollment_tokens WHERE token_hash = ?', tokenHash),
+    );
     const outcome = redemption(token, at, key, onlyEvent);
     if ('refused' in outcome) return { kind: 'refused', why: outcome.refused };
     if (outcome.record.scanner_name === null && nameScanner) {
@@ -64,10 +72,10 @@ export function redeemEnrollmentToken(
     c.run('UPDATE enrollment_tokens SET used_at = ? WHERE token_id = ?', at, outcome.token.token_id);
     c.run(
       `INSERT INTO api_keys (api_key_id, key_hash, eid, gate_id, scanner_id, scanner_name,
-           scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at)
+           scanner_platform, token_id, enrolled_at, expires_at, last_seen_at, revoked_at, allow_search)
          VALUES (@api_key_id, @key_hash, @eid, @gate_id, @scanner_id, @scanner_name,
-           @scanner_platform, @token_id, @enrolled_at, @expires_at, @last_seen_at, @revoked_at)`,
-      outcome.record,
+           @scanner_platform, @token_id, @enrolled_at, @expires_at, @last_seen_at, @revoked_at, @allow_search)`,
+      { ...outcome.record, allow_search: Number(outcome.record.allow_search) },
     );
     fanOut(c, enrolledMessage(outcome.record, at));
     return { kind: 'enrolled', key: outcome.record, token: { ...outcome.token, used_at: at } };
@@ -75,7 +83,7 @@ export function redeemEnrollmentToken(
 }
 
 export async function findApiKey(c: SqliteContext, keyHash: string): Promise<ApiKeyRecord | null> {
-  return c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ?', keyHash);
+  return flagged(c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ?', keyHash));
 }
 
 export function touchApiKey(c: SqliteContext, apiKeyId: string, at: string): Promise<void> {
@@ -96,7 +104,7 @@ export function revokeApiKey(c: SqliteContext, apiKeyId: string, at: string): Pr
       at,
       apiKeyId,
     );
-    const key = c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE api_key_id = ?', apiKeyId);
+    const key = flagged(c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE api_key_id = ?', apiKeyId));
     if (changed > 0 && key) fanOut(c, scannerRevokedMessage(key, at));
     return key;
   });
@@ -114,9 +122,9 @@ export async function listApiKeys(
     after ?? '',
     limit + 1,
   );
-  return page(rows, limit, (k) => k.api_key_id);
+  return page(rows.map(flagged), limit, (k) => k.api_key_id);
 }
 
 export async function findApiKeyByToken(c: SqliteContext, tokenId: string): Promise<ApiKeyRecord | null> {
-  return c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE token_id = ?', tokenId);
+  return flagged(c.one<ApiKeyRecord>('SELECT * FROM api_keys WHERE token_id = ?', tokenId));
 }

@@ -89,12 +89,21 @@ import {
   listSigningKeys,
   removeSigningKey,
 } from './signing-keys.ts';
-import { createTickets, getTicket, listTickets, reissueTicket, revokeTicket, searchTickets } from './tickets.ts';
+import {
+  createTickets,
+  findHolders,
+  getTicket,
+  listTickets,
+  reissueTicket,
+  revokeTicket,
+  searchTickets,
+} from './tickets.ts';
+import type { HolderMatch } from '../holder-search.ts';
 import { updateTicketNotes } from './ticket-notes.ts';
 import { WalSync } from './wal-sync.ts';
 import * as autoExit from './auto-exit.ts';
 import type { AutoExitEvent, AutoExitRun } from '../auto-exit.ts';
-import { searchKey } from '../search-key.ts';
+import { searchKey, searchWords } from '../search-key.ts';
 import type { TicketNotesChange } from '../ticket-notes.ts';
 
 /** The WAL's size from which a worker checkpoints it (a fresh database's start-up writes about half of it). */
@@ -141,6 +150,10 @@ export class SqliteStore implements Store {
     // The search key of a holder name (see searchKey), for the migration that fills `search_name`.
     this.db.function('search_key', { deterministic: true }, (text: unknown) =>
       typeof text === 'string' ? searchKey(text) : text,
+    );
+    // A holder name's words as the finder at the gate ranks them (see searchWords), for version 21.
+    this.db.function('search_words', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? searchWords(text) : text,
     );
     migrate(this.db);
     // Each check-in of a group commit runs in a savepoint, and SQLite copies every page a savepoint
@@ -247,6 +260,10 @@ export class SqliteStore implements Store {
 
   searchTickets(eid: string, query: string, limit: number, after: string | null): Promise<Page<TicketRecord>> {
     return searchTickets(this.ctx, eid, query, limit, after);
+  }
+
+  findHolders(eid: string, query: string, limit: number): Promise<HolderMatch[]> {
+    return findHolders(this.ctx, eid, query, limit);
   }
 
   revokeTicket(tid: string, at: string, reason: string | null): Promise<TicketRecord | null> {

@@ -1,8 +1,9 @@
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import { SEARCH_TICKETS_SQL, searchPatterns } from '../console-queries.ts';
-import { searchKey } from '../search-key.ts';
+import { searchKey, searchWords } from '../search-key.ts';
 import { reissueRefusal } from '../reissue.ts';
-import { page, TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
+import { FIND_HOLDERS_SQL, type HolderMatch, holderPatterns, toHolderMatch } from '../holder-search.ts';
+import { page, type Row, TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
@@ -20,18 +21,22 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
     const insert = c.statement(
       `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
            checked_in_at, revoked_at, revoke_reason, ticket_token, external_id, search_name,
-           valid_from, attention, checkin_text)
+           search_words, valid_from, attention, checkin_text)
          VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
            @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id, @search_name,
-           @valid_from, @attention, @checkin_text)
+           @search_words, @valid_from, @attention, @checkin_text)
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
     const existing: TicketRecord[] = [];
     const created = new CountsByEvent();
     for (const ticket of tickets) {
       if (
-        insert.run({ ...ticket, search_name: searchKey(ticket.holder_name), attention: Number(ticket.attention) })
-          .changes > 0
+        insert.run({
+          ...ticket,
+          search_name: searchKey(ticket.holder_name),
+          search_words: searchWords(ticket.holder_name),
+          attention: Number(ticket.attention),
+        }).changes > 0
       ) {
         created.add(ticket);
         // Scanners learn a new ticket's gate notes from the feed, as they learn later changes of them.
@@ -85,6 +90,11 @@ export async function searchTickets(
   const { holder, tid } = searchPatterns(query);
   const rows = c.all<TicketRecord>(SEARCH_TICKETS_SQL, eid, after ?? '', holder, tid, limit + 1);
   return page(rows.map(toTicket), limit, (t) => t.tid);
+}
+
+/** Finding a holder at the gate: the best matches of the holder name first (see FIND_HOLDERS_SQL). */
+export async function findHolders(c: SqliteContext, eid: string, query: string, limit: number): Promise<HolderMatch[]> {
+  return c.all<Row>(FIND_HOLDERS_SQL, eid, ...holderPatterns(query), limit).map(toHolderMatch);
 }
 
 export function revokeTicket(

@@ -30,6 +30,7 @@ function scannerView(key: ApiKeyRecord) {
     expires_at: toWire(key.expires_at),
     last_seen_at: toWire(key.last_seen_at),
     revoked_at: toWire(key.revoked_at),
+    allow_search: key.allow_search,
   };
 }
 
