@@ -18,6 +18,7 @@ export function adminRecentScanRoutes(app: App, ctx: AppContext): void {
       ...scan,
       scanned_at: toWire(scan.scanned_at),
       received_at: toWire(scan.received_at),
+      annulled_at: toWire(scan.annulled_at),
       ...(withHolder ? { holder_name } : {}),
     }));
     return {
