@@ -32,7 +32,8 @@ export function scanLog(eid) {
     const page = await read(null);
     const newest = kept.length > 0 ? kept[0].scan_id : 0;
     if (page.next_cursor !== null && page.scans.some((scan) => scan.scan_id <= newest)) {
-      const joined = merge(page.scans, kept);
+      // The page just read wins: a line of it may have changed since (an annulled entry).
+      const joined = merge(kept, page.scans);
       if (joined.length <= wanted + SCAN_PAGE) {
         kept = joined;
         return;
@@ -56,7 +57,22 @@ export function scanLog(eid) {
     wanted = kept.length;
   }
 
-  return { refresh, loadOlder, shown: () => kept, hasOlder: () => olderCursor !== null };
+  /** Entries annulled from this page (idempotency key → when), for lines not yet read again since. */
+  const annulledHere = new Map();
+  /**
+   * Marks the lines of an entry annulled, as the issuer did (each valid line of its idempotency key),
+   * by the browser's clock until a read of the log brings the issuer's own time: a read that started
+   * before the annul cannot show the entry counting again.
+   */
+  const markAnnulled = (entry) => annulledHere.set(entry.idempotency_key, new Date().toISOString());
+  const shown = () =>
+    kept.map((scan) =>
+      !scan.annulled_at && scan.outcome === 'valid' && annulledHere.has(scan.idempotency_key)
+        ? { ...scan, annulled_at: annulledHere.get(scan.idempotency_key) }
+        : scan,
+    );
+
+  return { refresh, loadOlder, markAnnulled, shown, hasOlder: () => olderCursor !== null };
 }
 
 /** A "Load more" button that runs `load` and then `render`, or nothing when there is no more. */
@@ -78,9 +94,12 @@ function loadMore(hasMore, load, render) {
   return button;
 }
 
-/** The scans shown, newest first, each with its outcome, and **Load more** while older ones exist. */
-export function renderScanLog(list, more, log, scannerNames) {
-  const rerender = () => renderScanLog(list, more, log, scannerNames);
+/**
+ * The scans shown, newest first, each with its outcome and what `annul` (scan-annul.js) says of it
+ * (**Annul entry**, or when it was annulled), and **Load more** while older ones exist.
+ */
+export function renderScanLog(list, more, log, scannerNames, annul) {
+  const rerender = () => renderScanLog(list, more, log, scannerNames, annul);
   replace(more, loadMore(log.hasOlder(), log.loadOlder, rerender));
   const scans = log.shown();
   if (scans.length === 0) return replace(list, h('li', { class: 'muted', text: 'No scans yet.' }));
@@ -89,7 +108,7 @@ export function renderScanLog(list, more, log, scannerNames) {
     scans.map((scan) =>
       h(
         'li',
-        {},
+        { class: scan.annulled_at ? 'annulled' : null },
         h('span', { class: `outcome outcome-${scan.outcome}`, text: scan.outcome.replaceAll('_', ' ') }),
         scan.replay ? h('span', { class: 'muted', text: ' (replay)' }) : null,
         scan.admitted_offline ? h('span', { class: 'muted', text: ' · admitted offline' }) : null,
@@ -103,6 +122,7 @@ export function renderScanLog(list, more, log, scannerNames) {
           scan.scanner_name ?? scannerNames.get(scan.api_key_id) ?? scan.scanner_id,
         ),
         h('div', { class: 'small' }, 'Ticket ', h('code', { text: scan.tid })),
+        annul.control(scan),
       ),
     ),
   );

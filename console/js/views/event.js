@@ -10,6 +10,7 @@ import { scannerList } from './scanners.js';
 import { ticketImport } from './ticket-import.js';
 import { ticketSearch } from './ticket-search.js';
 import { ticketTypes } from './ticket-types.js';
+import { scanAnnul } from './scan-annul.js';
 
 /** Counters and the scan log refresh this often: a change shows within 5 s without a reload. */
 const LIVE_MS = 2000;
@@ -65,6 +66,11 @@ export async function eventView(main, eid) {
   const conflictList = h('ul', { class: 'conflicts' });
   const moreConflicts = h('div');
   const names = new Map();
+  const annul = scanAnnul(eid, (scan) => {
+    log.markAnnulled(scan);
+    renderScanLog(scanList, moreScans, log, names, annul);
+    refreshLive().catch(() => undefined);
+  });
   const search = ticketSearch(eid, () => refreshLive());
   const enrol = enrolment(eid, { gates: () => declaredGates, onChanged: () => refreshSlow() });
   const gates = gateEditor(eid, {
@@ -106,7 +112,7 @@ export async function eventView(main, eid) {
     showCounters(current.counters ?? {});
     showOccupancy(occupancy);
     chart.update(arrivals);
-    renderScanLog(scanList, moreScans, log, names);
+    renderScanLog(scanList, moreScans, log, names, annul);
   }
 
   async function refreshSlow() {
@@ -147,7 +153,7 @@ export async function eventView(main, eid) {
         section('Conflicts', conflictList, moreConflicts),
         section('Scanners', scanners.node),
         section('Set up a scanner', enrol.node),
-        foldingSection('Scan log', scanList, moreScans),
+        foldingSection('Scan log', annul.feedback, scanList, moreScans, annul.dialog),
         foldingSection('Gates', gates.node),
         foldingSection(
           'Entry rules',
