@@ -12,6 +12,7 @@ const DELIVERIES_SHOWN = 10;
 const TYPES = [
   'ticket.checked_in',
   'ticket.checked_out',
+  'ticket.check_in_annulled',
   'ticket.revoked',
   'ticket.reissued',
   'checkin.conflict',
