@@ -1,4 +1,5 @@
 import {
+  type AnnulRequestBody,
   CHECK_IN_OUTCOMES,
   CHECK_OUT_STATUSES,
   type ChangesPage,
@@ -9,6 +10,7 @@ import {
   type EnrollAnswer,
   type GatesAnswer,
   type RulesAnswer,
+  type ScanUploadAnnul,
   type ScanUploadItem,
   type ScanUploadResult,
 } from '@ticket-issuer/protocol';
@@ -61,6 +63,22 @@ function retryAfter(header: string | null, details: Record<string, unknown>): nu
   }
   const fromDetails = details.retry_after_seconds;
   return typeof fromDetails === 'number' && fromDetails >= 0 ? fromDetails : null;
+}
+
+/** The issuer's answer to an annul: the entry no longer counts; the ticket as it is after it. */
+export interface AnnulAnswer {
+  status: 'annulled';
+  ticket: {
+    tid: string;
+    eid?: string;
+    holder_name?: string;
+    ticket_type?: string;
+    /** The ticket's last entry that still counts; null: unused again. */
+    checked_in_at: string | null;
+    entries?: number;
+    attention?: boolean;
+    checkin_texts?: string[];
+  };
 }
 
 /** Options of an IssuerClient. */
@@ -146,7 +164,11 @@ export class IssuerClient {
    * throws IssuerHttpError when the upload as a whole was not taken (an issuer without the route
    * answers 404 or 405), IssuerNetworkError when there is no answer.
    */
-  async uploadScans(url: string, scans: ScanUploadItem[], timeoutMs?: number): Promise<ScanUploadResult[]> {
+  async uploadScans(
+    url: string,
+    scans: (ScanUploadItem | ScanUploadAnnul)[],
+    timeoutMs?: number,
+  ): Promise<ScanUploadResult[]> {
     const answer = await this.request('POST', url, { scans }, timeoutMs);
     if (answer.status !== 200) throw this.errorOf(answer);
     const results = (answer.body as { results?: unknown } | null)?.results;
@@ -156,6 +178,18 @@ export class IssuerClient {
       throw invalidAnswer('upload answer without one result per scan');
     }
     return results as ScanUploadResult[];
+  }
+
+  /**
+   * POSTs an annul (`POST /api/v1/tickets/check-in/annul`). Resolves with the 200 answer; throws
+   * IssuerHttpError for an envelope (409 CONFLICT with `details.reason`, 404 NOT_FOUND, …),
+   * IssuerNetworkError when there is no answer.
+   */
+  async annul(url: string, body: AnnulRequestBody, timeoutMs?: number): Promise<AnnulAnswer> {
+    const answer = await this.request('POST', url, body, timeoutMs);
+    const read = annulAnswerOf(answer.status, answer.body, answer.retryAfter);
+    if (read instanceof IssuerHttpError) throw read;
+    return read;
   }
 
   /**
@@ -256,6 +290,24 @@ export function scanAnswerOf(
   if ((status === 200 && outcomes.includes(outcome)) || (status === 400 && outcome === 'invalid_signature')) {
     return body as CheckInAnswer | CheckOutAnswer;
   }
+  return httpErrorOf(status, body, retryAfterHeader);
+}
+
+/** What an annul's answer says, alone or as a result of an upload: annulled, else the error it carries. */
+export function annulAnswerOf(
+  status: number,
+  body: unknown,
+  retryAfterHeader: string | null = null,
+): AnnulAnswer | IssuerHttpError {
+  const answer = body as Partial<AnnulAnswer> | null;
+  const ticket = answer?.ticket;
+  const shaped =
+    typeof ticket === 'object' &&
+    ticket !== null &&
+    typeof ticket.tid === 'string' &&
+    (ticket.checked_in_at === null || typeof ticket.checked_in_at === 'string');
+  if (status === 200 && answer?.status === 'annulled' && shaped) return answer as AnnulAnswer;
+  if (status === 200) return invalidAnswer('annul answer without status annulled and the ticket');
   return httpErrorOf(status, body, retryAfterHeader);
 }
 

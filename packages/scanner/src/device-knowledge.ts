@@ -1,25 +1,30 @@
 /**
  * What a device knows about a ticket when it decides on its own: the changes feed, its own
- * admissions, moves and entries (answered or still queued), and the event's rules, gathered into the
- * facts the shared rules judge (`LocalKnowledge`).
+ * admissions, moves, entries and annuls (answered or still queued), and the event's rules, gathered
+ * into the facts the shared rules judge (`LocalKnowledge`).
  */
+import type { HolderState } from '@ticket-issuer/protocol';
+import { isAnnul } from './queued-annul.ts';
 import type { ScanContext } from './scan-result.ts';
-import type { LocalKnowledge, TidSet } from './verdict.ts';
+import type { LocalKnowledge } from './verdict.ts';
 
 /**
- * What the device knows for a verdict: the feed, its own admissions, moves and entries, the event's
- * rules. `batch`: the entries admitted earlier in the same offline batch, not stored yet.
+ * What the device knows for a verdict: the feed, its own admissions, moves, entries and annuls, the
+ * event's rules. `batch`: the entries admitted earlier in the same offline batch, not stored yet.
  */
-export function knowledgeFor(
-  ctx: ScanContext,
-  admitted: TidSet,
-  batch?: ReadonlyMap<string, readonly string[]>,
-): LocalKnowledge {
+export function knowledgeFor(ctx: ScanContext, batch?: ReadonlyMap<string, readonly string[]>): LocalKnowledge {
   const { event, ticketTypes } = ctx.rules;
+  const known = new Map<string, HolderState>();
+  const holder = (tid: string) => {
+    let state = known.get(tid);
+    if (state === undefined) known.set(tid, (state = holderOnDevice(ctx, tid, batch?.has(tid) === true)));
+    return state;
+  };
   return {
     ...ctx.knowledge,
-    admitted,
-    out: whoIsOut(ctx),
+    checkedIn: { has: (tid) => holder(tid) !== 'unused' },
+    admitted: { has: (tid) => holder(tid) !== 'unused' },
+    out: { has: (tid) => holder(tid) === 'out' },
     reentry: event.reentry,
     calendar: event,
     ticketTypes,
@@ -30,37 +35,49 @@ export function knowledgeFor(
 /**
  * The `scanned_at` of a ticket's entries as this device knows them, each once: the feed's check-ins,
  * the entries the issuer counted on this device's scans since that feed, this device's admissions
- * still queued, and `extra`. An entry known two ways is one instant (the feed's `at` is the scan's time).
+ * still queued, and `extra`; less the entries this device annulled (queued, or answered since that
+ * feed). An entry known two ways is one instant (the feed's `at` is the scan's time).
  */
 export function entriesOf(ctx: ScanContext, tid: string, extra: readonly string[] = []): string[] {
+  const annulled = new Set<number>();
+  for (const entry of ctx.queue.annulled.get(tid) ?? []) if (entry.at !== null) annulled.add(Date.parse(entry.at));
+  const items = ctx.queue.items().filter((item) => item.tid === tid);
+  for (const item of items) if (isAnnul(item)) annulled.add(Date.parse(item.entry_at));
   const byInstant = new Map<number, string>();
   const add = (at: string) => {
     const instant = Date.parse(at);
-    if (!byInstant.has(instant)) byInstant.set(instant, at);
+    if (!byInstant.has(instant) && !annulled.has(instant)) byInstant.set(instant, at);
   };
   for (const at of ctx.knowledge.entries?.get(tid) ?? []) add(at);
   for (const entry of ctx.queue.entries.get(tid) ?? []) add(entry.at);
-  for (const scan of ctx.queue.pending()) {
-    if (scan.tid === tid && scan.direction !== 'out' && scan.admitted_offline) add(scan.scanned_at);
+  for (const item of items) {
+    if (!isAnnul(item) && item.direction !== 'out' && item.admitted_offline) add(item.scanned_at);
   }
   for (const at of extra) add(at);
   return [...byInstant.values()];
 }
 
 /**
- * The tickets whose holder the device knows went out: the feed's exits, then this device's own moves
- * the issuer answered since that feed, then its entries and exits still queued, in scan order (an
- * entry after an exit takes the holder in again).
+ * Where the device knows a ticket's holder is: as the feed left them (came in, went out since), then
+ * this device's own last move the issuer answered since that feed (in, out, or unused again after an
+ * annul), then its scans and annuls still queued in the order made (an entry takes the holder in, an
+ * exit out, an annul back where they were before its entry). `admittedInBatch`: admitted earlier in
+ * the same offline batch.
  */
-export function whoIsOut(ctx: ScanContext): Set<string> {
-  const out = new Set(ctx.feedOut ?? []);
-  for (const [tid, move] of ctx.queue.moves) {
-    if (move.to === 'out') out.add(tid);
-    else out.delete(tid);
+export function holderOnDevice(ctx: ScanContext, tid: string, admittedInBatch = false): HolderState {
+  let cameIn = ctx.knowledge.checkedIn.has(tid) || ctx.queue.admitted.has(tid);
+  let out = ctx.feedOut?.has(tid) === true;
+  const own = ctx.queue.moves.get(tid);
+  if (own?.to === 'out') out = true;
+  else if (own?.to === 'inside') out = false;
+  else if (own?.to === 'unused') [cameIn, out] = [false, false];
+  for (const item of ctx.queue.items()) {
+    if (item.tid !== tid) continue;
+    if (isAnnul(item)) [cameIn, out] = [item.before !== 'unused', item.before === 'out'];
+    else if (item.direction === 'out') out ||= item.verdict === 'exit';
+    else if (item.verdict === 'admit') [cameIn, out] = [cameIn || item.admitted_offline, false];
   }
-  for (const scan of ctx.queue.pending()) {
-    if (scan.direction === 'out' && scan.verdict === 'exit') out.add(scan.tid);
-    else if (scan.direction !== 'out' && scan.verdict === 'admit') out.delete(scan.tid);
-  }
-  return out;
+  if (admittedInBatch) [cameIn, out] = [true, false];
+  if (!cameIn) return 'unused';
+  return out ? 'out' : 'inside';
 }

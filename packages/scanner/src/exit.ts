@@ -102,7 +102,7 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
 }
 
 function decideExit(ctx: ScanContext, token: string, scannedAt: Date): Promise<OfflineVerdict> {
-  const knowledge = knowledgeFor(ctx, ctx.queue.admitted);
+  const knowledge = knowledgeFor(ctx);
   return decideExitOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge });
 }
 

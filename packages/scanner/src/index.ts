@@ -1,6 +1,7 @@
 /** The scanner SDK: enrol a device, scan online or offline, sync with the issuer. Runtime-agnostic. */
 export { gatesAdmitting, type GateRule } from '@ticket-issuer/protocol';
-export { IssuerClient, type IssuerClientOptions } from './client.ts';
+export type { AnnulOptions, AnnulReason, AnnulResult } from './annul.ts';
+export { type AnnulAnswer, IssuerClient, type IssuerClientOptions } from './client.ts';
 export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
 export {
   IssuerHttpError,
@@ -19,7 +20,17 @@ export {
   type ScannerErrorCode,
 } from './errors.ts';
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
-export { checkInBody, deviceReport, ScanQueue, type DeviceReport, type QueuedScan } from './queue.ts';
+export {
+  checkInBody,
+  deviceReport,
+  isAnnul,
+  ScanQueue,
+  type Admission,
+  type DeviceReport,
+  type QueuedAnnul,
+  type QueuedItem,
+  type QueuedScan,
+} from './queue.ts';
 export { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy, type Timer } from './retry.ts';
 export type { IssuerContact, ScanResult, ScanTicket } from './scan-result.ts';
 export { Scanner, type ScannerOptions, type ScanOptions, type StatusReport, type SyncResult } from './scanner.ts';

@@ -19,6 +19,11 @@ interface StoredKnowledge {
   entries?: [string, string[]][];
   /** `[tid, attention, checkin_text]` of the feed's ticket notes (absent in files written before it existed). */
   notes?: [string, boolean, string | null][];
+  /**
+   * `[tid, moves]`: each ticket's entries (`i`) and exits (`o`) in feed order, less the annulled
+   * entries (absent in files written before it existed: made from what they hold).
+   */
+  moves?: [string, string][];
 }
 
 /** A ticket's own notes for the gate, as the feed's `ticket_notes` changes tell them. */
@@ -51,22 +56,65 @@ export class FeedKnowledge {
   readonly entries = new Map<string, string[]>();
   /** Each ticket's own notes for the gate (only tickets that have some). */
   readonly notes = new Map<string, TicketNotes>();
+  /**
+   * Each ticket's entries (`i`) and exits (`o`) in feed order, annulled entries left out: where the
+   * holder goes back to when an entry is annulled.
+   */
+  readonly moves = new Map<string, string>();
 
   /** Applies feed entries in feed order; an entry of an unknown type is skipped (a newer issuer). */
   apply(changes: readonly Change[]): void {
     for (const change of changes) {
       if (change.type === 'revoked') this.revoked.add(change.tid);
-      else if (change.type === 'checked_out') this.out.add(change.tid);
-      else if (change.type === 'checked_in') {
+      else if (change.type === 'checked_out') {
+        this.out.add(change.tid);
+        this.addMove(change.tid, 'o');
+      } else if (change.type === 'checked_in') {
         this.checkedIn.add(change.tid);
         this.out.delete(change.tid);
+        this.addMove(change.tid, 'i');
         if (typeof change.at === 'string') {
           this.checkIns.set(change.tid, { at: change.at, gate_id: change.gate_id ?? null });
           this.addEntry(change.tid, change.at);
         }
       } else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
       else if (change.type === 'ticket_notes') this.setNotes(change.tid, change.attention, change.checkin_text);
+      else if (change.type === 'annulled') this.annul(change.tid);
     }
+  }
+
+  /**
+   * An entry annulled: only the ticket's latest move can be (the contract), so its latest entry in
+   * feed order is the one, whichever scanner made it. It no longer counts, and the holder is back
+   * where the remaining moves leave them: unused, out, or inside.
+   */
+  private annul(tid: string): void {
+    const moves = this.moves.get(tid) ?? '';
+    const last = moves.lastIndexOf('i');
+    if (last >= 0) this.setMoves(tid, moves.slice(0, last) + moves.slice(last + 1));
+    const entries = this.entries.get(tid);
+    entries?.pop();
+    if (entries?.length === 0) this.entries.delete(tid);
+    const rest = this.moves.get(tid) ?? '';
+    if (!rest.includes('i')) {
+      this.checkedIn.delete(tid);
+      this.checkIns.delete(tid);
+    } else {
+      // The entry before it, where the feed said when (its gate is not kept).
+      const at = this.entries.get(tid)?.at(-1);
+      if (at !== undefined) this.checkIns.set(tid, { at, gate_id: null });
+    }
+    if (rest.endsWith('o')) this.out.add(tid);
+    else this.out.delete(tid);
+  }
+
+  private addMove(tid: string, move: 'i' | 'o'): void {
+    this.setMoves(tid, (this.moves.get(tid) ?? '') + move);
+  }
+
+  private setMoves(tid: string, moves: string): void {
+    if (moves === '') this.moves.delete(tid);
+    else this.moves.set(tid, moves);
   }
 
   /** Serializes for `knowledge.json`. */
@@ -84,6 +132,7 @@ export class FeedKnowledge {
       out: [...this.out],
       entries: [...this.entries],
       notes: [...this.notes].map(([tid, notes]) => [tid, notes.attention, notes.checkin_text]),
+      moves: [...this.moves],
     };
   }
 
@@ -148,6 +197,24 @@ export class FeedKnowledge {
       throw corrupt('field notes is malformed');
     }
     for (const [tid, attention, text] of data.notes ?? []) knowledge.setNotes(tid, attention, text);
+    const isMoves = (m: unknown) =>
+      Array.isArray(m) &&
+      m.length === 2 &&
+      typeof m[0] === 'string' &&
+      typeof m[1] === 'string' &&
+      /^[io]*$/.test(m[1]);
+    if (data.moves !== undefined && !(Array.isArray(data.moves) && data.moves.every(isMoves))) {
+      throw corrupt('field moves is malformed');
+    }
+    // A file from before moves were kept: each entry it counts, then an exit for a holder who went out.
+    const moves =
+      data.moves ??
+      [...new Set([...knowledge.checkedIn, ...knowledge.out])].map((tid): [string, string] => [
+        tid,
+        'i'.repeat(knowledge.checkedIn.has(tid) ? Math.max(1, knowledge.entries.get(tid)?.length ?? 0) : 0) +
+          (knowledge.out.has(tid) ? 'o' : ''),
+      ]);
+    for (const [tid, list] of moves) knowledge.setMoves(tid, list);
     return knowledge;
   }
 

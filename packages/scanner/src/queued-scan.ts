@@ -1,5 +1,5 @@
 /** A queued scan: what is kept of it until the issuer answers, and the body it is sent as. */
-import type { CheckInRequestBody, OfflineOutcome } from '@ticket-issuer/protocol';
+import type { CheckInRequestBody, HolderState, OfflineOutcome } from '@ticket-issuer/protocol';
 
 /** One scan waiting for the issuer, with everything needed to send it exactly as it was made. */
 export interface QueuedScan {
@@ -27,6 +27,11 @@ export interface QueuedScan {
   reason: OfflineOutcome;
   /** An online attempt may have reached the issuer without `admitted_offline` (timeout, reset, 5xx). */
   maybe_sent_plain: boolean;
+  /**
+   * Where the device knew the holder was before this entry scan: where an annul of it puts them
+   * back. Absent on exits, and in journals written before it existed (read as `unused`).
+   */
+  before?: HolderState;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CheckInAnswer, RuleRefusal } from '@ticket-issuer/protocol';
-import { knowledgeFor } from './device-knowledge.ts';
+import { holderOnDevice, knowledgeFor } from './device-knowledge.ts';
 import {
   IssuerHttpError,
   IssuerNetworkError,
@@ -21,19 +21,18 @@ import {
   type ScanResult,
   type ScanTicket,
 } from './scan-result.ts';
-import { refusedLine, settleScan, type UploadContext } from './sync.ts';
+import { refusedLine, settleItem, Tally, type UploadContext } from './sync.ts';
 import { STATE_FILES } from './storage/storage.ts';
-import { decideOffline, type OfflineVerdict, type TidSet } from './verdict.ts';
+import { decideOffline, type OfflineVerdict } from './verdict.ts';
 
 function decide(
   ctx: ScanContext,
   token: string,
   scannedAt: Date,
-  admitted: TidSet,
   gate: string | null,
   batch?: ReadonlyMap<string, readonly string[]>,
 ): Promise<OfflineVerdict> {
-  const knowledge = knowledgeFor(ctx, admitted, batch);
+  const knowledge = knowledgeFor(ctx, batch);
   const rule = gate === null ? null : (ctx.rules.gates.get(gate) ?? null);
   return decideOffline({ token, eid: ctx.eid, iss: ctx.iss, scannedAt, keys: ctx.keys, knowledge, gate: rule });
 }
@@ -60,7 +59,11 @@ export function newScan(token: string, local: OfflineVerdict & { tid: string }, 
 export function offlineTicket(ctx: ScanContext, scan: QueuedScan, ticketType: string | null): ScanTicket {
   let place: { at: string | null; gate: string | null } = { at: null, gate: null };
   if (scan.reason === 'already_used') {
-    const own = ctx.queue.pending().find((other) => other.tid === scan.tid && other.admitted_offline);
+    const own = ctx.queue
+      .pending()
+      .find(
+        (other) => other.tid === scan.tid && other.admitted_offline && !ctx.queue.isAnnulled(other.idempotency_key),
+      );
     const fed = ctx.knowledge.checkIns?.get(scan.tid);
     if (own) place = { at: own.scanned_at, gate: own.gate_id };
     else if (fed) place = { at: fed.at, gate: fed.gate_id };
@@ -94,17 +97,17 @@ export const offlineResult = (
 export async function scanOffline(ctx: ScanContext, tokens: readonly string[], gate: string | null) {
   // The batch's admissions, stored together at the end: the next scans of the batch count them.
   const admittedNow = new Map<string, string[]>();
-  const admitted: TidSet = { has: (tid) => ctx.queue.admitted.has(tid) || admittedNow.has(tid) };
   const results: ScanResult[] = [];
   const scans: QueuedScan[] = [];
   for (const token of tokens) {
     const scannedAt = ctx.now();
-    const local = await decide(ctx, token, scannedAt, admitted, gate, admittedNow);
+    const local = await decide(ctx, token, scannedAt, gate, admittedNow);
     if (local.tid === null) {
       results.push(UNREADABLE);
       continue;
     }
     const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+    scan.before = holderOnDevice(ctx, scan.tid, admittedNow.has(scan.tid));
     scan.admitted_offline = local.verdict === 'admit';
     scan.turned_away = !scan.admitted_offline;
     if (scan.admitted_offline) admittedNow.set(scan.tid, [...(admittedNow.get(scan.tid) ?? []), scan.scanned_at]);
@@ -117,31 +120,31 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
 }
 
 /**
- * Sends the queued earlier scans of a ticket first (scan order per ticket). Null when each got its
- * answer; else the failure (no answer, a 5xx, a 429) that holds this ticket's next scan back.
+ * Sends the queued earlier scans and annuls of a ticket first (their order per ticket), each settled
+ * as a sync settles it. Null when each got its answer; else the failure (no answer, a 5xx, a 429)
+ * that holds this ticket's next scan back. A rejected key (401) throws.
  */
 export async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<ScannerError | null> {
-  const earlier = ctx.queue.pending().filter((scan) => scan.tid === tid);
+  const earlier = ctx.queue.items().filter((item) => item.tid === tid);
   if (earlier.length === 0) return null;
   const upload: UploadContext = {
     client: ctx.client,
     queue: ctx.queue,
     storage: ctx.storage,
     checkInUrl: ctx.checkInUrl,
+    checkOutUrl: ctx.checkOutUrl,
     who: { eid: ctx.eid, scanner_id: ctx.scannerId },
     policy: { initialBackoffMs: 0, maxAttempts: 1, budgetMs: 0, maxRetryAfterMs: 0, rateLimitBudgetMs: 0 },
     timeoutMs: ctx.onlineTimeoutMs,
   };
-  for (const scan of earlier) {
-    try {
-      const settled = await settleScan(upload, scan);
-      if (settled.kind === 'refused') await refuse(ctx, scan, settled.error);
-      // An outcome, or `turned_away_offline`: answered either way.
-      else await ctx.queue.ack([scan.idempotency_key]);
-    } catch (error) {
-      if (isTransient(error) || isRateLimited(error)) return error as ScannerError;
-      throw error;
-    }
+  const tally = new Tally(ctx.queue, ctx.storage);
+  try {
+    for (const item of earlier) await tally.record(item, await settleItem(upload, item));
+  } catch (error) {
+    if (isTransient(error) || isRateLimited(error)) return error as ScannerError;
+    throw error;
+  } finally {
+    await tally.flush();
   }
   return null;
 }
@@ -157,7 +160,7 @@ async function answered(ctx: ScanContext, scan: QueuedScan, answer: CheckInAnswe
   const admit = answer.status === 'valid';
   const ticketType = local.claims?.ticket_type ?? null;
   const entered = admit ? [{ tid: scan.tid, at: scan.scanned_at }] : [];
-  await ctx.queue.ack([scan.idempotency_key], admit ? [scan.tid] : [], [], entered);
+  await ctx.queue.ack([scan.idempotency_key], admit ? [scan.tid] : [], [], entered, { admits: admit ? [scan] : [] });
   const ticket = answer.ticket;
   return {
     verdict: admit ? 'admit' : 'reject',
@@ -250,9 +253,10 @@ async function keyRejected(ctx: ScanContext, scan: QueuedScan, error: IssuerHttp
  */
 export async function scanOnline(ctx: ScanContext, token: string, gate: string | null): Promise<ScanResult> {
   const scannedAt = ctx.now();
-  const local = await decide(ctx, token, scannedAt, ctx.queue.admitted, gate);
+  const local = await decide(ctx, token, scannedAt, gate);
   if (local.tid === null) return UNREADABLE;
   const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+  scan.before = holderOnDevice(ctx, scan.tid);
   let earlierFailure: ScannerError | null;
   try {
     earlierFailure = await sendEarlierScans(ctx, local.tid);

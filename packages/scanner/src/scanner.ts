@@ -1,4 +1,5 @@
-import type { DiscoveryDocument, GateRule } from '@ticket-issuer/protocol';
+import { DEFAULT_ANNUL_WINDOW_S, type DiscoveryDocument, type GateRule } from '@ticket-issuer/protocol';
+import { annulEntry, type AnnulOptions, type AnnulResult } from './annul.ts';
 import { IssuerClient } from './client.ts';
 import { isKeyRejected, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
@@ -149,6 +150,16 @@ export class Scanner {
   }
 
   /**
+   * Undoes an entry this device made: the one under `idempotencyKey`, by default its last admission.
+   * Online (unless `options.offline`) the issuer decides (`source: 'issuer'`, or its refusal with the
+   * reason); without an answer, or offline, the device judges on the shared rule and queues the annul
+   * after the scan it undoes (`source: 'queued'`), counting the entry no more at once. See annul.ts.
+   */
+  annul(idempotencyKey?: string, options: AnnulOptions = {}): Promise<AnnulResult> {
+    return annulEntry(this.scanContext(), idempotencyKey, options);
+  }
+
+  /**
    * Uploads the queue, then pulls the changes feed and refreshes the discovery document (JWKS). A
    * rejected key (401) throws, with every scan not yet answered still queued.
    */
@@ -189,7 +200,8 @@ export class Scanner {
       await this.storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(this.knowledge)}\n`);
       if (pulled) await this.queue.movesInFeed(movesSeen);
     }
-    if (this.queue.compactable) await this.queue.compact();
+    // Admissions are kept as long as an annul on the device may name them.
+    if (this.queue.compactable) await this.queue.compact(this.options.now?.() ?? new Date(), DEFAULT_ANNUL_WINDOW_S);
     const { uploaded, refused, outcomes } = upload;
     return { uploaded, refused, outcomes, remaining: this.queue.size, changes, problem };
   }

@@ -1,5 +1,5 @@
 import type { CheckInAnswer, CheckOutAnswer } from '@ticket-issuer/protocol';
-import type { IssuerClient } from './client.ts';
+import type { AnnulAnswer, IssuerClient } from './client.ts';
 import {
   type IssuerHttpError,
   IssuerNetworkError,
@@ -10,6 +10,7 @@ import {
 } from './errors.ts';
 import { uploadInBatches } from './upload.ts';
 import type { FeedKnowledge } from './knowledge.ts';
+import { annulBody, isAnnul, type QueuedAnnul, type QueuedItem } from './queued-annul.ts';
 import { checkInBody, deviceReport, type QueuedScan, type ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer, withRetry } from './retry.ts';
 import type { Storage } from './storage/storage.ts';
@@ -37,16 +38,22 @@ export interface UploadContext {
 /**
  * How one queued scan ended: an outcome from the issuer; the issuer's 409 `turned_away_offline` (it
  * would have said `valid`, and kept the ticket unused because the device turned the holder away); or
- * a refusal for good.
+ * a refusal for good. A queued annul ends annulled (the issuer's answer), or refused.
  */
 export type Settled =
   | { kind: 'outcome'; answer: CheckInAnswer | CheckOutAnswer }
   | { kind: 'turned_away' }
+  | { kind: 'annulled'; answer: AnnulAnswer }
   | { kind: 'refused'; error: IssuerHttpError };
 
 /** The check-out endpoint: the discovery document's, else beside check-in (an older document names none). */
 export function checkOutUrl(ctx: { checkInUrl: string; checkOutUrl?: string }): string {
   return ctx.checkOutUrl ?? ctx.checkInUrl.replace(/\/check-in$/, '/check-out');
+}
+
+/** The annul endpoint, under check-in (the discovery document does not name it). */
+export function annulUrl(ctx: { checkInUrl: string }): string {
+  return `${ctx.checkInUrl}/annul`;
 }
 
 /** Where a queued scan goes: the check-in endpoint, or for an exit the check-out one. */
@@ -75,7 +82,8 @@ export function settledBy(error: IssuerHttpError): Settled {
  * attempt may have delivered it without the device's report (`admitted_offline`, or
  * `signature_valid: false`). Resending the plain body once then gets the scan's answer.
  */
-export function plainMayBeHeld(scan: QueuedScan, error: IssuerHttpError): boolean {
+export function plainMayBeHeld(scan: QueuedItem, error: IssuerHttpError): scan is QueuedScan {
+  if (isAnnul(scan)) return false;
   return error.issuerCode === 'IDEMPOTENCY_CONFLICT' && deviceReport(scan) !== 'none' && scan.maybe_sent_plain;
 }
 
@@ -101,9 +109,27 @@ export async function settleScan(ctx: UploadContext, scan: QueuedScan): Promise<
   }
 }
 
+/** Sends a queued annul as it was made and settles it: annulled, or refused for good; anything else throws. */
+export async function settleAnnul(ctx: UploadContext, annul: QueuedAnnul): Promise<Settled> {
+  const send = () => ctx.client.annul(annulUrl(ctx), annulBody(annul, ctx.who), ctx.timeoutMs);
+  try {
+    return {
+      kind: 'annulled',
+      answer: await withRetry(send, ctx.policy ?? DEFAULT_RETRY_POLICY, ctx.timer ?? realTimer),
+    };
+  } catch (error) {
+    if (isRefusal(error)) return { kind: 'refused', error };
+    throw error;
+  }
+}
+
+/** Sends and settles a queued scan or annul. */
+export const settleItem = (ctx: UploadContext, item: QueuedItem): Promise<Settled> =>
+  isAnnul(item) ? settleAnnul(ctx, item) : settleScan(ctx, item);
+
 /** The queued scans grouped by ticket, each group in scan order, groups in order of first scan. */
-export function byTicket(scans: readonly QueuedScan[]): QueuedScan[][] {
-  const groups = new Map<string, QueuedScan[]>();
+export function byTicket<T extends QueuedItem>(scans: readonly T[]): T[][] {
+  const groups = new Map<string, T[]>();
   for (const scan of scans) {
     const group = groups.get(scan.tid);
     if (group) group.push(scan);
@@ -119,7 +145,7 @@ class Upload {
 
   constructor(
     private readonly ctx: UploadContext,
-    private readonly groups: QueuedScan[][],
+    private readonly groups: QueuedItem[][],
     private readonly tally: Tally,
   ) {}
 
@@ -143,12 +169,12 @@ class Upload {
   }
 
   /** A ticket's scans in scan order; the first that gets no answer holds back the ones after it. */
-  private async sendTicket(group: QueuedScan[]): Promise<void> {
+  private async sendTicket(group: QueuedItem[]): Promise<void> {
     for (const scan of group) {
       if (this.stopped) return;
       let settled: Settled;
       try {
-        settled = await settleScan(this.ctx, scan);
+        settled = await settleItem(this.ctx, scan);
       } catch (error) {
         if (error instanceof IssuerNetworkError) this.tally.report.reachable = false;
         // Anything else (a rejected key above all) stops the whole upload; this scan stays queued.
@@ -162,7 +188,8 @@ class Upload {
 }
 
 /**
- * Uploads every queued scan, each ticket's scans in scan order: in uploads of up to 500 scans
+ * Uploads every queued scan and annul, each ticket's in the order made (an annul after the scan it
+ * undoes): in uploads of up to 500 scans
  * (`POST /api/v1/tickets/scans`, see upload.ts), or against an issuer without that route one request
  * per scan, tickets in parallel (`SYNC_IN_FLIGHT` requests on kept-alive connections). Stops taking
  * new work when the issuer cannot be reached; a ticket whose scan keeps failing with 5xx is left
@@ -171,7 +198,7 @@ class Upload {
 export async function uploadQueue(ctx: UploadContext): Promise<UploadReport> {
   const tally = new Tally(ctx.queue, ctx.storage);
   try {
-    const alone = await uploadInBatches(ctx, byTicket(ctx.queue.pending()), tally);
+    const alone = await uploadInBatches(ctx, byTicket(ctx.queue.items()), tally);
     if (alone.length > 0) await new Upload(ctx, alone, tally).run(ctx.concurrency ?? SYNC_IN_FLIGHT);
   } finally {
     await tally.flush();

@@ -1,19 +1,21 @@
 /**
  * What an upload settled, counted and written down: the report's counts by outcome, the refusals kept
- * for the organizer (`refused.jsonl`), and the acknowledgements with the holders' moves and the entries
- * the answers counted, in batches (one durable write per batch, never one per scan).
+ * for the organizer (`refused.jsonl`), and the acknowledgements with the holders' moves, the entries
+ * the answers counted and the annuls they answered, in batches (one durable write per batch, never
+ * one per scan).
  */
 import { CHECK_IN_OUTCOMES, type CheckInOutcome, RULE_REFUSALS } from '@ticket-issuer/protocol';
 import { type IssuerHttpError, TURNED_AWAY_OFFLINE } from './errors.ts';
-import type { HolderMove, QueuedScan, ScanQueue } from './queue.ts';
+import { holderAfterAnnul, isAnnul, type QueuedItem, queueKeyOf } from './queued-annul.ts';
+import type { AckDetails, HolderMove, QueuedScan, ScanQueue } from './queue.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 import type { Settled } from './sync.ts';
 
 /**
  * What sync counts in `outcomes`: the spec's outcomes, and `turned_away_offline`; exits' statuses
- * (`checked_out`, `not_inside`) appear once an exit was uploaded.
+ * (`checked_out`, `not_inside`) appear once an exit was uploaded, `annulled` once an annul was.
  */
-export type SyncOutcome = CheckInOutcome | typeof TURNED_AWAY_OFFLINE | 'checked_out' | 'not_inside';
+export type SyncOutcome = CheckInOutcome | typeof TURNED_AWAY_OFFLINE | 'checked_out' | 'not_inside' | 'annulled';
 
 /** Every count at zero. */
 export function emptyOutcomes(): Record<SyncOutcome, number> {
@@ -36,8 +38,8 @@ export interface UploadReport {
 
 const ACK_BATCH = 500;
 
-/** The line `refused.jsonl` keeps for the organizer: the scan and the issuer's reason. */
-export function refusedLine(scan: QueuedScan, error: IssuerHttpError, at: Date): string {
+/** The line `refused.jsonl` keeps for the organizer: the scan (or annul) and the issuer's reason. */
+export function refusedLine(scan: QueuedItem, error: IssuerHttpError, at: Date): string {
   return JSON.stringify({
     refused_at: at.toISOString(),
     http_status: error.status,
@@ -54,6 +56,8 @@ class AckBatcher {
   private moves = new Map<string, HolderMove>();
   /** The entries the answers counted, each with its scan's time. */
   private entries: { tid: string; at: string }[] = [];
+  /** Admissions the answers made, and annuls they answered or refused. */
+  private details: Details = noDetails();
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
@@ -61,11 +65,18 @@ class AckBatcher {
     private readonly storage: Storage,
   ) {}
 
-  add(key: string, refusedLine?: string, move?: Moved): Promise<void> {
+  add(key: string, refusedLine?: string, move?: Moved, details: AckDetails = {}): Promise<void> {
     this.keys.push(key);
     if (refusedLine !== undefined) this.refused.push(refusedLine);
-    if (move !== undefined) this.moves.set(move.tid, move.to);
+    // Each ticket's last move, in the order answered: an annul after its entry puts the holder back.
+    if (move !== undefined) {
+      this.moves.delete(move.tid);
+      this.moves.set(move.tid, move.to);
+    }
     if (move?.at !== undefined) this.entries.push({ tid: move.tid, at: move.at });
+    this.details.admits.push(...(details.admits ?? []));
+    this.details.annulled.push(...(details.annulled ?? []));
+    this.details.annulRefused.push(...(details.annulRefused ?? []));
     return this.keys.length >= ACK_BATCH ? this.flush() : Promise.resolve();
   }
 
@@ -79,18 +90,27 @@ class AckBatcher {
     const refused = this.refused;
     const moves = [...this.moves];
     const entries = this.entries;
+    const details = this.details;
     this.keys = [];
     this.refused = [];
     this.moves = new Map();
     this.entries = [];
+    this.details = noDetails();
     const to = (direction: HolderMove) => moves.filter(([, move]) => move === direction).map(([tid]) => tid);
     this.chain = this.chain.then(async () => {
       await this.storage.appendLog(STATE_FILES.refused, refused);
-      await this.queue.ack(keys, to('inside'), to('out'), entries);
+      await this.queue.ack(keys, to('inside'), to('out'), entries, { ...details, unused: to('unused') });
     });
     return this.chain;
   }
 }
+
+type Details = {
+  admits: QueuedScan[];
+  annulled: { key: string; tid: string; at: string | null }[];
+  annulRefused: string[];
+};
+const noDetails = (): Details => ({ admits: [], annulled: [], annulRefused: [] });
 
 /** A holder's move an answer made; `at`: the entry it counted (the scan's time). */
 type Moved = { tid: string; to: HolderMove; at?: string };
@@ -128,19 +148,31 @@ export class Tally {
     this.batcher = new AckBatcher(queue, storage);
   }
 
-  /** Counts a settled scan and acknowledges it (a refusal is kept in `refused.jsonl` first). */
-  async record(scan: QueuedScan, settled: Settled): Promise<void> {
+  /** Counts a settled scan or annul and acknowledges it (a refusal is kept in `refused.jsonl` first). */
+  async record(scan: QueuedItem, settled: Settled): Promise<void> {
+    if (isAnnul(scan)) {
+      if (settled.kind === 'annulled') {
+        this.count('annulled');
+        const to = holderAfterAnnul(settled.answer.ticket.checked_in_at, scan.before);
+        const annulled = [{ key: scan.idempotency_key, tid: scan.tid, at: scan.entry_at }];
+        await this.batcher.add(queueKeyOf(scan), undefined, { tid: scan.tid, to }, { annulled });
+      } else if (settled.kind === 'refused') {
+        this.report.refused += 1;
+        const line = refusedLine(scan, settled.error, new Date());
+        await this.batcher.add(queueKeyOf(scan), line, undefined, { annulRefused: [scan.idempotency_key] });
+      }
+      return;
+    }
     if (settled.kind === 'outcome') {
-      this.report.uploaded += 1;
       const status = settled.answer.status;
-      this.report.outcomes[status] = (this.report.outcomes[status] ?? 0) + 1;
-      await this.batcher.add(scan.idempotency_key, undefined, moveOf(scan, status));
+      this.count(status);
+      const admits = status === 'valid' && scan.direction !== 'out' ? [scan] : [];
+      await this.batcher.add(scan.idempotency_key, undefined, moveOf(scan, status), { admits });
     } else if (settled.kind === 'turned_away') {
       // A final answer: the issuer logged the scan and left the ticket unused, as the device said.
-      this.report.uploaded += 1;
-      this.report.outcomes[TURNED_AWAY_OFFLINE] += 1;
+      this.count(TURNED_AWAY_OFFLINE);
       await this.batcher.add(scan.idempotency_key);
-    } else {
+    } else if (settled.kind === 'refused') {
       this.report.refused += 1;
       const line = refusedLine(scan, settled.error, new Date());
       await this.batcher.add(scan.idempotency_key, line, refusedEntry(scan, settled.error));
@@ -150,5 +182,10 @@ export class Tally {
   /** Writes what is pending. */
   flush(): Promise<void> {
     return this.batcher.flush();
+  }
+
+  private count(status: SyncOutcome): void {
+    this.report.uploaded += 1;
+    this.report.outcomes[status] = (this.report.outcomes[status] ?? 0) + 1;
   }
 }

@@ -1,14 +1,16 @@
 import {
   MAX_SCANS_PER_UPLOAD,
+  type ScanUploadAnnul,
   type ScanUploadItem,
   type ScanUploadResult,
   UPLOAD_BODY_LIMIT_BYTES,
 } from '@ticket-issuer/protocol';
-import { scanAnswerOf } from './client.ts';
+import { annulAnswerOf, scanAnswerOf } from './client.ts';
 import { IssuerHttpError, IssuerNetworkError, isKeyRejected, isRateLimited, isRefusal, isTransient } from './errors.ts';
-import { checkInBody, type QueuedScan } from './queue.ts';
+import { annulBody, isAnnul, type QueuedItem } from './queued-annul.ts';
+import { checkInBody } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, withRetry } from './retry.ts';
-import { byTicket, plainMayBeHeld, settledBy, type Tally, type UploadContext } from './sync.ts';
+import { byTicket, plainMayBeHeld, type Settled, settledBy, type Tally, type UploadContext } from './sync.ts';
 
 /** How long one upload of up to 500 scans may take before it counts as unanswered (and is retried). */
 export const UPLOAD_TIMEOUT_MS = 30_000;
@@ -23,18 +25,43 @@ export function uploadUrl(ctx: { checkInUrl: string }): string {
   return ctx.checkInUrl.replace(/\/check-in$/, '/scans');
 }
 
-/** A queued scan as an upload carries it: its action, then the body its single endpoint would get. */
-function uploadItem(ctx: UploadContext, scan: QueuedScan, plain: boolean): ScanUploadItem {
+/** A queued scan or annul as an upload carries it: its action, then the body its single endpoint would get. */
+function uploadItem(ctx: UploadContext, scan: QueuedItem, plain: boolean): ScanUploadItem | ScanUploadAnnul {
+  if (isAnnul(scan)) return { action: 'annul', ...annulBody(scan, ctx.who) };
   return { action: scan.direction === 'out' ? 'check_out' : 'check_in', ...checkInBody(scan, ctx.who, plain) };
 }
 
 /**
- * The scans, ticket by ticket, in uploads of at most 500 scans and 1 MiB. A ticket's scans stay in
- * one upload when they fit in one; a ticket with more is spread over consecutive ones.
+ * How an upload's result settles its scan or annul, as that one's own answer would; an error for an
+ * answer that settles nothing (or a scan's refusal, which may still hide a plain body: see `settle`).
  */
-export function uploadsOf(groups: QueuedScan[][], bytesOf: (scan: QueuedScan) => number): QueuedScan[][] {
-  const uploads: QueuedScan[][] = [];
-  let current: QueuedScan[] = [];
+function resultOf(scan: QueuedItem, result: ScanUploadResult): Settled | IssuerHttpError {
+  if (isAnnul(scan)) {
+    const answer = annulAnswerOf(result.status_code, result.body);
+    if (!(answer instanceof IssuerHttpError)) return { kind: 'annulled', answer };
+    return isRefusal(answer) ? { kind: 'refused', error: answer } : answer;
+  }
+  const answer = scanAnswerOf(scan.direction === 'out' ? 'check_out' : 'check_in', result.status_code, result.body);
+  return answer instanceof IssuerHttpError ? answer : { kind: 'outcome', answer };
+}
+
+/**
+ * Whether the next scan of a ticket must go in a later upload than `scan`: an annul whose entry was
+ * sent before this upload. The issuer applies an annul after the entry it undoes when both are in
+ * one upload; alone there, it is applied beside the ticket's other scans, so none follows it there.
+ */
+function endsItsTicket(scan: QueuedItem, upload: readonly QueuedItem[]): boolean {
+  return isAnnul(scan) && !upload.some((other) => !isAnnul(other) && other.idempotency_key === scan.idempotency_key);
+}
+
+/**
+ * The scans, ticket by ticket, in uploads of at most 500 scans and 1 MiB. A ticket's scans stay in
+ * one upload when they fit in one; a ticket with more is spread over consecutive ones, and so is one
+ * with scans after an annul whose entry went up earlier (see `endsItsTicket`).
+ */
+export function uploadsOf<T extends QueuedItem>(groups: T[][], bytesOf: (scan: T) => number): T[][] {
+  const uploads: T[][] = [];
+  let current: T[] = [];
   let bytes = 0;
   const close = () => {
     if (current.length > 0) uploads.push(current);
@@ -48,7 +75,8 @@ export function uploadsOf(groups: QueuedScan[][], bytesOf: (scan: QueuedScan) =>
     const total = sizes.reduce((sum, size) => sum + size, 0);
     if (!fits(group.length, total) && group.length <= MAX_SCANS_PER_UPLOAD && total <= BODY_BUDGET) close();
     group.forEach((scan, i) => {
-      if (!fits(1, sizes[i]!)) close();
+      const previous = group[i - 1];
+      if (!fits(1, sizes[i]!) || (previous !== undefined && endsItsTicket(previous, current))) close();
       current.push(scan);
       bytes += sizes[i]!;
     });
@@ -77,11 +105,11 @@ function notTaken(error: unknown): boolean {
  */
 export async function uploadInBatches(
   ctx: UploadContext,
-  groups: QueuedScan[][],
+  groups: QueuedItem[][],
   tally: Tally,
-): Promise<QueuedScan[][]> {
+): Promise<QueuedItem[][]> {
   const held = new Set<string>();
-  const send = (scans: QueuedScan[], plain: boolean) =>
+  const send = (scans: QueuedItem[], plain: boolean) =>
     withRetry(
       () =>
         ctx.client.uploadScans(
@@ -93,21 +121,19 @@ export async function uploadInBatches(
       ctx.timer ?? realTimer,
     );
   /** An upload that got no answer for good: its scans stay queued; no answer at all stops the work. */
-  const unanswered = (error: unknown, scans: QueuedScan[]) => {
+  const unanswered = (error: unknown, scans: QueuedItem[]) => {
     if (isKeyRejected(error) || !(isTransient(error) || isRateLimited(error) || notTaken(error))) throw error;
     if (error instanceof IssuerNetworkError) tally.report.reachable = false;
     tally.report.problem = error as Error;
     for (const scan of scans) held.add(scan.tid);
   };
   /** Records each result; returns the scans whose conflict may hide a plain body the issuer holds. */
-  const settle = async (scans: QueuedScan[], results: ScanUploadResult[], plainAllowed: boolean) => {
-    const plain: QueuedScan[] = [];
+  const settle = async (scans: QueuedItem[], results: ScanUploadResult[], plainAllowed: boolean) => {
+    const plain: QueuedItem[] = [];
     let rejectedKey: IssuerHttpError | null = null;
     for (const [i, scan] of scans.entries()) {
-      const result = results[i]!;
-      const action = scan.direction === 'out' ? 'check_out' : 'check_in';
-      const answer = scanAnswerOf(action, result.status_code, result.body);
-      if (!(answer instanceof IssuerHttpError)) await tally.record(scan, { kind: 'outcome', answer });
+      const answer = resultOf(scan, results[i]!);
+      if (!(answer instanceof IssuerHttpError)) await tally.record(scan, answer);
       else if (isRefusal(answer) && plainAllowed && plainMayBeHeld(scan, answer)) plain.push(scan);
       else if (isRefusal(answer)) await tally.record(scan, settledBy(answer));
       else if (isKeyRejected(answer)) rejectedKey ??= answer;
@@ -147,6 +173,6 @@ export async function uploadInBatches(
 }
 
 /** The scans of `groups` whose ticket is not held back, still grouped by ticket. */
-export function notHeld(groups: QueuedScan[][], held: ReadonlySet<string>): QueuedScan[][] {
+export function notHeld(groups: QueuedItem[][], held: ReadonlySet<string>): QueuedItem[][] {
   return byTicket(groups.flat().filter((scan) => !held.has(scan.tid)));
 }
