@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { enrollJson, human, scanJson, syncJson } from './cli/format.ts';
+import { annulJson, enrollJson, human, scanJson, syncJson } from './cli/format.ts';
 import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
 import { isKeyRejected, KEY_REJECTED_LINE, ScannerError, StateCorruptError } from './errors.ts';
@@ -21,6 +21,10 @@ Commands:
                                                  else one per line on stdin)
   exit [TOKEN…] --state DIR [--offline] [--gate G]
                                                  exit scans: one verdict per token ("exit" or "reject")
+  annul [IDEMPOTENCY_KEY] --state DIR [--offline]
+                                                 undo an entry this device made (default: its last
+                                                 admit); queued for the next sync when the issuer
+                                                 cannot be reached, or with --offline
   sync --state DIR                               upload queued scans, pull the changes feed and the keys
   status --state DIR                             who this scanner is and what it knows
 
@@ -28,7 +32,8 @@ Options:
   --json     one JSON document per line
   --help     this text
 
-Exit codes: 0 done, 1 error, 2 usage error, 3 scans remain queued (sync).
+Exit codes: 0 done, 1 error, 2 usage error, 3 scans remain queued (sync),
+4 the annul was refused (annul: the reason on stderr).
 `;
 
 /** A mistake in the command line: exit code 2. */
@@ -39,6 +44,7 @@ const COMMANDS = {
   enroll: { options: { ...COMMON, name: { type: 'string' } }, positionals: [1, 1] },
   scan: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
   exit: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
+  annul: { options: { ...COMMON, offline: { type: 'boolean' } }, positionals: [0, 1] },
   sync: { options: COMMON, positionals: [0, 0] },
   status: { options: COMMON, positionals: [0, 0] },
 } as const;
@@ -53,7 +59,7 @@ interface Parsed {
 /** Parses the command line; throws UsageError; null when help was asked. */
 function parse(args: string[]): Parsed | null {
   const [command, ...rest] = args;
-  if (command === undefined) throw new UsageError('missing command (enroll, scan, exit, sync or status)');
+  if (command === undefined) throw new UsageError('missing command (enroll, scan, exit, annul, sync or status)');
   if (command === '--help' || command === '-h' || command === 'help') return null;
   if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command "${command.slice(0, 40)}"`);
   const spec = COMMANDS[command as Command];
@@ -173,6 +179,19 @@ async function runScan(parsed: Parsed, transport: Transport): Promise<number> {
   });
 }
 
+/** Exit code of an annul the issuer (or the device, offline) refused. */
+const ANNUL_REFUSED = 4;
+
+async function runAnnul(parsed: Parsed, transport: Transport): Promise<number> {
+  return withScanner(parsed, transport, false, async (scanner) => {
+    const result = await scanner.annul(parsed.positionals[0], { offline: parsed.values.offline ?? false });
+    emit(parsed.values.json, result, human.annul, annulJson);
+    if (result.annulled) return 0;
+    complain(`not annulled (${result.reason}): ${result.message}`);
+    return ANNUL_REFUSED;
+  });
+}
+
 async function runSync(parsed: Parsed, transport: Transport): Promise<number> {
   return withScanner(parsed, transport, false, async (scanner) => {
     const result = await scanner.sync();
@@ -200,6 +219,7 @@ const RUN: Record<Command, (parsed: Parsed, transport: Transport) => Promise<num
   enroll: runEnroll,
   scan: runScan,
   exit: runScan,
+  annul: runAnnul,
   sync: runSync,
   status: runStatus,
 };

@@ -1,4 +1,5 @@
 import type { RuleRefusal } from '@ticket-issuer/protocol';
+import type { AnnulResult } from '../annul.ts';
 import type { EnrollResult } from '../enroll.ts';
 import type { ScanResult } from '../scan-result.ts';
 import type { StatusReport, SyncResult } from '../scanner.ts';
@@ -32,6 +33,17 @@ export function scanJson(result: ScanResult): Record<string, unknown> {
     checkin_texts,
     ...(result.synced === false ? { synced: false } : {}),
   };
+}
+
+/**
+ * The `annul` line of `--json`: `{"annulled": true, "idempotency_key", "source"}` (`issuer` or
+ * `queued`), or a refusal's `{"annulled": false, "idempotency_key", "source", "reason"}`.
+ */
+export function annulJson(result: AnnulResult): Record<string, unknown> {
+  const { annulled, idempotency_key, source } = result;
+  return result.annulled
+    ? { annulled, idempotency_key, source }
+    : { annulled, idempotency_key, source, reason: result.reason };
 }
 
 /** An instant as the issuer writes it, without a fraction of zero: `2026-07-03T10:30:00Z`. */
@@ -88,6 +100,10 @@ export const human = {
     `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(17)}  ${r.tid ?? '-'}  (${r.source}${
       r.synced === false ? ', never synced' : ''
     })${verdictDetails(r)}`,
+  annul: (r: AnnulResult) =>
+    r.annulled
+      ? `ANNULLED      ${r.idempotency_key}  ${r.tid ?? '-'}  (${r.source === 'queued' ? 'queued: sent at the next sync' : 'issuer'})`
+      : `NOT ANNULLED  ${r.reason}  ${r.idempotency_key ?? '-'}  (${r.source})`,
   sync: (r: SyncResult) => {
     const outcomes = Object.entries(r.outcomes)
       .filter(([, n]) => n > 0)
