@@ -9,12 +9,14 @@ import {
   type DiscoveryDocument,
   type EnrollAnswer,
   type GatesAnswer,
+  type HolderSearchAnswer,
   type RulesAnswer,
   type ScanUploadAnnul,
   type ScanUploadItem,
   type ScanUploadResult,
 } from '@ticket-issuer/protocol';
 import { IssuerHttpError, IssuerNetworkError, ScannerError } from './errors.ts';
+import { isHolderSearchAnswer } from './holder-search.ts';
 import { checkRules, isGateRule } from './rules.ts';
 import { checkDiscovery } from './state.ts';
 import { fetchTransport, type HttpRequest, type Transport } from './transport.ts';
@@ -214,6 +216,17 @@ export class IssuerClient {
       throw invalidAnswer('gates answer without gates or reentry');
     }
     return answer as GatesAnswer;
+  }
+
+  /**
+   * Finds holders by name (`GET /api/v1/events/{eid}/tickets/search?q=`): the issuer's answer,
+   * checked. A key without the permission gets an IssuerHttpError (403 FORBIDDEN).
+   */
+  async searchHolders(url: string, q: string, timeoutMs?: number): Promise<HolderSearchAnswer> {
+    const query = new URLSearchParams({ q });
+    const answer = this.expectOk(await this.request('GET', `${url}?${query.toString()}`, undefined, timeoutMs));
+    if (!isHolderSearchAnswer(answer)) throw invalidAnswer('search answer without its tickets');
+    return answer;
   }
 
   async changes(url: string, after: string | null, limit = 1000): Promise<ChangesPage> {

@@ -130,6 +130,7 @@ function identityOf(
     gate_id: answer.scope.gate_id ?? null,
     key_expires_at: answer.scope.expires_at,
     enrolled_at: now.toISOString(),
+    allow_search: answer.scope.allow_search === true,
   };
 }
 

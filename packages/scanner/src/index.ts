@@ -1,5 +1,5 @@
 /** The scanner SDK: enrol a device, scan online or offline, sync with the issuer. Runtime-agnostic. */
-export { gatesAdmitting, type GateRule } from '@ticket-issuer/protocol';
+export { gatesAdmitting, type FoundHolder, type GateRule } from '@ticket-issuer/protocol';
 export type { AnnulOptions, AnnulReason, AnnulResult } from './annul.ts';
 export { type AnnulAnswer, IssuerClient, type IssuerClientOptions } from './client.ts';
 export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
@@ -20,6 +20,8 @@ export {
   type ScannerErrorCode,
 } from './errors.ts';
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
+export { holderSearchUrl, MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
+export { NO_ANSWER, type ChosenHolder } from './manual.ts';
 export {
   checkInBody,
   deviceReport,

@@ -32,6 +32,12 @@ export interface QueuedScan {
    * back. Absent on exits, and in journals written before it existed (read as `unused`).
    */
   before?: HolderState;
+  /**
+   * Gate staff chose the ticket from a search by the holder's name: no token was scanned (sent
+   * without one, with `manual: true`), and the device has no verdict of its own (it never admits
+   * such a scan without the issuer's answer).
+   */
+  manual?: true;
 }
 
 /**
@@ -52,7 +58,8 @@ export function deviceReport(scan: QueuedScan): DeviceReport {
  * carries `admitted_offline: true`. A turned-away scan never checks a ticket in: an offline
  * `invalid_signature` carries `signature_valid: false` (the issuer then answers `invalid_signature`
  * whatever the token), any other one `admitted_offline: false` (the issuer answers 409
- * `turned_away_offline` where it would have said `valid`).
+ * `turned_away_offline` where it would have said `valid`). A manual scan (chosen from a search by
+ * the holder's name) carries `manual: true` and no token.
  */
 export function checkInBody(
   scan: QueuedScan,
@@ -60,9 +67,10 @@ export function checkInBody(
   plain = false,
 ): CheckInRequestBody {
   const report = plain ? 'none' : deviceReport(scan);
-  const badSignature = report === 'turned_away' && scan.reason === 'invalid_signature';
-  let token: Pick<CheckInRequestBody, 'ticket_token' | 'signature_valid'>;
-  if (badSignature) token = { ticket_token: scan.ticket_token, signature_valid: false };
+  const badSignature = report === 'turned_away' && scan.reason === 'invalid_signature' && !scan.manual;
+  let token: Pick<CheckInRequestBody, 'ticket_token' | 'signature_valid' | 'manual'>;
+  if (scan.manual) token = { manual: true };
+  else if (badSignature) token = { ticket_token: scan.ticket_token, signature_valid: false };
   else token = scan.send_token ? { ticket_token: scan.ticket_token } : { signature_valid: true };
   return {
     tid: scan.tid,

@@ -257,9 +257,18 @@ export async function scanOnline(ctx: ScanContext, token: string, gate: string |
   if (local.tid === null) return UNREADABLE;
   const scan = newScan(token, { ...local, tid: local.tid }, scannedAt, gate);
   scan.before = holderOnDevice(ctx, scan.tid);
+  return askIssuer(ctx, scan, local);
+}
+
+/**
+ * Sends a new entry scan (a scanned token, or a manual check-in chosen from a search) after the
+ * ticket's queued earlier scans, storing it durably first: the issuer's answer is the verdict, and
+ * without one `local`, the device's own verdict, stands (see `scanOnline`).
+ */
+export async function askIssuer(ctx: ScanContext, scan: QueuedScan, local: OfflineVerdict): Promise<ScanResult> {
   let earlierFailure: ScannerError | null;
   try {
-    earlierFailure = await sendEarlierScans(ctx, local.tid);
+    earlierFailure = await sendEarlierScans(ctx, scan.tid);
   } catch (error) {
     if (!(error instanceof ScannerError) || !isKeyRejected(error)) throw error;
     // This scan happened too: it is kept (turned away, no verdict shown) like the queue before it.

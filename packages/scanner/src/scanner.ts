@@ -1,4 +1,9 @@
-import { DEFAULT_ANNUL_WINDOW_S, type DiscoveryDocument, type GateRule } from '@ticket-issuer/protocol';
+import {
+  DEFAULT_ANNUL_WINDOW_S,
+  type DiscoveryDocument,
+  type FoundHolder,
+  type GateRule,
+} from '@ticket-issuer/protocol';
 import { annulEntry, type AnnulOptions, type AnnulResult } from './annul.ts';
 import { IssuerClient } from './client.ts';
 import { isKeyRejected, ScannerError } from './errors.ts';
@@ -6,6 +11,8 @@ import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
 import { exitOffline, exitOnline } from './exit.ts';
+import { holderSearchUrl } from './holder-search.ts';
+import { checkInManual, type ChosenHolder } from './manual.ts';
 import { scanOffline, scanOnline } from './scan.ts';
 import type { ScanContext, ScanResult } from './scan-result.ts';
 import { fetchRules, knownRules, type KnownRules, readRules, writeRules } from './rules.ts';
@@ -147,6 +154,31 @@ export class Scanner {
     const results: ScanResult[] = [];
     for (const token of tokens) results.push(await exitOnline(ctx, token, gate));
     return results;
+  }
+
+  /** Whether this device's key may find holders by name (`scope.allow_search` at enrolment). */
+  get allowSearch(): boolean {
+    return this.identity.allow_search === true;
+  }
+
+  /**
+   * Finds holders by name, online only: the issuer's answer (at most 10, best matches first). A key
+   * without the permission gets the issuer's 403 (IssuerHttpError FORBIDDEN); a query of fewer than 3
+   * letters or digits its 400; no answer an IssuerNetworkError.
+   */
+  async search(q: string): Promise<FoundHolder[]> {
+    const url = holderSearchUrl(this.identity.issuer, this.identity.eid);
+    const answer = await this.client.searchHolders(url, q, this.options.onlineTimeoutMs ?? 3000);
+    return answer.tickets;
+  }
+
+  /**
+   * Checks in a holder chosen from a search (`manual: true`, no token), stored like a scan; the
+   * issuer's answer is the verdict, and without one the holder is not let in (`no_answer`). See manual.ts.
+   */
+  checkInManual(holder: string | ChosenHolder, options: Pick<ScanOptions, 'gate'> = {}): Promise<ScanResult> {
+    const gate = this.gateFor(options.gate);
+    return checkInManual(this.scanContext(), typeof holder === 'string' ? { tid: holder } : holder, gate);
   }
 
   /**

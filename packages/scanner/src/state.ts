@@ -17,6 +17,11 @@ export interface ScannerIdentity {
   gate_id: string | null;
   key_expires_at: string;
   enrolled_at: string;
+  /**
+   * The key may find holders by name (`scope.allow_search`); absent in state written before the
+   * field, or by an issuer without it: it may not.
+   */
+  allow_search?: boolean;
 }
 
 const corrupt = (file: string, what: string) => new StateCorruptError(file, what);
