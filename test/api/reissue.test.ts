@@ -84,7 +84,16 @@ describe('POST /admin/v1/tickets/{tid}/reissue', () => {
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), {
       status: 'revoked',
-      ticket: { tid: s.tid, eid: s.eid, holder_name: 'Ada Lovelace', ticket_type: 'GA', checked_in_at: null },
+      ticket: {
+        tid: s.tid,
+        eid: s.eid,
+        holder_name: 'Ada Lovelace',
+        ticket_type: 'GA',
+        checked_in_at: null,
+        entries: 0,
+        attention: false,
+        checkin_texts: [],
+      },
     });
     const status = await t.app.inject({
       url: `/api/v1/tickets/${s.tid}/status`,
