@@ -3,7 +3,7 @@
  * and the sync status. Every decision is the scanner package's (see device.ts); this file only
  * shows what it says.
  */
-import { readToken, type ScanResult } from '@ticket-issuer/scanner';
+import { readToken, type AnnulResult, type ScanResult } from '@ticket-issuer/scanner';
 import { Camera } from './camera.ts';
 import { Device, type DeviceState } from './device.ts';
 import { alertParagraph, byId, messageOf, mount } from './dom.ts';
@@ -12,6 +12,7 @@ import { Feedback, toneFor } from './feedback.ts';
 import { askToReplace } from './replace-dialog.ts';
 import { bindSoundSwitch } from './sound-switch.ts';
 import { renderHeader, renderStatus } from './status-view.ts';
+import { UndoBar } from './undo-bar.ts';
 import { isSetupCode, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
 
@@ -23,6 +24,7 @@ class ScanPage {
   private mode: 'entry' | 'exit' = 'entry';
   private readonly feedback = new Feedback();
   private verdict: VerdictView | null = null;
+  private undo: UndoBar | null = null;
   /** What the device said last (the page renders before `device` is assigned, while it opens). */
   private keyRejected = false;
   private device!: Device;
@@ -80,6 +82,8 @@ class ScanPage {
       this.setupCamera?.stop();
       this.verdict?.stop();
       this.verdict = null;
+      this.undo?.stop();
+      this.undo = null;
       this.view = view;
       if (view === 'scan') this.showScan();
       else this.showSetup();
@@ -145,6 +149,12 @@ class ScanPage {
     });
     bindSoundSwitch(byId<HTMLButtonElement>('sound'), this.feedback);
     this.verdict = new VerdictView(byId('verdict'));
+    // An entry undone (or queued to be) no longer shows as an Admit.
+    this.undo = new UndoBar(
+      byId('undo'),
+      (key) => this.undoEntry(key),
+      () => this.verdict?.remind(),
+    );
     const modes = { entry: byId<HTMLButtonElement>('mode-entry'), exit: byId<HTMLButtonElement>('mode-exit') };
     const choose = (mode: 'entry' | 'exit') => {
       this.mode = mode;
@@ -185,12 +195,25 @@ class ScanPage {
     const state = this.device.state();
     const context = { gate: state.gate, tokenType: ticketTypeIn(code), ...this.device.ticketFacts(result.tid) };
     const text = this.verdict?.show(result, context, { neverSynced: !state.synced });
-    if (text) this.feedback.give(toneFor(text));
+    if (!text) return;
+    this.feedback.give(toneFor(text));
+    // An admit may be undone for a while; any other verdict withdraws the Undo of the admit before it.
+    const key = result.idempotency_key;
+    if (text.word !== 'Admit' || key === null) this.undo?.clear();
+    else this.undo?.offer({ key, what: [`Admit #${this.verdict?.admits}`, text.who].filter(Boolean).join(' · ') });
+  }
+
+  /** **Undo**: in turn with the scans, so that it follows the scan it undoes. */
+  private undoEntry(key: string): Promise<AnnulResult> {
+    const undone = this.scanning.then(() => this.device.annul(key));
+    this.scanning = undone.catch(() => this.render(this.device.state()));
+    return undone;
   }
 
   /** No verdict: the device must be enrolled again, and the verdict area says so once more. */
   private refuseScan(): void {
     this.verdict?.remind();
+    this.undo?.clear();
     this.feedback.give('reject');
   }
 

@@ -10,6 +10,7 @@ import {
   parseSetupUri,
   Scanner,
   ScannerError,
+  type AnnulResult,
   type CheckInPlace,
   type GateRule,
   type EnrollResult,
@@ -18,6 +19,7 @@ import {
   type SyncResult,
 } from '@ticket-issuer/scanner';
 import { IndexedDbStorage } from '@ticket-issuer/scanner/indexeddb';
+import { keepStorage } from './keep-storage.ts';
 
 /** Sync tries give up quickly: the loop below tries again soon enough. */
 const SYNC_POLICY: RetryPolicy = {
@@ -57,21 +59,6 @@ export interface DeviceState {
 }
 
 const transport = fetchTransport();
-
-/**
- * Asks the browser to keep this site's storage under storage pressure (queued scans, the key, what the
- * feed taught): otherwise it may evict IndexedDB of a site not visited for a while, scans not yet
- * uploaded included. Chromium decides without a prompt (an installed app, a bookmarked site); a
- * refusal or a browser without the API changes nothing else.
- */
-function keepStorage(): void {
-  const storage = navigator.storage;
-  if (typeof storage?.persist !== 'function') return;
-  void storage
-    .persisted()
-    .then((kept) => kept || storage.persist())
-    .catch(() => undefined);
-}
 
 export class Device {
   private scanner: Scanner | null = null;
@@ -212,6 +199,28 @@ export class Device {
     // nothing, and any answer (a refusal included) says it is there.
     if (result.issuer_contact === 'failed') this.reachable = false;
     else if (result.issuer_contact === 'answered') this.reachable = true;
+    this.notify();
+    if (scanner.queue.size > 0) this.syncSoon(this.reachable ? 500 : RETRY_MAX_MS);
+    return result;
+  }
+
+  /**
+   * Undoes the entry this device made under `key` (**Undo**): asked of the issuer while it answers,
+   * else judged here and queued after the scan it undoes (the scanner package's annul).
+   */
+  async annul(key: string): Promise<AnnulResult> {
+    const scanner = this.requireScanner();
+    const offline = !this.reachable || !navigator.onLine;
+    let result: AnnulResult;
+    try {
+      result = await scanner.annul(key, { offline });
+    } catch (error) {
+      if (isKeyRejected(error)) this.rejectKey();
+      throw error;
+    }
+    // Asked of the issuer, an undo left queued got no answer; any answer says the issuer is there.
+    if (result.source === 'issuer') this.reachable = true;
+    else if (result.source === 'queued' && !offline) this.reachable = false;
     this.notify();
     if (scanner.queue.size > 0) this.syncSoon(this.reachable ? 500 : RETRY_MAX_MS);
     return result;

@@ -24,12 +24,17 @@ export interface ShowOptions {
 type Part = [className: string, text: string | null];
 
 export class VerdictView {
-  private admits = 0;
+  private admitCount = 0;
   private timer: number | undefined;
   private showing = false;
   private idleState: IdleState = { mode: 'entry', keyRejected: false };
 
   constructor(private readonly element: HTMLElement) {}
+
+  /** The admits shown since the view opened: the last Admit's number. */
+  get admits(): number {
+    return this.admitCount;
+  }
 
   /**
    * Shows a verdict (counting admits), then "Ready" again after VERDICT_SHOWN_MS. A ticket judged on
@@ -37,7 +42,7 @@ export class VerdictView {
    */
   show(result: ScanResult, context: VerdictContext, options: ShowOptions): VerdictText {
     const text = verdictText(result, context);
-    if (text.word === 'Admit') this.admits += 1;
+    if (text.word === 'Admit') this.admitCount += 1;
     const parts: Part[] = [
       ['reason', text.reason],
       ['who', text.who],
@@ -47,7 +52,7 @@ export class VerdictView {
       ['advice', text.advice],
       ['source', text.source],
     ];
-    this.fill(text.tone, text.word, text.word === 'Admit' ? `#${this.admits}` : null, parts);
+    this.fill(text.tone, text.word, text.word === 'Admit' ? `#${this.admitCount}` : null, parts);
     if (text.attention) this.element.dataset.attention = 'true';
     const unsynced = options.neverSynced || result.synced === false;
     if (unsynced && result.source === 'offline' && result.tid !== null) {
