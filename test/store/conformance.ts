@@ -857,6 +857,7 @@ export function storeConformance(
           reason: null,
           replay: false,
           admitted_offline: false,
+          annulled_at: null,
         });
         assert.equal(items[3]!.scanner_id, 'scanner-2');
         assert.equal(items[3]!.reason, 'checked in before');
