@@ -31,6 +31,7 @@ interface ScanLine {
 }
 
 const ticketOf = (issuer: RunningIssuer, tid: string) => admin<TicketAnswer>(issuer, 'GET', `/tickets/${tid}`);
+const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? null);
 const undoButton = (page: Page) => page.getByRole('button', { name: 'Undo' });
 const undoResult = (page: Page) => page.getByTestId('undo-result');
 
@@ -73,6 +74,7 @@ describe('the web scanner’s Undo beside an Admit', { skip }, () => {
       await enrolled(page);
       await checkCode(page, ada!.ticket_token);
       assert.match(await verdictOf(page, 'Admit'), /^Admit\s+#1\s+Ada Lovelace/);
+      assert.equal(await focusedId(page), 'ticket-code', 'Check gives the focus back to Ticket code');
       await undoButton(page).waitFor();
       assert.match((await page.locator('.undo-offer').textContent()) ?? '', /Admit #1 · Ada Lovelace/);
       assert.equal((await ticketOf(issuer, ada!.tid)).status, 'checked_in');
@@ -89,7 +91,8 @@ describe('the web scanner’s Undo beside an Admit', { skip }, () => {
       const answer = await undoAnswer(page);
       assert.equal(answer.outcome, 'undone');
       assert.match(answer.text, /^Entry undone: Admit #1 · Ada Lovelace/);
-      assert.equal(await undoButton(page).count(), 0, 'an undo is offered once');
+      assert.equal(await undoButton(page).isVisible(), false, 'an undo is offered once');
+      assert.equal(await focusedId(page), 'ticket-code', 'the tap on Undo gives the focus back');
       const ticket = await ticketOf(issuer, ada!.tid);
       assert.equal(ticket.status, 'valid');
       assert.equal(ticket.checked_in_at, null);
@@ -122,6 +125,7 @@ describe('the web scanner’s Undo beside an Admit', { skip }, () => {
       const answer = await undoAnswer(page);
       assert.equal(answer.outcome, 'queued');
       assert.match(answer.text, /^Undo queued — will be sent when online: Admit #1/);
+      assert.match(await verdictOf(page, 'Ready', 1000), /^Ready/, 'the undone admit shows no more');
       assert.equal(await page.getByTestId('queued').textContent(), '2', 'the scan, then its undo');
       assert.equal((await ticketOf(issuer, grace!.tid)).status, 'valid', 'nothing reached the issuer yet');
       await page.screenshot({ path: '/tmp/scan-undo-queued-375.png', fullPage: true });
@@ -199,6 +203,7 @@ describe('the web scanner’s Undo past the window', { skip }, () => {
       assert.equal(answer.outcome, 'refused');
       assert.match(answer.text, /^Not undone: too late: .*The entry stands: Admit #1 · Ada Lovelace/);
       assert.doesNotMatch(answer.text, /window_passed|409|CONFLICT/);
+      assert.equal(await undoButton(page).isVisible(), false, 'a refused undo is not offered again');
       assert.equal((await ticketOf(issuer, ada!.tid)).status, 'checked_in');
       assert.deepEqual(await seriousViolations(page), [], 'a refused undo');
     } finally {

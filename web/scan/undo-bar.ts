@@ -63,7 +63,7 @@ export class UndoBar {
     this.clear();
     this.offered = offer;
     this.what.textContent = offer.what;
-    this.button.disabled = false;
+    this.button.removeAttribute('aria-disabled');
     this.button.textContent = 'Undo';
     this.offerLine.hidden = false;
     this.timer = window.setTimeout(() => this.clear(), UNDO_SHOWN_MS);
@@ -86,7 +86,8 @@ export class UndoBar {
     const offer = this.offered;
     if (offer === null || this.pending !== null) return;
     this.pending = offer.key;
-    this.button.disabled = true;
+    // Not `disabled`: a disabled button loses the focus, which then could not go back where it was.
+    this.button.setAttribute('aria-disabled', 'true');
     this.button.textContent = 'Undoing…';
     let words: UndoWords;
     try {
