@@ -3,7 +3,7 @@
  * and the sync status. Every decision is the scanner package's (see device.ts); this file only
  * shows what it says.
  */
-import { readToken, type AnnulResult, type ScanResult } from '@ticket-issuer/scanner';
+import { readToken, type AnnulResult, type FoundHolder, type ScanResult } from '@ticket-issuer/scanner';
 import { Camera } from './camera.ts';
 import { Device, type DeviceState } from './device.ts';
 import { alertParagraph, byId, messageOf, mount } from './dom.ts';
@@ -13,6 +13,7 @@ import { askToReplace } from './replace-dialog.ts';
 import { bindSoundSwitch } from './sound-switch.ts';
 import { renderHeader, renderStatus } from './status-view.ts';
 import { UndoBar } from './undo-bar.ts';
+import { FindByName } from './find-by-name.ts';
 import { isSetupCode, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
 
@@ -25,6 +26,9 @@ class ScanPage {
   private readonly feedback = new Feedback();
   private verdict: VerdictView | null = null;
   private undo: UndoBar | null = null;
+  private finder: FindByName | null = null;
+  /** The key may find holders by name (the device's last state). */
+  private allowSearch = false;
   /** What the device said last (the page renders before `device` is assigned, while it opens). */
   private keyRejected = false;
   private device!: Device;
@@ -75,6 +79,7 @@ class ScanPage {
 
   private render(state: DeviceState): void {
     this.keyRejected = state.keyRejected;
+    this.allowSearch = state.allowSearch;
     renderHeader(state);
     const view = state.enrolled ? 'scan' : 'setup';
     if (view !== this.view) {
@@ -84,6 +89,8 @@ class ScanPage {
       this.verdict = null;
       this.undo?.stop();
       this.undo = null;
+      this.finder?.stop();
+      this.finder = null;
       this.view = view;
       if (view === 'scan') this.showScan();
       else this.showSetup();
@@ -91,6 +98,7 @@ class ScanPage {
     }
     if (view === 'scan') {
       renderStatus(state);
+      this.finder?.show(this.allowSearch && this.mode === 'entry');
       this.verdict?.setIdle({ mode: this.mode, keyRejected: state.keyRejected });
     }
   }
@@ -149,6 +157,10 @@ class ScanPage {
     });
     bindSoundSwitch(byId<HTMLButtonElement>('sound'), this.feedback);
     this.verdict = new VerdictView(byId('verdict'));
+    this.finder = new FindByName(byId('check-form'), {
+      search: (q) => this.device.findHolders(q),
+      choose: (holder) => this.checkInByName(holder),
+    });
     // An entry undone (or queued to be) no longer shows as an Admit.
     this.undo = new UndoBar(
       byId('undo'),
@@ -210,6 +222,13 @@ class ScanPage {
     return undone;
   }
 
+  /** A holder chosen from **Find by name**: checked in manually, in turn with the scans; its verdict as a scan's. */
+  private checkInByName(holder: FoundHolder): Promise<void> {
+    const done = this.scanning.then(async () => this.showVerdict(await this.device.checkInManual(holder), ''));
+    this.scanning = done.catch(() => this.render(this.device.state()));
+    return done;
+  }
+
   /** No verdict: the device must be enrolled again, and the verdict area says so once more. */
   private refuseScan(): void {
     this.verdict?.remind();
@@ -222,6 +241,7 @@ class ScanPage {
     const exit = this.view === 'scan' && this.mode === 'exit';
     document.body.classList.toggle('exit-mode', exit);
     byId('mode-label').hidden = !exit;
+    this.finder?.show(this.allowSearch && this.view === 'scan' && !exit);
     this.verdict?.setIdle({ mode: this.mode, keyRejected: this.keyRejected });
   }
 

@@ -15,6 +15,7 @@ import {
   type GateRule,
   type EnrollResult,
   type RetryPolicy,
+  type FoundHolder,
   type ScanResult,
   type SyncResult,
 } from '@ticket-issuer/scanner';
@@ -56,6 +57,8 @@ export interface DeviceState {
    * then its offline verdicts know no revocation nor check-in but its own. False when not enrolled.
    */
   synced: boolean;
+  /** The key may find holders by name (**Find by name**); false when not enrolled. */
+  allowSearch: boolean;
 }
 
 const transport = fetchTransport();
@@ -137,6 +140,7 @@ export class Device {
       problem: this.problem,
       keyRejected: this.keyRejected,
       synced: this.scanner?.synced ?? false,
+      allowSearch: this.scanner?.allowSearch ?? false,
     };
   }
 
@@ -221,6 +225,46 @@ export class Device {
     // Asked of the issuer, an undo left queued got no answer; any answer says the issuer is there.
     if (result.source === 'issuer') this.reachable = true;
     else if (result.source === 'queued' && !offline) this.reachable = false;
+    this.notify();
+    if (scanner.queue.size > 0) this.syncSoon(this.reachable ? 500 : RETRY_MAX_MS);
+    return result;
+  }
+
+  /** Whether this device's key may find holders by name (its enrolment's `scope.allow_search`). */
+  get allowSearch(): boolean {
+    return this.scanner?.allowSearch ?? false;
+  }
+
+  /** **Find by name**: the issuer's holders whose name holds `q` (online only; a failed request says it is away). */
+  async findHolders(q: string): Promise<FoundHolder[]> {
+    const scanner = this.requireScanner();
+    try {
+      const found = await scanner.search(q);
+      this.reachable = true;
+      return found;
+    } catch (error) {
+      if (isKeyRejected(error)) this.rejectKey();
+      else if (isTransient(error)) this.reachable = false;
+      throw error;
+    } finally {
+      this.notify();
+    }
+  }
+
+  /**
+   * Checks in a holder chosen from **Find by name** (`manual`), stored like a scan before it resolves;
+   * the issuer's answer is the verdict, and without one nobody is let in (the package's `no_answer`).
+   */
+  async checkInManual(holder: FoundHolder): Promise<ScanResult> {
+    const scanner = this.requireScanner();
+    let result: ScanResult;
+    try {
+      result = await scanner.checkInManual(holder);
+    } catch (error) {
+      if (isKeyRejected(error)) this.rejectKey();
+      throw error;
+    }
+    this.reachable = result.issuer_contact !== 'failed';
     this.notify();
     if (scanner.queue.size > 0) this.syncSoon(this.reachable ? 500 : RETRY_MAX_MS);
     return result;

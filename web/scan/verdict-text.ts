@@ -21,6 +21,8 @@ const REASON_WORDS: Record<string, string> = {
   entry_limit_reached: 'entry limit reached',
   too_soon: 'too soon',
   not_inside: 'not inside',
+  // A holder chosen by name while the issuer did not answer: the device has no ticket to judge.
+  no_answer: 'no answer from the issuer: not checked in',
 };
 
 /** The look of a verdict: green admit, red reject, the exit colour, amber for "nothing to do". */

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { fitsWidth, seriousViolations } from '../helpers/axe.ts';
+import {
+  admin,
+  browserSkipReason,
+  createEvent,
+  enrolled,
+  issueTickets,
+  launchBrowser,
+  openPhone,
+  startScanIssuer,
+  verdictOf,
+  webScannerLink,
+  type RunningIssuer,
+} from './harness.ts';
+
+const skip = browserSkipReason() ?? false;
+
+/** A web scanner link of an enrolment token that lets its scanner find holders by name. */
+async function searchingLink(issuer: RunningIssuer, eid: string): Promise<string> {
+  const answer = await admin<{ web_scanner_url: string }>(issuer, 'POST', `/events/${eid}/enrollment-tokens`, {
+    allow_search: true,
+  });
+  return answer.web_scanner_url;
+}
+
+const finder = (page: Page) => page.getByLabel('Find by name');
+const holderButton = (page: Page, name: string) => page.getByRole('button', { name: new RegExp(name) });
+
+/** Types as staff do, a key at a time (the search waits for a pause). */
+async function typeName(page: Page, text: string): Promise<void> {
+  await finder(page).fill('');
+  await finder(page).pressSequentially(text, { delay: 40 });
+}
+
+describe('the web scanner’s Find by name', { skip }, () => {
+  let issuer: RunningIssuer;
+  let browser: Browser;
+  before(async () => {
+    issuer = await startScanIssuer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await issuer?.close();
+  });
+
+  it('appears only with the permission; typing a name lists the holder, and choosing admits (manual)', async () => {
+    const eid = await createEvent(issuer, 'Dead Phones Night');
+    const [ada, , grace] = await issueTickets(issuer, eid, ['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+    await admin(issuer, 'PATCH', `/tickets/${grace!.tid}`, { attention: true, checkin_text: 'Ramp at the north door' });
+
+    const plain = await openPhone(browser, await webScannerLink(issuer, eid));
+    try {
+      await enrolled(plain.page);
+      assert.equal(await finder(plain.page).count(), 1, 'built, and hidden');
+      assert.equal(await finder(plain.page).isVisible(), false, 'no Find by name without the permission');
+    } finally {
+      await plain.context.close();
+    }
+
+    const { context, page } = await openPhone(browser, await searchingLink(issuer, eid));
+    try {
+      await enrolled(page);
+      await finder(page).waitFor({ state: 'visible', timeout: 10_000 });
+      await typeName(page, 'lo');
+      await page.waitForTimeout(600);
+      assert.equal(await holderButton(page, 'Ada Lovelace').count(), 0, 'two letters ask nothing');
+
+      await typeName(page, 'LOVEL');
+      await holderButton(page, 'Ada Lovelace').waitFor({ timeout: 10_000 });
+      assert.match((await holderButton(page, 'Ada Lovelace').textContent()) ?? '', /General admission · not in yet/);
+      assert.equal(await holderButton(page, 'Alan Turing').count(), 0);
+
+      await typeName(page, 'hopper');
+      const graceButton = holderButton(page, 'Grace Hopper');
+      await graceButton.waitFor({ timeout: 10_000 });
+      assert.match((await graceButton.textContent()) ?? '', /Attention: Ramp at the north door/);
+      assert.deepEqual(await seriousViolations(page), [], 'axe-core with the list shown');
+      assert.ok(await fitsWidth(page), 'no horizontal scrolling at 375 px');
+
+      await typeName(page, 'ada lov');
+      await holderButton(page, 'Ada Lovelace').click();
+      assert.match(await verdictOf(page, 'Admit'), /Ada Lovelace/);
+      assert.equal(await finder(page).inputValue(), '', 'the field is emptied for the next holder');
+      const log = await admin<{ scans: { tid: string; outcome: string; manual: boolean }[] }>(
+        issuer,
+        'GET',
+        `/events/${eid}/scans`,
+      );
+      assert.deepEqual(
+        log.scans.filter((s) => s.tid === ada!.tid).map((s) => [s.outcome, s.manual]),
+        [['valid', true]],
+      );
+
+      // Chosen again, the holder is inside: the search says so, and a second check-in is rejected.
+      await typeName(page, 'lovelace');
+      const again = holderButton(page, 'Ada Lovelace');
+      await again.waitFor({ timeout: 10_000 });
+      assert.match((await again.textContent()) ?? '', /inside now/);
+      await again.click();
+      assert.match(await verdictOf(page, 'Reject'), /already used/);
+
+      // Exit mode lets nobody in by name.
+      await page.getByRole('button', { name: 'Exit' }).click();
+      assert.equal(await finder(page).isVisible(), false);
+      await page.getByRole('button', { name: 'Entry' }).click();
+      assert.equal(await finder(page).isVisible(), true);
+      assert.deepEqual(await seriousViolations(page), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a holder chosen while the issuer does not answer is not let in, and never checked in later', async () => {
+    const eid = await createEvent(issuer, 'Cut Cable Night');
+    const [alan] = await issueTickets(issuer, eid, ['Alan Turing']);
+    const { context, page } = await openPhone(browser, await searchingLink(issuer, eid));
+    try {
+      await enrolled(page);
+      await finder(page).waitFor({ state: 'visible', timeout: 10_000 });
+      await typeName(page, 'turing');
+      await holderButton(page, 'Alan Turing').waitFor({ timeout: 10_000 });
+      await context.setOffline(true);
+      await holderButton(page, 'Alan Turing').click();
+      assert.match(await verdictOf(page, 'Reject'), /no answer from the issuer: not checked in.*Alan Turing/);
+      assert.equal(await page.getByTestId('queued').textContent(), '1');
+      await context.setOffline(false);
+      await page.waitForFunction(() => document.querySelector('[data-testid="queued"]')?.textContent === '0', null, {
+        timeout: 15_000,
+      });
+      const ticket = await admin<{ status: string }>(issuer, 'GET', `/tickets/${alan!.tid}`);
+      assert.equal(ticket.status, 'valid', 'the upload of a holder turned away checks nobody in');
+    } finally {
+      await context.close();
+    }
+  });
+});
