@@ -102,12 +102,27 @@ export function enrolment(eid, { gates, onChanged }) {
     onInput: () => replace(hint, gateHint(gate.value.trim(), gates())),
   });
   const result = h('div', { class: 'enrolment' });
+  // Finding holders by name shows names to gate staff: a choice per scanner, off unless asked for.
+  const search = h('input', { type: 'checkbox', id: uid('allow-search') });
+  const searchHint = h('p', {
+    class: 'hint',
+    id: `${search.id}-hint`,
+    text: 'Gate staff may look a holder up by name (a phone that died) and check them in by hand.',
+  });
+  search.setAttribute('aria-describedby', searchHint.id);
   const form = h(
     'form',
     { onSubmit: create },
     field('Gate (optional)', gate, 'Pick a declared gate, or leave it empty: no gate, the scanner may scan anywhere.'),
     options,
     hint,
+    h(
+      'div',
+      { class: 'field checkbox' },
+      search,
+      h('label', { for: search.id, text: 'Allow finding holders by name' }),
+    ),
+    searchHint,
     h('button', { type: 'submit', text: 'New enrolment token' }),
   );
   let shown = null;
@@ -116,14 +131,15 @@ export function enrolment(eid, { gates, onChanged }) {
   async function create(event) {
     event.preventDefault();
     const typed = gate.value.trim();
-    await issue(typed || null, typed, null);
+    await issue(typed || null, typed, null, search.checked);
   }
 
-  /** Makes a token; `usedBy`: the scanner that used the code it replaces. */
-  async function issue(gateId, typed, usedBy) {
+  /** Makes a token; `usedBy`: the scanner that used the code it replaces; `allowSearch`: it may find holders. */
+  async function issue(gateId, typed, usedBy, allowSearch) {
     stopWatching();
     try {
-      const token = await api('POST', path, gateId ? { gate_id: gateId } : {});
+      const body = { ...(gateId ? { gate_id: gateId } : {}), ...(allowSearch ? { allow_search: true } : {}) };
+      const token = await api('POST', path, body);
       show(token, typed, usedBy);
       onChanged();
     } catch (error) {
@@ -142,6 +158,7 @@ export function enrolment(eid, { gates, onChanged }) {
       result,
       usedBy ? message('success', `Used by ${usedBy}. Here is a new code for the same gate.`) : null,
       h('h3', { text: `Setup codes for ${gateText(token.gate_id, gates())}` }),
+      token.allow_search ? h('p', { class: 'small', text: 'This scanner may find holders by name.' }) : null,
       warnings(token, typed),
       h(
         'div',
@@ -189,7 +206,7 @@ export function enrolment(eid, { gates, onChanged }) {
       settled = true;
       stopWatching();
       if (current.status === 'used') {
-        await issue(token.gate_id, token.gate_id, current.scanner_name ?? 'a scanner');
+        await issue(token.gate_id, token.gate_id, current.scanner_name ?? 'a scanner', token.allow_search);
         return;
       }
       shown = null;
