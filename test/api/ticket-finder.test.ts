@@ -239,6 +239,35 @@ await eachBackend('finding a holder at the gate (GET /api/v1/events/{eid}/ticket
     assert.equal(later.scans.find((s) => s.tid === anna)?.manual, false);
   });
 
+  it('manual check-ins made together (one batch on PostgreSQL) each keep manual in the scan log', async () => {
+    const chosen = MANY.slice(0, 6).map((name) => tidOf.get(name)!);
+    const answers = await Promise.all(
+      chosen.map((tid) =>
+        postCheckIn(issuer().app, searcher.apiKey, {
+          tid,
+          eid,
+          scanned_at: T0,
+          scanner_id: searcher.scannerId,
+          idempotency_key: randomUUID(),
+          manual: true,
+        }),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((res) => res.json().status),
+      chosen.map(() => 'valid'),
+    );
+    const log = await adminCall<{ scans: { tid: string; manual: boolean }[] }>(
+      issuer().app,
+      'GET',
+      `/admin/v1/events/${eid}/scans?limit=500`,
+    );
+    assert.deepEqual(
+      chosen.map((tid) => log.scans.find((s) => s.tid === tid)?.manual),
+      chosen.map(() => true),
+    );
+  });
+
   it('is rate limited like the status endpoint, per key', async () => {
     const t = issuer();
     const limited = await testIssuer({ store: t.store, env: { RATE_LIMIT_STATUS_PER_KEY: '3' } });
