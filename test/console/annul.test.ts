@@ -104,6 +104,16 @@ describe('console in Chromium: annul an entry from the scan log', () => {
         await dialog.getByRole('button', { name: 'Cancel' }).click();
         await dialog.waitFor({ state: 'hidden' });
         assert.equal((await g.read(grace)).checked_in_at === null, false);
+        const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+        assert.equal(await focused(), 'Annul entry', 'back on the button');
+        // A poll draws the log anew; the focus stays on that line's button.
+        const button = await page.evaluateHandle(() => document.activeElement!);
+        await page.waitForFunction((element) => !element.isConnected, button, { timeout: 5000 });
+        assert.equal(
+          await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('.holder')?.textContent),
+          'Grace Hopper',
+        );
+        assert.equal(await focused(), 'Annul entry');
 
         await line('Ada Lovelace').getByRole('button', { name: 'Annul entry' }).click();
         await dialog.waitFor();
@@ -123,6 +133,8 @@ describe('console in Chromium: annul an entry from the scan log', () => {
         await line('Ada Lovelace')
           .getByText(/^Entry annulled at /)
           .waitFor();
+        // The focus goes to the line's note, where the button was.
+        await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Entry annulled at '));
         assert.equal(await line('Ada Lovelace').getByRole('button', { name: 'Annul entry' }).count(), 0);
         await log
           .getByRole('status')
@@ -179,6 +191,7 @@ describe('console in Chromium: annul an entry from the scan log', () => {
       await button.waitFor();
       // The holder went out after the page showed the entry.
       assert.equal(await g.move('check-out', grace), 'checked_out');
+      const opener = await button.elementHandle();
       await button.click();
       const dialog = page.getByRole('dialog', { name: 'Annul an entry' });
       await dialog.getByRole('button', { name: 'Annul entry' }).click();
@@ -188,8 +201,11 @@ describe('console in Chromium: annul an entry from the scan log', () => {
       assert.ok(await fitsWidth(page), 'the dialog fits 375 px');
       assert.deepEqual(await seriousViolations(page), [], 'the refusal passes axe');
       await page.screenshot({ path: '/tmp/console-annul-375.png' });
+      // A poll drew the log anew behind the dialog: closing it still returns to the line's button.
+      await page.waitForFunction((element) => !element!.isConnected, opener, { timeout: 5000 });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'hidden' });
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Annul entry');
 
       const read = await g.read(grace);
       assert.equal(read.checked_in_at === null, false, 'the entry still counts');

@@ -103,6 +103,8 @@ export function renderScanLog(list, more, log, scannerNames, annul) {
   replace(more, loadMore(log.hasOlder(), log.loadOlder, rerender));
   const scans = log.shown();
   if (scans.length === 0) return replace(list, h('li', { class: 'muted', text: 'No scans yet.' }));
+  // Drawn anew at each poll: the focus stays on the same line (its button, or its note once annulled).
+  const focused = list.contains(document.activeElement) ? document.activeElement.dataset.scanId : undefined;
   replace(
     list,
     scans.map((scan) =>
@@ -126,6 +128,7 @@ export function renderScanLog(list, more, log, scannerNames, annul) {
       ),
     ),
   );
+  if (focused !== undefined) list.querySelector(`[data-scan-id="${focused}"]`)?.focus();
 }
 
 /**

@@ -82,6 +82,14 @@ export function scanAnnul(eid, onAnnulled) {
     ),
   );
 
+  // Back to the line after the dialog: a poll may have drawn it anew meanwhile (the button the dialog
+  // would return to is gone), and after an annul the line shows its note instead of the button.
+  dialog.addEventListener('close', () => {
+    const at = document.activeElement;
+    if (current === null || (at && at !== document.body && !dialog.contains(at))) return;
+    document.querySelector(`[data-scan-id="${current.scan_id}"]`)?.focus();
+  });
+
   /** Asks about this scan's entry. */
   function open(scan) {
     current = scan;
@@ -101,7 +109,7 @@ export function scanAnnul(eid, onAnnulled) {
     if (scan.annulled_at) {
       return h(
         'div',
-        { class: 'annulled-note small' },
+        { class: 'annulled-note small', 'data-scan-id': scan.scan_id, tabindex: '-1' },
         h('strong', { text: 'Entry annulled' }),
         ` at ${when(scan.annulled_at)}`,
       );
@@ -110,7 +118,13 @@ export function scanAnnul(eid, onAnnulled) {
     return h(
       'div',
       { class: 'actions' },
-      h('button', { type: 'button', class: 'secondary', text: 'Annul entry', onClick: () => open(scan) }),
+      h('button', {
+        type: 'button',
+        class: 'secondary',
+        text: 'Annul entry',
+        'data-scan-id': scan.scan_id,
+        onClick: () => open(scan),
+      }),
     );
   }
 
