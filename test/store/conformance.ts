@@ -87,6 +87,7 @@ export function newToken(eid: string, overrides: Partial<EnrollmentTokenRecord> 
     created_at: T0,
     used_at: null,
     revoked_at: null,
+    allow_search: false,
     ...overrides,
   };
 }
@@ -492,11 +493,28 @@ export function storeConformance(
           expires_at: token.key_expires_at,
           last_seen_at: at(1),
           revoked_at: null,
+          allow_search: false,
         };
         assert.deepEqual(result, { kind: 'enrolled', key: expectedKey, token: { ...token, used_at: at(1) } });
         assert.deepEqual(await store().findApiKey(key.key_hash), expectedKey);
         const again = await store().redeemEnrollmentToken(token.token_hash, at(2), newApiKey());
         assert.deepEqual(again, { kind: 'refused', why: 'used' });
+      });
+
+      test('a token that allows finding holders gives its key allow_search, kept as stored', async () => {
+        const { event } = await seed(0);
+        const token = newToken(event.eid, { allow_search: true });
+        await store().createEnrollmentToken(token);
+        const key = newApiKey();
+        const result = await store().redeemEnrollmentToken(token.token_hash, at(1), key);
+        assert.equal(result.kind === 'enrolled' && result.key.allow_search, true);
+        assert.equal((await store().findApiKey(key.key_hash))?.allow_search, true);
+        assert.equal((await store().findApiKeyByToken(token.token_id))?.allow_search, true);
+        const listed = await store().listEnrollmentTokens(event.eid);
+        assert.deepEqual(
+          listed.map((t) => t.allow_search),
+          [true],
+        );
       });
 
       test('redeemEnrollmentToken refuses unknown, expired and revoked tokens', async () => {
@@ -858,6 +876,7 @@ export function storeConformance(
           replay: false,
           admitted_offline: false,
           annulled_at: null,
+          manual: false,
         });
         assert.equal(items[3]!.scanner_id, 'scanner-2');
         assert.equal(items[3]!.reason, 'checked in before');
