@@ -65,7 +65,8 @@ export function annulEntry(
       'scan_id' in target
         ? await one<ScanLine>(db, SCAN_BY_ID, [attempt.eid, target.scan_id])
         : await one<ScanLine>(db, SCAN_BY_KEY, [attempt.eid, target.idempotency_key]);
-    if (scan === null || ('scanner_id' in target && scan.scanner_id !== target.scanner_id)) return { kind: 'not_found' };
+    if (scan === null || ('scanner_id' in target && scan.scanner_id !== target.scanner_id))
+      return { kind: 'not_found' };
     await db.query(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1 FOR UPDATE`, [scan.tid]);
     const ticketOf = async () =>
       (await one<TicketRecord>(db, `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1`, [scan.tid]))!;

@@ -52,8 +52,10 @@ export function annulEntry(
         ? c.one<ScanLine>(SCAN_BY_ID_SQL, attempt.eid, target.scan_id)
         : c.one<ScanLine>(SCAN_BY_KEY_SQL, attempt.eid, target.idempotency_key);
     // A key this scanner never used, another scanner's key included: nothing to annul.
-    if (scan === null || ('scanner_id' in target && scan.scanner_id !== target.scanner_id)) return { kind: 'not_found' };
-    const ticketOf = () => toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, scan.tid)!);
+    if (scan === null || ('scanner_id' in target && scan.scanner_id !== target.scanner_id))
+      return { kind: 'not_found' };
+    const ticketOf = () =>
+      toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, scan.tid)!);
     const entriesOf = () => c.all<{ scanned_at: string }>(ENTRIES_SQL, scan.tid).map((row) => row.scanned_at);
     const entry = c.one<EntryRow>(ENTRY_BY_KEY_SQL, attempt.eid, scan.idempotency_key);
     if (entry?.annulled_at != null) return { kind: 'annulled', ticket: ticketOf(), entries: entriesOf(), again: true };
