@@ -136,8 +136,11 @@ export class JournalState {
   }
 
   fold(entry: JournalEntry): void {
-    if (entry.op === 'scan') this.scans.set(queueKeyOf(entry.scan), entry.scan);
-    else if (entry.op === 'done') for (const key of entry.keys) this.scans.delete(key);
+    if (entry.op === 'scan') {
+      this.scans.set(queueKeyOf(entry.scan), entry.scan);
+      // An admission made on the device's own verdict is one of its admits from the start.
+      if (entry.scan.admitted_offline) this.admit(admittedOf(entry.scan));
+    } else if (entry.op === 'done') for (const key of entry.keys) this.scans.delete(key);
     else if (entry.op === 'admitted') for (const tid of entry.tids) this.admittedTids.add(tid);
     else if (entry.op === 'moved') {
       for (const [tid, to, n] of entry.moves) {
@@ -149,15 +152,7 @@ export class JournalState {
         this.lastMoveNumber = Math.max(this.lastMoveNumber, n);
       }
     } else if (entry.op === 'admits') {
-      for (const [key, tid, at, before, annulled] of entry.admits) {
-        this.admissions.set(key, {
-          key,
-          tid,
-          at,
-          before,
-          annulled: annulled || this.admissions.get(key)?.annulled === true,
-        });
-      }
+      for (const admitted of entry.admits) this.admit(admitted);
     } else if (entry.op === 'annul') {
       this.scans.set(annulQueueKey(entry.annul.idempotency_key), entry.annul);
       this.markAnnulled(entry.annul.idempotency_key, true);
@@ -190,12 +185,24 @@ export class JournalState {
     } else {
       const scan = this.scans.get(entry.key);
       if (scan && !isAnnul(scan)) {
+        if (entry.admitted_offline) this.admit(admittedOf(scan));
         scan.admitted_offline = entry.admitted_offline;
         scan.maybe_sent_plain = entry.maybe_sent_plain;
         // Journals from before `turned_away`: an online scan marked offline showed its own verdict.
         scan.turned_away = entry.turned_away ?? (!entry.admitted_offline && scan.verdict === 'reject');
       }
     }
+  }
+
+  /** Keeps an admission; one already kept keeps its place and whether it was undone. */
+  private admit([key, tid, at, before, annulled]: Admitted): void {
+    this.admissions.set(key, {
+      key,
+      tid,
+      at,
+      before,
+      annulled: annulled || this.admissions.get(key)?.annulled === true,
+    });
   }
 
   private markAnnulled(key: string, annulled: boolean): void {

@@ -134,12 +134,10 @@ export class ScanQueue {
     await this.write([{ op: 'moves_in_feed', up_to: upTo }]);
   }
 
-  /** Records new scans, and the tickets admitted with them (its admissions: `admitted_offline`), in one durable write. */
+  /** Records new scans, and the tickets admitted with them, in one durable write. */
   async record(scans: readonly QueuedScan[], admitted: readonly string[] = []): Promise<void> {
     const entries: JournalEntry[] = scans.map((scan) => ({ op: 'scan', scan }));
     if (admitted.length > 0) entries.push({ op: 'admitted', tids: [...admitted] });
-    const admits = scans.filter((scan) => scan.admitted_offline).map(admittedOf);
-    if (admits.length > 0) entries.push({ op: 'admits', admits });
     await this.write(entries);
   }
 
@@ -155,9 +153,7 @@ export class ScanQueue {
   ): Promise<void> {
     const scan = this.state.scans.get(key);
     const entries: JournalEntry[] = [{ op: 'offline', key, ...change }];
-    if (scan && !isAnnul(scan) && change.admitted_offline) {
-      entries.push({ op: 'admitted', tids: [scan.tid] }, { op: 'admits', admits: [admittedOf(scan)] });
-    }
+    if (scan && change.admitted_offline) entries.push({ op: 'admitted', tids: [scan.tid] });
     await this.write(entries);
   }
 
