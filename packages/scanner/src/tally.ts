@@ -166,7 +166,8 @@ export class Tally {
     if (settled.kind === 'outcome') {
       const status = settled.answer.status;
       this.count(status);
-      const admits = status === 'valid' && scan.direction !== 'out' ? [scan] : [];
+      // An admission of the device's own verdict is one of its admits already (see JournalState).
+      const admits = status === 'valid' && scan.direction !== 'out' && !scan.admitted_offline ? [scan] : [];
       await this.batcher.add(scan.idempotency_key, undefined, moveOf(scan, status), { admits });
     } else if (settled.kind === 'turned_away') {
       // A final answer: the issuer logged the scan and left the ticket unused, as the device said.
