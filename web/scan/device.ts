@@ -117,7 +117,13 @@ export class Device {
     if (!scanner || tid === null) return { place: null, admittedHere: false, wasInside: false, gates };
     const { knowledge, queue } = scanner;
     const admittedHere = queue.admitted.has(tid);
-    const wasInside = admittedHere || queue.moves.has(tid) || knowledge.checkedIn.has(tid) || knowledge.out.has(tid);
+    // A move back to unused (an entry undone) says the holder was not let in.
+    const moved = queue.moves.get(tid)?.to;
+    const wasInside =
+      admittedHere ||
+      (moved !== undefined && moved !== 'unused') ||
+      knowledge.checkedIn.has(tid) ||
+      knowledge.out.has(tid);
     return { place: knowledge.checkIns.get(tid) ?? null, admittedHere, wasInside, gates };
   }
 
