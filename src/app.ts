@@ -240,6 +240,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);
+  app.decorateRequest('principal', null);
 
   await registerConsole(app, ctx);
   await registerScanner(app);

@@ -6,6 +6,7 @@ import type { ApiKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { toStored } from '../domain/time.ts';
 import { authenticateAdminSession, sessionIdOf } from './admin-session.ts';
+import { ADMIN_TOKEN_PRINCIPAL, type Principal } from '../domain/roles.ts';
 
 /** The bearer credential of a request, or null when the header is missing or not a Bearer one. */
 export function bearerToken(request: FastifyRequest): string | null {
@@ -72,6 +73,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The scanner's API key, set by the scanner authentication hook. */
     scannerKey: ApiKeyRecord | null;
+    /** Who acts on an admin request, set by the admin authentication hook. */
+    principal: Principal | null;
   }
 }
 
@@ -79,6 +82,12 @@ declare module 'fastify' {
 export function scannerLogFields(request: FastifyRequest): { api_key_id?: string } {
   const key = request.scannerKey;
   return key ? { api_key_id: key.api_key_id } : {};
+}
+
+/** Who acts on an admin request; routes behind the admin authentication hook always have one. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('admin route without its authentication hook');
+  return request.principal;
 }
 
 /** The scanner key a route's authentication hook found; routes behind that hook always have one. */
@@ -121,8 +130,10 @@ export function authHooks(
       // Scripts send the bearer token, unchanged; the console's browser sends its session cookie instead.
       if (bearerToken(request) === null && sessionIdOf(request) !== null) {
         await authenticateAdminSession(request, store, clock, adminTokenHash);
+        request.principal = ADMIN_TOKEN_PRINCIPAL;
       } else {
         authenticateAdmin(request, await adminTokenHash());
+        request.principal = ADMIN_TOKEN_PRINCIPAL;
       }
     }),
   };

@@ -375,6 +375,66 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
     fill: (client) => fillSearchColumn(client, 'search_words', searchWords),
   },
+  {
+    // People, roles and the audit trail, as SQLite's version 22 explains. The audit log's `seq` is a
+    // sequence: paging goes newest first by it.
+    version: 22,
+    sql: `
+      CREATE TABLE users (
+        user_id TEXT COLLATE "C" PRIMARY KEY,
+        email TEXT COLLATE "C" NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        role TEXT COLLATE "C" NOT NULL,
+        events TEXT,
+        disabled_at TEXT COLLATE "C",
+        password_hash TEXT,
+        created_at TEXT COLLATE "C" NOT NULL,
+        updated_at TEXT COLLATE "C" NOT NULL
+      );
+      CREATE TABLE user_invites (
+        invite_hash TEXT COLLATE "C" PRIMARY KEY,
+        user_id TEXT COLLATE "C" NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL,
+        expires_at TEXT COLLATE "C" NOT NULL,
+        used_at TEXT COLLATE "C"
+      );
+      CREATE INDEX user_invites_by_user ON user_invites (user_id);
+      CREATE TABLE api_tokens (
+        token_id TEXT COLLATE "C" PRIMARY KEY,
+        token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        user_id TEXT COLLATE "C" NOT NULL,
+        name TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL,
+        expires_at TEXT COLLATE "C",
+        last_used_at TEXT COLLATE "C"
+      );
+      CREATE INDEX api_tokens_by_user ON api_tokens (user_id);
+      CREATE TABLE sign_in_failures (email TEXT COLLATE "C" NOT NULL, at TEXT COLLATE "C" NOT NULL);
+      CREATE INDEX sign_in_failures_by_email ON sign_in_failures (email, at);
+      CREATE TABLE sso_logins (
+        state_hash TEXT COLLATE "C" PRIMARY KEY,
+        sealed TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL,
+        expires_at TEXT COLLATE "C" NOT NULL
+      );
+      CREATE TABLE audit_log (
+        seq BIGSERIAL PRIMARY KEY,
+        at TEXT COLLATE "C" NOT NULL,
+        user_id TEXT COLLATE "C",
+        actor_name TEXT NOT NULL,
+        via TEXT COLLATE "C" NOT NULL,
+        action TEXT COLLATE "C" NOT NULL,
+        target TEXT,
+        eid TEXT COLLATE "C",
+        ip TEXT,
+        details TEXT NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX audit_log_by_event ON audit_log (eid, seq);
+      CREATE INDEX audit_log_by_user ON audit_log (user_id, seq);
+      ALTER TABLE admin_sessions ADD COLUMN user_id TEXT COLLATE "C";
+      CREATE INDEX admin_sessions_by_user ON admin_sessions (user_id);
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -374,6 +374,70 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       UPDATE tickets SET search_words = search_words(holder_name);
     `,
   },
+  {
+    // People, roles and the audit trail (fourth release). A person's `events` is null (every event) or a
+    // JSON array of eids; `password_hash` is an scrypt hash (null until an invitation is accepted, or for
+    // people who only use single sign-on). Invitations, personal API tokens and console sessions keep
+    // only SHA-256 digests of their secrets. `sign_in_failures` counts failed sign-ins per email for the
+    // hold; `sso_logins` keeps a single sign-on attempt's state between the redirect and the callback;
+    // `audit_log` is append-only (no statement of the issuer updates or deletes a row of it).
+    version: 22,
+    sql: `
+      CREATE TABLE users (
+        user_id TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        role TEXT NOT NULL,
+        events TEXT,
+        disabled_at TEXT,
+        password_hash TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE user_invites (
+        invite_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT
+      );
+      CREATE INDEX user_invites_by_user ON user_invites (user_id);
+      CREATE TABLE api_tokens (
+        token_id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        last_used_at TEXT
+      );
+      CREATE INDEX api_tokens_by_user ON api_tokens (user_id);
+      CREATE TABLE sign_in_failures (email TEXT NOT NULL, at TEXT NOT NULL);
+      CREATE INDEX sign_in_failures_by_email ON sign_in_failures (email, at);
+      CREATE TABLE sso_logins (
+        state_hash TEXT PRIMARY KEY,
+        sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE TABLE audit_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        user_id TEXT,
+        actor_name TEXT NOT NULL,
+        via TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT,
+        eid TEXT,
+        ip TEXT,
+        details TEXT NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX audit_log_by_event ON audit_log (eid, seq);
+      CREATE INDEX audit_log_by_user ON audit_log (user_id, seq);
+      ALTER TABLE admin_sessions ADD COLUMN user_id TEXT;
+      CREATE INDEX admin_sessions_by_user ON admin_sessions (user_id);
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction. */
