@@ -1,0 +1,71 @@
+import type { Action } from '../domain/roles.ts';
+
+/**
+ * What each admin operation (by its OpenAPI `operationId`) does, in the words of the role table
+ * (`src/domain/roles.ts`). `public` operations need no credential (signing in, accepting an
+ * invitation, single sign-on); `session` operations need only the console session they act on.
+ * An `/admin/v1` route missing here stops the issuer at start (see `authorization.ts`), so a new
+ * route cannot forget its rule.
+ */
+export const ROUTE_ACTIONS: Record<string, Action | 'public' | 'session'> = {
+  createConsoleSession: 'public',
+  getConsoleSession: 'session',
+  deleteConsoleSession: 'session',
+  getSignInOptions: 'public',
+  acceptInvitation: 'public',
+  startSso: 'public',
+  finishSso: 'public',
+
+  listEvents: 'event.list',
+  createEvent: 'event.create',
+  getEvent: 'event.read',
+  updateEvent: 'event.update',
+  getOccupancy: 'event.read',
+  getArrivals: 'event.read',
+  listGates: 'gate.read',
+  putGate: 'gate.put',
+  deleteGate: 'gate.delete',
+  listTicketTypes: 'ticket_type.read',
+  putTicketType: 'ticket_type.put',
+  deleteTicketType: 'ticket_type.delete',
+  issueTickets: 'ticket.create',
+  listTickets: 'ticket.read',
+  getTicket: 'ticket.read',
+  getTicketQrSvg: 'ticket.read',
+  getTicketQrPng: 'ticket.read',
+  updateTicket: 'ticket.update',
+  revokeTicket: 'ticket.revoke',
+  reissueTicket: 'ticket.reissue',
+  createEnrollmentToken: 'enrollment_token.create',
+  listEnrollmentTokens: 'enrollment_token.read',
+  revokeEnrollmentToken: 'enrollment_token.revoke',
+  listScanners: 'scanner.read',
+  revokeApiKey: 'api_key.revoke',
+  listScans: 'scan.read',
+  listConflicts: 'scan.read',
+  listRecentScans: 'scan.read',
+  annulScan: 'scan.annul',
+  listSigningKeys: 'signing_key.read',
+  rotateSigningKey: 'signing_key.rotate',
+  removeSigningKey: 'signing_key.delete',
+  createWebhook: 'webhook.create',
+  listWebhooks: 'webhook.read',
+  getWebhook: 'webhook.read',
+  updateWebhook: 'webhook.update',
+  deleteWebhook: 'webhook.delete',
+  rotateWebhookSecret: 'webhook.rotate_secret',
+  testWebhook: 'webhook.test',
+  listWebhookDeliveries: 'webhook.read',
+  redeliverWebhookMessage: 'webhook.redeliver',
+
+  createUser: 'user.create',
+  listUsers: 'user.read',
+  getUser: 'user.read',
+  updateUser: 'user.update',
+  deleteUser: 'user.delete',
+  inviteUser: 'user.invite',
+  createApiToken: 'api_token.create',
+  listApiTokens: 'api_token.read',
+  deleteApiToken: 'api_token.delete',
+  listAudit: 'audit.read',
+};
