@@ -1,7 +1,12 @@
 import { DEFAULT_ANNUL_WINDOW_S } from '@ticket-issuer/protocol';
 /** Configuration from the environment: one typed object, defaults in one place, checked at boot. */
 import { isIP } from 'node:net';
+import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
+import { type RedisSentinel, redisSentinel, redisUrl } from './config-redis.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
+
+export { ConfigError } from './config-read.ts';
+export type { RedisSentinel } from './config-redis.ts';
 
 export interface RateLimits {
   enrollPerIp: number;
@@ -23,6 +28,8 @@ export interface Config {
   issuerName: string;
   databaseUrl: string;
   redisUrl: string | null;
+  /** REDIS_SENTINELS and REDIS_SENTINEL_MASTER: Redis found through Sentinel (instead of REDIS_URL); else null. */
+  redisSentinel: RedisSentinel | null;
   /** Prefix of every Redis key, so that several issuers can share one Redis. */
   redisKeyPrefix: string;
   adminToken: string | null;
@@ -51,22 +58,7 @@ export interface Config {
   };
 }
 
-/** A configuration problem, reported at boot with the variable's name. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function text(env: Env, name: string): string | null {
-  const value = env[name]?.trim();
-  return value ? value : null;
-}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = text(env, name);
@@ -144,23 +136,10 @@ function databaseUrl(env: Env): string {
   return raw;
 }
 
-/** REDIS_URL: unset, or a redis:// or rediss:// URL. */
-function redisUrl(env: Env): string | null {
-  const raw = text(env, 'REDIS_URL');
-  if (raw === null) return null;
-  if (!/^rediss?:\/\//i.test(raw) || !URL.canParse(raw)) {
-    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
-  }
-  return raw;
-}
-
 /** HOST: an IP address or a host name to bind to. */
 function host(env: Env): string {
   const raw = text(env, 'HOST') ?? '127.0.0.1';
-  if (
-    isIP(raw) === 0 &&
-    !/^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(raw)
-  ) {
+  if (isIP(raw) === 0 && !HOST_NAME.test(raw)) {
     throw new ConfigError(`HOST must be an IP address or a host name, got "${raw}"`);
   }
   return raw;
@@ -201,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     issuerName: text(env, 'ISSUER_NAME') ?? 'Ticket Issuer',
     databaseUrl: databaseUrl(env),
     redisUrl: redisUrl(env),
+    redisSentinel: redisSentinel(env),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'ticket-issuer:',
     adminToken: secretToken(env, 'ADMIN_TOKEN'),
     keyEncryptionKey: keyEncryptionKey(env),

@@ -1,0 +1,21 @@
+/** What reading one configuration variable needs: its raw text, and the error a bad value raises. */
+
+/** A configuration problem, reported at boot with the variable's name. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** The variable's value without surrounding spaces; null when unset or blank. */
+export function text(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+/** A DNS host name (labels of letters, digits and inner hyphens). */
+export const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;

@@ -1,0 +1,66 @@
+/** Where the shared rate-limit counters live: REDIS_URL, or Redis found through Sentinel. */
+import { isIP } from 'node:net';
+import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
+
+/** Where the Sentinels that know the Redis master listen, and the master's name among them. */
+export interface RedisSentinel {
+  sentinels: { host: string; port: number }[];
+  masterName: string;
+}
+
+/** REDIS_URL: unset, or a redis:// or rediss:// URL. */
+export function redisUrl(env: Env): string | null {
+  const raw = text(env, 'REDIS_URL');
+  if (raw === null) return null;
+  if (!/^rediss?:\/\//i.test(raw) || !URL.canParse(raw)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
+  }
+  return raw;
+}
+
+/**
+ * REDIS_SENTINELS (`host:port,…`; an IPv6 address in brackets) and REDIS_SENTINEL_MASTER: both or
+ * neither, and never with REDIS_URL (which of the two ways was meant would be a guess).
+ */
+export function redisSentinel(env: Env): RedisSentinel | null {
+  const list = text(env, 'REDIS_SENTINELS');
+  const masterName = text(env, 'REDIS_SENTINEL_MASTER');
+  if (list === null && masterName === null) return null;
+  if (text(env, 'REDIS_URL') !== null) {
+    throw new ConfigError(
+      'REDIS_URL, REDIS_SENTINELS and REDIS_SENTINEL_MASTER: set REDIS_URL, or the two Sentinel variables instead, not both',
+    );
+  }
+  if (masterName === null) {
+    throw new ConfigError('REDIS_SENTINELS is set but REDIS_SENTINEL_MASTER is not: set both, or neither');
+  }
+  if (list === null) {
+    throw new ConfigError('REDIS_SENTINEL_MASTER is set but REDIS_SENTINELS is not: set both, or neither');
+  }
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(masterName)) {
+    throw new ConfigError(
+      `REDIS_SENTINEL_MASTER must be the master's name as the Sentinels know it (letters, digits, . _ -), got "${masterName}"`,
+    );
+  }
+  const entries = list.split(',').map((entry) => entry.trim());
+  const sentinels = entries.map(sentinelAddress);
+  const bad = entries.find((_, i) => sentinels[i] === null);
+  if (bad !== undefined || entries.length > 32) {
+    throw new ConfigError(
+      'REDIS_SENTINELS must be up to 32 host:port addresses separated by commas (e.g. 10.0.0.1:26379,10.0.0.2:26379), ' +
+        (bad === undefined ? `got ${entries.length}` : `"${bad}" is not one`),
+    );
+  }
+  return { sentinels: sentinels as RedisSentinel['sentinels'], masterName };
+}
+
+/** `host:port` or `[ipv6]:port` with a port from 1 to 65535, or null. */
+function sentinelAddress(entry: string): { host: string; port: number } | null {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
+  if (!match) return null;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return null;
+  if (match[1] !== undefined) return isIP(match[1]) === 6 ? { host: match[1], port } : null;
+  const host = match[2]!;
+  return isIP(host) === 4 || HOST_NAME.test(host) ? { host, port } : null;
+}
