@@ -72,6 +72,31 @@ describe('operations: /healthz, /readyz, /metrics', () => {
     assert.deepEqual(res.json().error.details.checks, { store: 'error', redis: 'not_configured' });
   });
 
+  it('GET /readyz: Redis unreachable alone keeps the instance ready (degraded); with the store down too, 503', async () => {
+    const deadRedis = () => {
+      const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false });
+      dead.on('error', () => undefined);
+      return dead;
+    };
+    const degraded = await testIssuer({ redis: deadRedis() });
+    const ready = await degraded.app.inject({ url: '/readyz' });
+    await degraded.close();
+    assert.equal(ready.statusCode, 200);
+    assert.deepEqual(ready.json(), { status: 'ready', checks: { store: 'ok', redis: 'degraded' } });
+
+    const store = new SqliteStore(':memory:');
+    const broken = await testIssuer({ store, redis: deadRedis() });
+    store.ping = async () => {
+      throw new Error('disk gone');
+    };
+    const res = await broken.app.inject({ url: '/readyz' });
+    await broken.close();
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.json().error.code, 'UNAVAILABLE');
+    assert.ok(res.headers['retry-after'], 'a load balancer or client is told when to ask again');
+    assert.deepEqual(res.json().error.details.checks, { store: 'error', redis: 'degraded' });
+  });
+
   it('GET /metrics needs the admin token when METRICS_TOKEN is unset: 401 envelope otherwise', async () => {
     for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }]) {
       const res = await t.app.inject({ url: '/metrics', headers });
@@ -133,7 +158,7 @@ describe('readiness with Redis', async () => {
   const redis = await redisForTests();
   const it = itUnless(redis.available ? undefined : redis.reason);
 
-  it('redis is ok while it answers, and 503 naming redis when it does not', async () => {
+  it('redis is ok while it answers, and degraded (200: the instance still serves) when it does not', async () => {
     if (!redis.available) return;
     const up = await testIssuer({ redis: await redis.client() });
     assert.deepEqual((await up.app.inject({ url: '/readyz' })).json().checks, { store: 'ok', redis: 'ok' });
@@ -147,8 +172,8 @@ describe('readiness with Redis', async () => {
     const down = await testIssuer({ redis: dead });
     const res = await down.app.inject({ url: '/readyz' });
     await down.close();
-    assert.equal(res.statusCode, 503);
-    assert.deepEqual(res.json().error.details.checks, { store: 'ok', redis: 'error' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { status: 'ready', checks: { store: 'ok', redis: 'degraded' } });
   });
 });
 

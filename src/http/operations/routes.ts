@@ -57,14 +57,20 @@ export function operationsRoutes(
       schema: {
         ...ops,
         operationId: 'getReadiness',
-        summary: 'Readiness: the store and Redis answer',
+        summary: 'Readiness: the store answers (Redis down only degrades the rate limits)',
+        description:
+          'Answers 503 only when the store cannot be used. Redis unreachable is no reason to take the instance ' +
+          'out of a load balancer: it serves with its own rate-limit counters, and `checks.redis` reads `degraded`.',
         security: NoAuth,
         response: {
           200: json(
-            'Ready: every part answers',
+            'Ready: the store answers; `redis` is `degraded` while Redis does not (limits per instance meanwhile)',
             Type.Object({
               status: Type.Literal('ready'),
-              checks: Type.Object({ store: Type.String(), redis: Type.String() }),
+              checks: Type.Object({
+                store: Type.Literal('ok'),
+                redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('not_configured')]),
+              }),
             }),
           ),
           ...errors(400, 503),
@@ -72,11 +78,12 @@ export function operationsRoutes(
       },
     },
     async () => {
-      const checks = { store: await check(() => ctx.store.ping()), redis: await check(redisPing) };
-      if (checks.store === 'error' || checks.redis === 'error') {
-        throw new IssuerError('UNAVAILABLE', 'the issuer cannot serve: a part it needs does not answer', { checks });
+      const [store, redis] = await Promise.all([check(() => ctx.store.ping()), check(redisPing)]);
+      const checks = { store, redis: redis === 'error' ? ('degraded' as const) : redis };
+      if (store !== 'ok') {
+        throw new IssuerError('UNAVAILABLE', 'the issuer cannot serve: its store does not answer', { checks });
       }
-      return { status: 'ready' as const, checks };
+      return { status: 'ready' as const, checks: { ...checks, store } };
     },
   );
 

@@ -98,7 +98,7 @@ const ERROR_EXAMPLES: Record<number, ReturnType<typeof errorExample>> = {
   500: errorExample('INTERNAL', 'internal error; retry with exponential backoff', {
     request_id: '3f1c0a52-8e47-4d2b-9a61-7c5e0b9d2f84',
   }),
-  503: errorExample('UNAVAILABLE', 'the issuer cannot serve: a part it needs does not answer', {
+  503: errorExample('UNAVAILABLE', 'the issuer cannot serve: its store does not answer', {
     checks: { store: 'error', redis: 'ok' },
   }),
 };
