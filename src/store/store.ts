@@ -43,6 +43,7 @@ import type {
   TicketTypeRecord,
 } from './records.ts';
 import type { AutoExitEvent, AutoExitRun } from './auto-exit.ts';
+import type { SsoStore } from './sso-store.ts';
 
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
@@ -299,6 +300,9 @@ export interface Store {
   touchAdminSession(sessionHash: string, at: string): Promise<void>;
   /** Deletes the session; false when there was none. */
   deleteAdminSession(sessionHash: string): Promise<boolean>;
+
+  /** Single sign-on attempts between the redirect to the provider and its answer. */
+  readonly sso: SsoStore;
 
   /** Releases connections and files. */
   close(): Promise<void>;

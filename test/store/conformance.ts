@@ -25,6 +25,7 @@ import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
 import { ticketTypesConformance } from './ticket-types-conformance.ts';
 import { ticketNotesConformance } from './ticket-notes-conformance.ts';
+import { ssoConformance } from './sso-conformance.ts';
 
 /** Options of one run of the suite. */
 export interface ConformanceOptions {
@@ -412,6 +413,7 @@ export function storeConformance(
     countersConformance({ test, store, newAttempt });
     ticketTypesConformance({ test, store, seed, newTicket, at });
     ticketNotesConformance({ test, store, seed, newTicket, at });
+    ssoConformance({ test, store, at });
 
     describe('tickets', () => {
       test('createTickets and getTicket round-trip every field; unknown tid is null', async () => {

@@ -63,6 +63,8 @@ import { boundedPool, DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, migrationPool } 
 import type { Tx } from './queries.ts';
 import * as scanners from './scanners.ts';
 import * as sessions from './sessions.ts';
+import { postgresSso } from './sso.ts';
+import type { SsoStore } from '../sso-store.ts';
 import * as settings from './settings.ts';
 import * as signingKeys from './signing-keys.ts';
 import * as tickets from './tickets.ts';
@@ -79,9 +81,11 @@ import type { HolderMatch } from '../holder-search.ts';
  */
 export class PostgresStore implements Store {
   private readonly batcher: CheckInBatcher;
+  readonly sso: SsoStore;
 
   private constructor(private readonly pool: pg.Pool) {
     this.batcher = new CheckInBatcher(pool, (attempt, decide) => checkIns.checkInAlone(this.tx, attempt, decide));
+    this.sso = postgresSso(pool, this.tx);
   }
 
   /** Connects and applies pending migrations; instances starting together migrate once. */

@@ -101,6 +101,8 @@ import {
 import type { HolderMatch } from '../holder-search.ts';
 import { updateTicketNotes } from './ticket-notes.ts';
 import { WalSync } from './wal-sync.ts';
+import { sqliteSso } from './sso.ts';
+import type { SsoStore } from '../sso-store.ts';
 import * as autoExit from './auto-exit.ts';
 import type { AutoExitEvent, AutoExitRun } from '../auto-exit.ts';
 import { searchKey, searchWords } from '../search-key.ts';
@@ -119,6 +121,7 @@ export class SqliteStore implements Store {
   private readonly ctx: SqliteContext;
   private readonly groupCommit: GroupCommit;
   private readonly walSync: WalSync | null;
+  readonly sso: SsoStore;
   /**
    * Checkpoints the WAL beside the event loop (file databases in WAL mode only), from when the WAL
    * first holds CHECKPOINT_FROM_BYTES: until then there is nothing worth copying, and an idle issuer
@@ -144,6 +147,7 @@ export class SqliteStore implements Store {
           })
         : null;
     this.ctx = new SqliteContext(this.db, this.walSync);
+    this.sso = sqliteSso(this.ctx);
     this.db.pragma(this.walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
