@@ -44,6 +44,7 @@ import type {
 } from './records.ts';
 import type { AutoExitEvent, AutoExitRun } from './auto-exit.ts';
 import type { SsoStore } from './sso-store.ts';
+import type { OwnedResource } from './owning-event.ts';
 
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
@@ -87,8 +88,13 @@ export interface Store {
   listTicketLabels(eid: string): Promise<string[]>;
   /** Removes a gate's declaration; false when it was not declared. */
   deleteGate(eid: string, gateId: string): Promise<boolean>;
-  /** Events in eid order (ids are time-ordered to the millisecond), a page at a time (cursor: the last eid seen). */
-  listEvents(limit: number, after: string | null): Promise<Page<EventRecord>>;
+  /**
+   * Events in eid order (ids are time-ordered to the millisecond), a page at a time (cursor: the last eid
+   * seen); with `only`, just those of its eids that exist (a person's own events).
+   */
+  listEvents(limit: number, after: string | null, only?: readonly string[] | null): Promise<Page<EventRecord>>;
+  /** The eid of the event a ticket, an enrolment token or a scanner's API key belongs to; null when unknown. */
+  eventOf(resource: OwnedResource, id: string): Promise<string | null>;
   /** The event's counters: issued, checked in, revoked, in conflict; kept with each change, read in one row. */
   countTickets(eid: string): Promise<EventCounters>;
 

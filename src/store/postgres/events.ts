@@ -52,11 +52,17 @@ export async function updateEventSettings(db: Db, eid: string, settings: EventSe
   return row ? toEvent(row) : null;
 }
 
-/** Events in creation order, a page at a time (cursor: the last eid seen). */
-export async function listEvents(db: Db, limit: number, after: string | null): Promise<Page<EventRecord>> {
-  const rows = await all<Row>(db, 'SELECT * FROM events WHERE eid > $1 ORDER BY eid LIMIT $2', [
-    after ?? '',
-    limit + 1,
-  ]);
+/** Events in creation order, a page at a time (cursor: the last eid seen); with `only`, just those. */
+export async function listEvents(
+  db: Db,
+  limit: number,
+  after: string | null,
+  only: readonly string[] | null,
+): Promise<Page<EventRecord>> {
+  const rows = await all<Row>(
+    db,
+    'SELECT * FROM events WHERE eid > $1 AND ($3::text[] IS NULL OR eid = ANY($3::text[])) ORDER BY eid LIMIT $2',
+    [after ?? '', limit + 1, only],
+  );
   return page(rows.map(toEvent), limit, (e) => e.eid);
 }

@@ -60,7 +60,8 @@ import * as gates from './gates.ts';
 import * as ticketTypes from './ticket-types.ts';
 import { migrate } from './migrations.ts';
 import { boundedPool, DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, migrationPool } from './pool.ts';
-import type { Tx } from './queries.ts';
+import { numbered, one, type Tx } from './queries.ts';
+import { OWNING_EVENT_SQL, type OwnedResource } from '../owning-event.ts';
 import * as scanners from './scanners.ts';
 import * as sessions from './sessions.ts';
 import { postgresSso } from './sso.ts';
@@ -143,8 +144,12 @@ export class PostgresStore implements Store {
   getEvent(eid: string): Promise<EventRecord | null> {
     return events.getEvent(this.pool, eid);
   }
-  listEvents(limit: number, after: string | null): Promise<Page<EventRecord>> {
-    return events.listEvents(this.pool, limit, after);
+  listEvents(limit: number, after: string | null, only: readonly string[] | null = null): Promise<Page<EventRecord>> {
+    return events.listEvents(this.pool, limit, after, only);
+  }
+
+  async eventOf(resource: OwnedResource, id: string): Promise<string | null> {
+    return (await one<{ eid: string }>(this.pool, numbered(OWNING_EVENT_SQL[resource]), [id]))?.eid ?? null;
   }
 
   updateEventSettings(eid: string, settings: EventSettings): Promise<EventRecord | null> {

@@ -45,7 +45,20 @@ export function updateEventSettings(
   });
 }
 
-export async function listEvents(c: SqliteContext, limit: number, after: string | null): Promise<Page<EventRecord>> {
-  const rows = c.all<Row>('SELECT * FROM events WHERE eid > ? ORDER BY eid LIMIT ?', after ?? '', limit + 1);
+export async function listEvents(
+  c: SqliteContext,
+  limit: number,
+  after: string | null,
+  only: readonly string[] | null,
+): Promise<Page<EventRecord>> {
+  const rows =
+    only === null
+      ? c.all<Row>('SELECT * FROM events WHERE eid > ? ORDER BY eid LIMIT ?', after ?? '', limit + 1)
+      : c.all<Row>(
+          'SELECT * FROM events WHERE eid > ? AND eid IN (SELECT value FROM json_each(?)) ORDER BY eid LIMIT ?',
+          after ?? '',
+          JSON.stringify(only),
+          limit + 1,
+        );
   return page(rows.map(toEvent), limit, (e) => e.eid);
 }

@@ -107,6 +107,7 @@ import * as autoExit from './auto-exit.ts';
 import type { AutoExitEvent, AutoExitRun } from '../auto-exit.ts';
 import { searchKey, searchWords } from '../search-key.ts';
 import type { TicketNotesChange } from '../ticket-notes.ts';
+import { OWNING_EVENT_SQL, type OwnedResource } from '../owning-event.ts';
 
 /** The WAL's size from which a worker checkpoints it (a fresh database's start-up writes about half of it). */
 const CHECKPOINT_FROM_BYTES = 1024 * 1024;
@@ -206,8 +207,12 @@ export class SqliteStore implements Store {
     return getEvent(this.ctx, eid);
   }
 
-  listEvents(limit: number, after: string | null): Promise<Page<EventRecord>> {
-    return listEvents(this.ctx, limit, after);
+  listEvents(limit: number, after: string | null, only: readonly string[] | null = null): Promise<Page<EventRecord>> {
+    return listEvents(this.ctx, limit, after, only);
+  }
+
+  async eventOf(resource: OwnedResource, id: string): Promise<string | null> {
+    return this.ctx.one<{ eid: string }>(OWNING_EVENT_SQL[resource], id)?.eid ?? null;
   }
 
   updateEventSettings(eid: string, settings: EventSettings): Promise<EventRecord | null> {
