@@ -3,10 +3,12 @@ import { DEFAULT_ANNUL_WINDOW_S } from '@ticket-issuer/protocol';
 import { isIP } from 'node:net';
 import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
 import { type RedisSentinel, redisSentinel, redisUrl } from './config-redis.ts';
+import { type OidcSettings, oidcSettings } from './config-oidc.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export { ConfigError } from './config-read.ts';
 export type { RedisSentinel } from './config-redis.ts';
+export type { OidcSettings } from './config-oidc.ts';
 
 export interface RateLimits {
   enrollPerIp: number;
@@ -34,6 +36,8 @@ export interface Config {
   redisKeyPrefix: string;
   adminToken: string | null;
   keyEncryptionKey: string | null;
+  /** Single sign-on with OpenID Connect (OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); null: off. */
+  oidc: OidcSettings | null;
   trustProxy: boolean | string;
   rateLimits: RateLimits;
   logLevel: string;
@@ -184,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'ticket-issuer:',
     adminToken: secretToken(env, 'ADMIN_TOKEN'),
     keyEncryptionKey: keyEncryptionKey(env),
+    oidc: oidcSettings(env),
     trustProxy: trustProxy(env),
     rateLimits: {
       enrollPerIp: limit('RATE_LIMIT_ENROLL_PER_IP', 30),
