@@ -52,6 +52,7 @@ export async function startAdminSession(store: Store, clock: Clock, adminTokenHa
   const record: AdminSessionRecord = {
     session_hash: hashSecret(sessionId),
     admin_token_tag: adminTokenTag(adminTokenHash),
+    user_id: null,
     created_at: toStored(now),
     last_seen_at: toStored(now),
     expires_at: toStored(new Date(now.getTime() + SESSION_LIFETIME_MS)),

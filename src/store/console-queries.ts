@@ -7,7 +7,7 @@ import { searchKey } from './search-key.ts';
  */
 
 export const INSERT_ADMIN_SESSION_SQL = `INSERT INTO admin_sessions
-  (session_hash, admin_token_tag, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)`;
+  (session_hash, admin_token_tag, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`;
 /** Housekeeping on each sign-in keeps the table to the sessions of the last absolute lifetime. */
 export const PURGE_ADMIN_SESSIONS_SQL = 'DELETE FROM admin_sessions WHERE expires_at <= ?';
 export const GET_ADMIN_SESSION_SQL = 'SELECT * FROM admin_sessions WHERE session_hash = ?';

@@ -349,8 +349,13 @@ export type ReissueResult = { kind: 'reissued'; ticket: TicketRecord } | { kind:
 /** An organizer's console session; only the hash of its id is kept. */
 export interface AdminSessionRecord {
   session_hash: string;
-  /** A digest of the admin token's hash at sign-in: a new admin token ends every session. */
+  /**
+   * A digest of the admin token's hash at sign-in: a new admin token ends every session opened with it.
+   * A person's session carries PERSON_SESSION_TAG instead: the admin token has nothing to do with it.
+   */
   admin_token_tag: string;
+  /** The person who signed in; null for a session opened with the admin token. */
+  user_id: string | null;
   created_at: string;
   last_seen_at: string;
   /** The absolute end, whatever the activity. */

@@ -43,6 +43,7 @@ import type {
   TicketTypeRecord,
 } from './records.ts';
 import type { AutoExitEvent, AutoExitRun } from './auto-exit.ts';
+import type { PeopleStore } from './people-store.ts';
 import type { SsoStore } from './sso-store.ts';
 import type { OwnedResource } from './owning-event.ts';
 
@@ -54,6 +55,9 @@ import type { OwnedResource } from './owning-event.ts';
 export type * from './records.ts';
 
 export interface Store {
+  /** People, their invitations, sign-in failures, personal API tokens and console sessions (people-store.ts). */
+  readonly people: PeopleStore;
+
   /** Reads a setting; null when absent. */
   getSetting(name: string): Promise<string | null>;
   /** Writes a setting only if absent; returns the value that holds afterwards (first writer wins). */

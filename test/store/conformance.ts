@@ -23,6 +23,7 @@ import { consoleConformance } from './console-conformance.ts';
 import { countersConformance } from './counters-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
+import { peopleConformance } from './people-conformance.ts';
 import { ticketTypesConformance } from './ticket-types-conformance.ts';
 import { ticketNotesConformance } from './ticket-notes-conformance.ts';
 import { ssoConformance } from './sso-conformance.ts';
@@ -410,6 +411,7 @@ export function storeConformance(
     feedConformance({ test, store, seed, newAttempt, gateDecider, at });
     outboxConformance({ test, store, seed, newAttempt, gateDecider, at });
     consoleConformance({ test, store, seed, at });
+    peopleConformance({ test, store, at });
     countersConformance({ test, store, newAttempt });
     ticketTypesConformance({ test, store, seed, newTicket, at });
     ticketNotesConformance({ test, store, seed, newTicket, at });

@@ -18,6 +18,7 @@ export function consoleConformance(c: ConsoleSuiteContext): void {
   const newSession = (overrides: Partial<AdminSessionRecord> = {}): AdminSessionRecord => ({
     session_hash: hashSecret(newSecret('as_')),
     admin_token_tag: hashSecret('admin token tag'),
+    user_id: null,
     created_at: at(0),
     last_seen_at: at(0),
     expires_at: at(24 * 60),

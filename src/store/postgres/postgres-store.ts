@@ -64,6 +64,8 @@ import { numbered, one, type Tx } from './queries.ts';
 import { OWNING_EVENT_SQL, type OwnedResource } from '../owning-event.ts';
 import * as scanners from './scanners.ts';
 import * as sessions from './sessions.ts';
+import { PostgresPeopleStore } from './people.ts';
+import type { PeopleStore } from '../people-store.ts';
 import { postgresSso } from './sso.ts';
 import type { SsoStore } from '../sso-store.ts';
 import * as settings from './settings.ts';
@@ -82,10 +84,12 @@ import type { HolderMatch } from '../holder-search.ts';
  */
 export class PostgresStore implements Store {
   private readonly batcher: CheckInBatcher;
+  readonly people: PeopleStore;
   readonly sso: SsoStore;
 
   private constructor(private readonly pool: pg.Pool) {
     this.batcher = new CheckInBatcher(pool, (attempt, decide) => checkIns.checkInAlone(this.tx, attempt, decide));
+    this.people = new PostgresPeopleStore(pool, (work) => this.tx(work));
     this.sso = postgresSso(pool, this.tx);
   }
 

@@ -12,8 +12,8 @@ import { type Db, numbered, one, type Tx } from './queries.ts';
 export function createAdminSession(tx: Tx, session: AdminSessionRecord): Promise<void> {
   return tx(async (db) => {
     await db.query(numbered(PURGE_ADMIN_SESSIONS_SQL), [session.created_at]);
-    const { session_hash, admin_token_tag, created_at, last_seen_at, expires_at } = session;
-    const values = [session_hash, admin_token_tag, created_at, last_seen_at, expires_at];
+    const { session_hash, admin_token_tag, user_id, created_at, last_seen_at, expires_at } = session;
+    const values = [session_hash, admin_token_tag, user_id, created_at, last_seen_at, expires_at];
     await db.query(numbered(INSERT_ADMIN_SESSION_SQL), values);
   });
 }

@@ -11,8 +11,8 @@ import type { SqliteContext } from './context.ts';
 export function createAdminSession(c: SqliteContext, session: AdminSessionRecord): Promise<void> {
   return c.tx(() => {
     c.run(PURGE_ADMIN_SESSIONS_SQL, session.created_at);
-    const { session_hash, admin_token_tag, created_at, last_seen_at, expires_at } = session;
-    c.run(INSERT_ADMIN_SESSION_SQL, session_hash, admin_token_tag, created_at, last_seen_at, expires_at);
+    const { session_hash, admin_token_tag, user_id, created_at, last_seen_at, expires_at } = session;
+    c.run(INSERT_ADMIN_SESSION_SQL, session_hash, admin_token_tag, user_id, created_at, last_seen_at, expires_at);
   });
 }
 

@@ -80,6 +80,8 @@ import {
   touchApiKey,
 } from './scanners.ts';
 import { createAdminSession, deleteAdminSession, getAdminSession, touchAdminSession } from './sessions.ts';
+import { SqlitePeopleStore } from './people.ts';
+import type { PeopleStore } from '../people-store.ts';
 import { getSetting, ping, putSetting, putSettingIfAbsent } from './settings.ts';
 import {
   addSigningKey,
@@ -130,6 +132,7 @@ export class SqliteStore implements Store {
    */
   checkpointer: Checkpointer | null = null;
   private closing = false;
+  readonly people: PeopleStore;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -148,6 +151,7 @@ export class SqliteStore implements Store {
           })
         : null;
     this.ctx = new SqliteContext(this.db, this.walSync);
+    this.people = new SqlitePeopleStore(this.ctx);
     this.sso = sqliteSso(this.ctx);
     this.db.pragma(this.walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
