@@ -14,6 +14,7 @@ import { TicketSigner } from './domain/signing.ts';
 import { EventSettingsCache } from './domain/event-settings.ts';
 import { RecentKeys } from './domain/credentials.ts';
 import { authHooks, scannerLogFields } from './http/auth.ts';
+import { authorizeAdminScope, requireRouteRule } from './http/authorization.ts';
 import { registerConsole } from './http/console.ts';
 import { registerScanner } from './http/scan.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
@@ -44,7 +45,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { openApiRoutes } from './http/routes/openapi.ts';
 import { scannerRoutes } from './http/routes/scanners.ts';
 import { scanUploadRoutes } from './http/routes/scans.ts';
-import { annulRoutes } from './http/routes/annul.ts';
+import { adminAnnulRoutes, annulRoutes } from './http/routes/annul.ts';
 import { ticketFinderRoutes } from './http/routes/ticket-finder.ts';
 import { ticketRoutes } from './http/routes/tickets.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
@@ -182,6 +183,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   serializers.attach(app);
   validators.attach(app);
+  // Before any route: every /admin/v1 operation must have its rule (see authorization.ts).
+  app.addHook('onRoute', requireRouteRule);
 
   const methodsOf = routeMethods(app);
   app.setErrorHandler(handleError);
@@ -257,6 +260,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('onRequest', ctx.limits.adminPerToken);
     admin.addHook('onRequest', ctx.auth.admin);
+    authorizeAdminScope(admin, ctx.store);
     adminEventRoutes(admin, ctx);
     adminTicketTypeRoutes(admin, ctx);
     adminTicketRoutes(admin, ctx);
@@ -265,6 +269,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     adminRecentScanRoutes(admin, ctx);
     adminSigningKeyRoutes(admin, ctx);
     adminWebhookRoutes(admin, ctx);
+    adminAnnulRoutes(admin, ctx);
   });
 
   app.setNotFoundHandler({ preHandler: ctx.limits.unknownRoutePerIp }, async (request, reply) => {

@@ -13,7 +13,7 @@ export const annulDeps = (ctx: AppContext): AnnulDeps => ({
   rules: (eid) => ctx.eventSettings.rules(eid),
 });
 
-/** A scanner undoes its own entry; an organizer undoes the entry of a line of the scan log. */
+/** A scanner undoes its own entry. */
 export function annulRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/v1/tickets/check-in/annul',
@@ -24,7 +24,10 @@ export function annulRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => annulByScanner(annulDeps(ctx), scannerKeyOf(request), request.body),
   );
+}
 
+/** An organizer undoes the entry of a line of the scan log (in the admin scope: authenticated, authorized). */
+export function adminAnnulRoutes(app: App, ctx: AppContext): void {
   app.post('/admin/v1/events/:eid/scans/:scan_id/annul', { schema: adminAnnulSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     const reason = request.body?.reason;

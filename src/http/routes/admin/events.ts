@@ -1,6 +1,7 @@
 import { arrivalsView } from '../../../domain/arrivals.ts';
 import { createEvent, eventView, requireEvent, updateEventSettings } from '../../../domain/events.ts';
 import { deleteGate, gateView, occupancyView, putGate } from '../../../domain/gates.ts';
+import { listedEvents } from '../../authorization.ts';
 import type { App, AppContext } from '../../context.ts';
 import {
   arrivalsSchema,
@@ -25,7 +26,8 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/events', { schema: listEventsSchema }, async (request) => {
     const { limit, cursor } = pageParams(request.query, CURSOR.event);
-    const page = await ctx.store.listEvents(limit, cursor);
+    // A person limited to some events lists only theirs (the role table's `event.list`).
+    const page = await ctx.store.listEvents(limit, cursor, listedEvents(request));
     return pageAnswer('events', page.items.map(eventView), page.next_cursor);
   });
 
