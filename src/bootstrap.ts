@@ -49,21 +49,37 @@ export function resolveKeyEncryptionKey(config: Config, storeHasKeys: boolean): 
 }
 
 /**
- * A Redis client for shared rate-limit counters. While disconnected, commands fail at once instead of
- * queueing; on a connection that went silent, each command gives up after a second. Either way the
- * rate limits turn to the instance's own counters (see `SharedRateLimits`, which logs the one warning),
- * and the client keeps reconnecting by itself (at most 2 s apart).
+ * A Redis client for shared rate-limit counters: at REDIS_URL, or the master the Sentinels of
+ * REDIS_SENTINELS name (asked again at each reconnection, so a promoted replica is found; a Sentinel's
+ * `+switch-master` also makes it reconnect, should the old master still answer it). While
+ * disconnected, commands fail at once instead of queueing; on a connection that went silent, each
+ * command (a Sentinel's included) gives up after a second. Either way the rate limits turn to the
+ * instance's own counters (see `SharedRateLimits`, which logs the one warning), and the client keeps
+ * reconnecting by itself (at most 2 s apart). Null when neither is configured.
  */
-export async function connectRedis(url: string): Promise<Redis> {
+export async function connectRedis(config: Pick<Config, 'redisUrl' | 'redisSentinel'>): Promise<Redis | null> {
+  if (config.redisUrl === null && config.redisSentinel === null) return null;
   // Loaded only when configured: ioredis defines every command of Redis as it loads.
   const { Redis } = await import('ioredis');
-  const redis = new Redis(url, {
+  const backOff = (attempt: number) => Math.min(attempt * 100, 2_000);
+  const options = {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     commandTimeout: 1_000,
     connectTimeout: 2_000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-  });
+    retryStrategy: backOff,
+  };
+  const sentinel = config.redisSentinel;
+  const redis = sentinel
+    ? new Redis({
+        ...options,
+        sentinels: sentinel.sentinels,
+        name: sentinel.masterName,
+        sentinelCommandTimeout: 1_000,
+        sentinelRetryStrategy: backOff,
+        failoverDetector: true,
+      })
+    : new Redis(config.redisUrl!, options);
   // Without a listener, a connection error would end the process.
   redis.on('error', () => undefined);
   return redis;
@@ -150,7 +166,7 @@ export function readTls(files: Config['tls']): { cert: Buffer; key: Buffer } | n
 export async function openIssuer(configured: Config): Promise<Issuer> {
   const tls = readTls(configured.tls);
   const store = await openNamedStore(configured.databaseUrl, configured.requestTimeoutSeconds);
-  const redis = configured.redisUrl ? await connectRedis(configured.redisUrl) : null;
+  const redis = await connectRedis(configured);
   try {
     const storeHasKeys = (await store.listSigningKeys()).length > 0;
     const keyEncryptionKey = resolveKeyEncryptionKey(configured, storeHasKeys);

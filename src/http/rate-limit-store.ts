@@ -33,10 +33,11 @@ export interface SharedLimitsOptions {
 /**
  * Rate-limit counters in Redis, shared by every instance, while Redis answers; each instance's own
  * counters while it does not (a venue's gates keep working and keep being limited). The first failed
- * Redis call turns this instance to its own counters with one warning; a probe every 2 s turns it back
- * once Redis answers a PING, so limits are shared again within seconds of Redis returning. A call that
- * fails on the way is counted in process instead: no request fails or waits for Redis's sake beyond the
- * client's command timeout.
+ * Redis call, or the connection closing, turns this instance to its own counters with one warning; a
+ * probe every 2 s turns it back once Redis answers a PING (or at once when the client connects again),
+ * so limits are shared again within seconds of Redis returning. A call that fails on the way is
+ * counted in process instead: no request fails or waits for Redis's sake beyond the client's command
+ * timeout.
  */
 export class SharedRateLimits {
   private readonly shared: LimitStore;
@@ -52,6 +53,8 @@ export class SharedRateLimits {
     // Counters are shared while Redis is connected: from the start when it is, else from its first
     // answer; meanwhile the gauge says 0 and the first failed probe warns.
     options.redis.on('ready', () => void this.tryRedis());
+    // A lost connection (a Redis failover, a restart) shows at once, even on an instance without traffic.
+    options.redis.on('close', () => this.fallBack(new Error('the connection to Redis closed')));
     if (options.redis.status === 'ready') {
       this.usingRedis = true;
       options.onShared(true);
@@ -103,7 +106,7 @@ export class SharedRateLimits {
   }
 
   private fallBack(error: Error): void {
-    if (!this.usingRedis) return;
+    if (!this.usingRedis || this.closed) return;
     this.usingRedis = false;
     this.options.onShared(false);
     this.warn(error);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
@@ -93,7 +93,9 @@ export async function freshDatabase(): Promise<{ url: string; drop: () => Promis
  * `it`, skipped with `reason` when a service is missing. A skipped `describe` would hide its tests
  * from the runner's summary; skipping each test keeps every one of them counted as skipped.
  */
-export function itUnless(reason: string | undefined): (name: string, fn: () => Promise<void> | void) => void {
+export function itUnless(
+  reason: string | undefined,
+): (name: string, fn: (t: TestContext) => Promise<void> | void) => void {
   return (name, fn) => it(name, { skip: reason ?? false }, fn);
 }
 
