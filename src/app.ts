@@ -141,7 +141,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
         }),
       },
       // Redaction covers known fields; this covers secrets pasted anywhere else (a URL, another header).
-      hooks: { streamWrite: secretMasker([config.adminToken, config.metricsToken]) },
+      hooks: { streamWrite: secretMasker([config.adminToken, config.metricsToken, config.oidc?.clientSecret ?? null]) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     // A half-sent request must not hold a connection: headers and body must arrive within the timeout,
