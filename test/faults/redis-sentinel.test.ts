@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it as plainIt } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FaultProxy } from '../helpers/fault-proxy.ts';
 import { RedisSentinelCluster } from '../helpers/redis-sentinel.ts';
 import { call, freePort, type RunningServer, startServer } from '../helpers/server.ts';
 import { itUnless } from '../helpers/services.ts';
@@ -85,6 +86,30 @@ describe('Redis found through Sentinel: a master, a replica and three Sentinels 
     return (await call(`${b.url}/no-such-page`, { headers })).status === 429;
   };
   const keysOn = async (port: number) => cluster.ask(port, (c) => c.keys(`${PREFIX}*`));
+
+  it('a silent Sentinel first in the list is passed over: the others name the master within seconds', async () => {
+    const silent = await FaultProxy.start({
+      host: '127.0.0.1',
+      port: Number(cluster.sentinelsEnv.split(',')[0]!.split(':')[1]),
+    });
+    silent.set('hang');
+    const dir = mkdtempSync(join(tmpdir(), 'issuer-sentinel-silent-'));
+    const server = await startServer({
+      DATABASE_URL: `sqlite:${join(dir, 'issuer.db')}`,
+      REDIS_SENTINELS: `127.0.0.1:${silent.port},${cluster.sentinelsEnv}`,
+      REDIS_SENTINEL_MASTER: cluster.masterName,
+      REDIS_KEY_PREFIX: PREFIX,
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await waitFor('limits shared despite the silent Sentinel', 8000, async () => (await gauge(server)) === '1');
+    } finally {
+      await server.stop();
+      await silent.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('two instances share their counters on the master the Sentinels name; after the master is killed, again within 10 s of the promotion, with the gauge and /readyz following', async (t) => {
     const [a, b] = servers as [RunningServer, RunningServer];
