@@ -48,6 +48,9 @@ import { scanUploadRoutes } from './http/routes/scans.ts';
 import { adminAnnulRoutes, annulRoutes } from './http/routes/annul.ts';
 import { ticketFinderRoutes } from './http/routes/ticket-finder.ts';
 import { ticketRoutes } from './http/routes/tickets.ts';
+import { adminUserRoutes } from './http/routes/admin/users.ts';
+import { adminApiTokenRoutes } from './http/routes/admin/api-tokens.ts';
+import { invitationRoutes } from './http/routes/invitations.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
 import type { Store } from './store/store.ts';
 
@@ -77,10 +80,17 @@ export const REDACTED_PATHS = [
   'api_key',
   'token',
   'admin_token',
+  'password',
+  'invite_token',
+  'invite_url',
   '*.api_key',
   '*.token',
   '*.admin_token',
   '*.authorization',
+  '*.password',
+  '*.password_hash',
+  '*.invite_token',
+  '*.invite_url',
 ];
 
 /** Accepts a caller's X-Request-Id when it is a sane token, so traces join up; otherwise makes one. */
@@ -256,6 +266,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   scanUploadRoutes(app, ctx);
   annulRoutes(app, ctx);
   ticketFinderRoutes(app, ctx);
+  invitationRoutes(app, ctx);
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('onRequest', ctx.limits.adminPerToken);
@@ -269,6 +280,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     adminRecentScanRoutes(admin, ctx);
     adminSigningKeyRoutes(admin, ctx);
     adminWebhookRoutes(admin, ctx);
+    adminUserRoutes(admin, ctx);
+    adminApiTokenRoutes(admin, ctx);
     adminAnnulRoutes(admin, ctx);
   });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AdminSessionRecord, Store } from '../store/store.ts';
+import type { SessionWithUser, UserRecord } from '../store/people-store.ts';
 import type { Clock } from './clock.ts';
 import { hashesEqual, hashSecret, isSecretShaped, newSecret } from './ids.ts';
 import { HOUR_MS, toStored } from './time.ts';
@@ -45,14 +46,20 @@ export function adminTokenTag(adminTokenHash: string): string {
   return hashSecret(`admin token tag\0${adminTokenHash}`);
 }
 
-/** Starts a session (the caller has checked the admin token, whose hash is given). */
-export async function startAdminSession(store: Store, clock: Clock, adminTokenHash: string): Promise<StartedSession> {
+/**
+ * What a person's session keeps in place of the admin token's tag: a new admin token does not end the
+ * sessions of people (their own password or single sign-on opened them); disabling or deleting the
+ * person does.
+ */
+export const PERSON_SESSION_TAG = 'person';
+
+async function startSession(store: Store, clock: Clock, tag: string, userId: string | null): Promise<StartedSession> {
   const now = clock.now();
   const sessionId = newSecret(ADMIN_SESSION_PREFIX);
   const record: AdminSessionRecord = {
     session_hash: hashSecret(sessionId),
-    admin_token_tag: adminTokenTag(adminTokenHash),
-    user_id: null,
+    admin_token_tag: tag,
+    user_id: userId,
     created_at: toStored(now),
     last_seen_at: toStored(now),
     expires_at: toStored(new Date(now.getTime() + SESSION_LIFETIME_MS)),
@@ -61,36 +68,60 @@ export async function startAdminSession(store: Store, clock: Clock, adminTokenHa
   return { sessionId, record };
 }
 
+/** Starts a session (the caller has checked the admin token, whose hash is given). */
+export function startAdminSession(store: Store, clock: Clock, adminTokenHash: string): Promise<StartedSession> {
+  return startSession(store, clock, adminTokenTag(adminTokenHash), null);
+}
+
+/** Starts a session of a person (the caller has checked who they are: password or single sign-on). */
+export function startPersonSession(store: Store, clock: Clock, user: UserRecord): Promise<StartedSession> {
+  return startSession(store, clock, PERSON_SESSION_TAG, user.user_id);
+}
+
 /** When the session ends if it stays unused from now on. */
 export function sessionEndsAt(record: AdminSessionRecord): string {
   const idleEnd = toStored(new Date(Date.parse(record.last_seen_at) + SESSION_IDLE_MS));
   return idleEnd < record.expires_at ? idleEnd : record.expires_at;
 }
 
+/** A live console session and its person (null for a session opened with the admin token). */
+export interface LiveSession {
+  record: AdminSessionRecord;
+  user: UserRecord | null;
+}
+
+/** Whether a session still stands for who opened it: its person enabled, or the admin token unchanged. */
+function stillValid(found: SessionWithUser, adminTokenHash: string): boolean {
+  if (found.session.user_id !== null) return found.user !== null && found.user.disabled_at === null;
+  return hashesEqual(found.session.admin_token_tag, adminTokenTag(adminTokenHash));
+}
+
 /**
- * The live session of a presented id, or null (unknown, idle too long, past its lifetime, opened with
- * another admin token; an ended session is deleted). Records the use, to the minute.
+ * The live session of a presented id with its person, read together in one query, or null (unknown,
+ * idle too long, past its lifetime, opened with another admin token, its person disabled or gone; an
+ * ended session is deleted). Records the use, to the minute.
  */
 export async function findAdminSession(
   store: Store,
   clock: Clock,
   sessionId: string,
   adminTokenHash: string,
-): Promise<AdminSessionRecord | null> {
+): Promise<LiveSession | null> {
   if (!isSecretShaped(ADMIN_SESSION_PREFIX, sessionId)) return null;
   const hash = hashSecret(sessionId);
-  const record = await store.getAdminSession(hash);
-  if (!record) return null;
+  const found = await store.people.getSession(hash);
+  if (!found) return null;
+  const record = found.session;
   const now = toStored(clock.now());
-  if (sessionEndsAt(record) <= now || !hashesEqual(record.admin_token_tag, adminTokenTag(adminTokenHash))) {
+  if (sessionEndsAt(record) <= now || !stillValid(found, adminTokenHash)) {
     await store.deleteAdminSession(hash);
     return null;
   }
   if (Date.parse(now) - Date.parse(record.last_seen_at) >= TOUCH_RESOLUTION_MS) {
     await store.touchAdminSession(hash, now);
-    return { ...record, last_seen_at: now };
+    return { record: { ...record, last_seen_at: now }, user: found.user };
   }
-  return record;
+  return { record, user: found.user };
 }
 
 /** Ends a session on the server: its cookie no longer works anywhere. */

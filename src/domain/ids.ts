@@ -33,6 +33,10 @@ export const newApiKeyId = (): string => `sck_${newUlid()}`;
 export const newWebhookId = (): string => `whk_${newUlid()}`;
 /** An enrolment token id, safe to log: `set_` + ULID. */
 export const newEnrollmentTokenId = (): string => `set_${newUlid()}`;
+/** A person's id: `usr_` + ULID. */
+export const newUserId = (): string => `usr_${newUlid()}`;
+/** A personal API token's id, safe to log: `tok_` + ULID. */
+export const newPersonalTokenId = (): string => `tok_${newUlid()}`;
 
 /** A ticket token's id (`jti`): 128 random bits, base64url. */
 export const newTokenId = (): string => randomBytes(16).toString('base64url');
@@ -41,6 +45,8 @@ export const newTokenId = (): string => randomBytes(16).toString('base64url');
 export const API_KEY_PREFIX = 'sk_live_';
 export const ENROLLMENT_TOKEN_PREFIX = 'st_';
 export const ADMIN_TOKEN_PREFIX = 'at_';
+/** A person's API token (the invitation's secret, `inv_`, is in `people.ts`). */
+export const PERSONAL_TOKEN_PREFIX = 'iat_';
 
 /** A fresh secret: the prefix and 256 bits from the CSPRNG, base64url. */
 export function newSecret(prefix: string): string {

@@ -122,6 +122,15 @@ export function judge(principal: Principal, action: Action, eid: string | null):
   return { allowed: true };
 }
 
+/**
+ * Whose things a `self` action (personal API tokens) reaches: the principal's own (their user_id), or
+ * everyone's (null) for an owner, the admin token included.
+ */
+export function selfReach(principal: Principal): string | null {
+  // Every principal but the admin token is a person; a person-less non-owner would reach nobody's.
+  return principal.role === 'owner' ? null : (principal.user_id ?? '');
+}
+
 /** Whether the principal's event list includes `eid` (always, for a list of null). */
 export function mayReachEvent(principal: Principal, eid: string): boolean {
   return principal.events === null || principal.events.includes(eid);

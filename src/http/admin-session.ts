@@ -1,10 +1,10 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { csrfTokenMatches, findAdminSession } from '../domain/admin-sessions.ts';
+import { csrfTokenMatches, findAdminSession, type LiveSession } from '../domain/admin-sessions.ts';
 import type { Clock } from '../domain/clock.ts';
 import { IssuerError } from '../domain/errors.ts';
-import type { AdminSessionRecord, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 
 /** The console's session cookie. */
 export const SESSION_COOKIE = 'issuer_console_session';
@@ -35,14 +35,15 @@ const SIGNED_OUT = 'the console session has ended or is unknown; sign in again';
 
 /**
  * Authenticates a console request by its session cookie (401 otherwise; also once the admin token
- * has changed); a write must also carry the session's CSRF token in `X-CSRF-Token` (403 FORBIDDEN otherwise).
+ * has changed, or the session's person is disabled or gone); a write must also carry the session's
+ * CSRF token in `X-CSRF-Token` (403 FORBIDDEN otherwise). Answers the session with its person.
  */
 export async function authenticateAdminSession(
   request: FastifyRequest,
   store: Store,
   clock: Clock,
   adminTokenHash: () => Promise<string>,
-): Promise<AdminSessionRecord> {
+): Promise<LiveSession> {
   const sessionId = sessionIdOf(request);
   const session = sessionId === null ? null : await findAdminSession(store, clock, sessionId, await adminTokenHash());
   if (sessionId === null || session === null) throw new IssuerError('UNAUTHORIZED', SIGNED_OUT);

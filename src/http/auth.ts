@@ -7,6 +7,8 @@ import type { Clock } from '../domain/clock.ts';
 import { toStored } from '../domain/time.ts';
 import { authenticateAdminSession, sessionIdOf } from './admin-session.ts';
 import { ADMIN_TOKEN_PRINCIPAL, type Principal } from '../domain/roles.ts';
+import { authenticatePersonalToken, isPersonalToken } from '../domain/api-tokens.ts';
+import { principalOfPerson } from '../domain/people.ts';
 
 /** The bearer credential of a request, or null when the header is missing or not a Bearer one. */
 export function bearerToken(request: FastifyRequest): string | null {
@@ -127,10 +129,14 @@ export function authHooks(
       request.scannerKey = await authenticateScanner(request, store, clock, recent);
     }),
     admin: guarded(async (request) => {
-      // Scripts send the bearer token, unchanged; the console's browser sends its session cookie instead.
-      if (bearerToken(request) === null && sessionIdOf(request) !== null) {
-        await authenticateAdminSession(request, store, clock, adminTokenHash);
-        request.principal = ADMIN_TOKEN_PRINCIPAL;
+      // Scripts send a bearer token (the admin token, or a person's `iat_…`); the console's browser
+      // sends its session cookie instead. A person's credential is read with the person, in one query.
+      const bearer = bearerToken(request);
+      if (bearer === null && sessionIdOf(request) !== null) {
+        const { user } = await authenticateAdminSession(request, store, clock, adminTokenHash);
+        request.principal = user === null ? ADMIN_TOKEN_PRINCIPAL : principalOfPerson(user, 'session');
+      } else if (bearer !== null && isPersonalToken(bearer)) {
+        request.principal = await authenticatePersonalToken(store, clock, bearer);
       } else {
         authenticateAdmin(request, await adminTokenHash());
         request.principal = ADMIN_TOKEN_PRINCIPAL;

@@ -1,21 +1,29 @@
 import { ADMIN_SESSION_PREFIX } from '../domain/admin-sessions.ts';
-import { API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX } from '../domain/ids.ts';
+import { API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX, PERSONAL_TOKEN_PREFIX } from '../domain/ids.ts';
+import { INVITE_PREFIX } from '../domain/people.ts';
 import { WEBHOOK_SECRET_PREFIX } from '../webhooks/signing.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Masks anything shaped like a secret in a written log line: `sk_live_…`, `st_…`, `at_…`, a console
- * session id `as_…`, a webhook endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
+ * session id `as_…`, a person's API token `iat_…`, an invitation's token `inv_…`, a webhook
+ * endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
  * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET), which has no shape of its own, and
  * the `code` and `state` of a URL's query.
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
 export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {
-  const shapes = [API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX, ADMIN_SESSION_PREFIX].map(
-    (prefix) => `(?<![A-Za-z0-9_])${escape(prefix)}[A-Za-z0-9_%-]{8,}`,
-  );
+  const prefixes = [
+    API_KEY_PREFIX,
+    ENROLLMENT_TOKEN_PREFIX,
+    ADMIN_TOKEN_PREFIX,
+    ADMIN_SESSION_PREFIX,
+    PERSONAL_TOKEN_PREFIX,
+    INVITE_PREFIX,
+  ];
+  const shapes = prefixes.map((prefix) => `(?<![A-Za-z0-9_])${escape(prefix)}[A-Za-z0-9_%-]{8,}`);
   shapes.push(`(?<![A-Za-z0-9_])${escape(WEBHOOK_SECRET_PREFIX)}(?:[A-Za-z0-9+/=%_-]|\\\\/){8,}`);
   // A single sign-on callback's code and state (`/admin/v1/sso/callback?code=…&state=…`): each works
   // once and only with the attempt's verifier, but a log is no place for either.

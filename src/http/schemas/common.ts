@@ -82,7 +82,9 @@ export const SECURITY_SCHEMES = {
   AdminToken: {
     type: 'http',
     scheme: 'bearer',
-    description: "The organizer's admin token (`ADMIN_TOKEN`, or the one printed at first start).",
+    description:
+      "The organizer's admin token (`ADMIN_TOKEN`, or the one printed at first start): the built-in owner. " +
+      "Or a person's personal API token (`iat_…`, `POST /admin/v1/api-tokens`), acting with that person's role.",
   },
   MetricsToken: {
     type: 'http',

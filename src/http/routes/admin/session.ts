@@ -1,18 +1,42 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { csrfTokenOf, endAdminSession, sessionEndsAt, startAdminSession } from '../../../domain/admin-sessions.ts';
+import {
+  csrfTokenOf,
+  endAdminSession,
+  type LiveSession,
+  sessionEndsAt,
+  type StartedSession,
+  startAdminSession,
+  startPersonSession,
+} from '../../../domain/admin-sessions.ts';
 import { matchesHash } from '../../../domain/credentials.ts';
-import { IssuerError } from '../../../domain/errors.ts';
+import { IssuerError, invalidRequest } from '../../../domain/errors.ts';
+import { checkPassword, signInRefused } from '../../../domain/sign-in.ts';
 import { toWire } from '../../../domain/time.ts';
-import type { AdminSessionRecord } from '../../../store/store.ts';
+import type { UserRecord } from '../../../store/people-store.ts';
 import { authenticateAdminSession, SESSION_COOKIE, sessionCookieOptions, sessionIdOf } from '../../admin-session.ts';
 import type { App, AppContext } from '../../context.ts';
 import { createSessionSchema, deleteSessionSchema, getSessionSchema } from '../../schemas/session.ts';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-const sessionAnswer = (record: AdminSessionRecord, sessionId: string) => ({
+/** The field to name when a sign-in sends neither the admin token alone nor an address with a password. */
+function fieldAmiss(body: { admin_token?: string; email?: string }): string {
+  if (body.admin_token !== undefined) return 'admin_token';
+  return body.email === undefined ? 'email' : 'password';
+}
+
+/**
+ * A session's answer: its CSRF token, when it ends, and who is signed in (`user` null and `role`
+ * "owner" for the admin token), so the console offers only what the role may do.
+ */
+const sessionAnswer = ({ record, user }: LiveSession, sessionId: string) => ({
   csrf_token: csrfTokenOf(sessionId),
   expires_at: toWire(sessionEndsAt(record)),
+  role: user?.role ?? 'owner',
+  user:
+    user === null
+      ? null
+      : { user_id: user.user_id, email: user.email, name: user.name, role: user.role, events: user.events },
 });
 
 /** The console's sign-in, session check and sign-out; outside the admin scope, which wants a credential first. */
@@ -32,22 +56,48 @@ export function adminSessionRoutes(app: App, ctx: AppContext): void {
     }
   };
 
-  app.post('/admin/v1/session', { schema: createSessionSchema, ...limited }, async (request, reply) => {
+  /** Signs in with the admin token: the built-in owner. */
+  const withAdminToken = async (request: FastifyRequest, reply: FastifyReply, adminToken: string) => {
     const adminTokenHash = await ctx.adminTokenHash();
-    if (!matchesHash(request.body.admin_token, adminTokenHash)) {
+    if (!matchesHash(adminToken, adminTokenHash)) {
       await countFailure(request, reply);
       throw new IssuerError('UNAUTHORIZED', 'this is not the admin token');
     }
-    const { sessionId, record } = await startAdminSession(ctx.store, ctx.clock, adminTokenHash);
-    request.log.info('console session started');
+    return { started: await startAdminSession(ctx.store, ctx.clock, adminTokenHash), user: null };
+  };
+
+  /** Signs in a person: one 401 for a wrong password, an unknown address, a hold and a disabled person. */
+  const withPassword = async (request: FastifyRequest, reply: FastifyReply, email: string, password: string) => {
+    const result = await checkPassword(ctx.store, ctx.clock, email, password);
+    if (!result.ok) {
+      request.log.info({ sign_in_refusal: result.why }, 'sign-in refused');
+      await countFailure(request, reply);
+      throw signInRefused();
+    }
+    return { started: await startPersonSession(ctx.store, ctx.clock, result.user), user: result.user };
+  };
+
+  app.post('/admin/v1/session', { schema: createSessionSchema, ...limited }, async (request, reply) => {
+    const { admin_token, email, password } = request.body;
+    let signedIn: { started: StartedSession; user: UserRecord | null };
+    if (admin_token !== undefined && email === undefined && password === undefined) {
+      signedIn = await withAdminToken(request, reply, admin_token);
+    } else if (admin_token === undefined && email !== undefined && password !== undefined) {
+      signedIn = await withPassword(request, reply, email, password);
+    } else {
+      const problem = 'send either admin_token, or email and password';
+      throw invalidRequest(problem, [{ field: fieldAmiss(request.body), problem }]);
+    }
+    const { sessionId, record } = signedIn.started;
+    request.log.info(signedIn.user ? { user_id: signedIn.user.user_id } : {}, 'console session started');
     const options = sessionCookieOptions(ctx.config, request, new Date(record.expires_at));
     reply.setCookie(SESSION_COOKIE, sessionId, options);
-    return reply.status(201).send(sessionAnswer(record, sessionId));
+    return reply.status(201).send(sessionAnswer({ record, user: signedIn.user }, sessionId));
   });
 
   app.get('/admin/v1/session', { schema: getSessionSchema, ...limited }, async (request, reply) => {
-    const record = await sessionOf(request, reply);
-    return sessionAnswer(record, sessionIdOf(request)!);
+    const live = await sessionOf(request, reply);
+    return sessionAnswer(live, sessionIdOf(request)!);
   });
 
   app.delete('/admin/v1/session', { schema: deleteSessionSchema, ...limited }, async (request, reply) => {
