@@ -43,6 +43,7 @@ import type {
   TicketTypeRecord,
 } from './records.ts';
 import type { AutoExitEvent, AutoExitRun } from './auto-exit.ts';
+import type { AuditStore } from './audit-store.ts';
 import type { PeopleStore } from './people-store.ts';
 import type { SsoStore } from './sso-store.ts';
 import type { OwnedResource } from './owning-event.ts';
@@ -313,6 +314,9 @@ export interface Store {
 
   /** Single sign-on attempts between the redirect to the provider and its answer. */
   readonly sso: SsoStore;
+
+  /** The audit trail: append-only; an admin write's entry is written by the transaction of its change. */
+  readonly audit: AuditStore;
 
   /** Releases connections and files. */
   close(): Promise<void>;

@@ -47,7 +47,9 @@ import type {
   TicketRecord,
   TicketTypeRecord,
 } from '../store.ts';
-import { isStoreUnavailable } from '../unavailable.ts';
+import { auditedPool, transaction } from './transaction.ts';
+import { postgresAudit } from './audit.ts';
+import type { AuditStore } from '../audit-store.ts';
 import { CheckInBatcher } from './check-in-batch.ts';
 import * as autoExit from './auto-exit.ts';
 import type { AutoExitEvent, AutoExitRun } from '../auto-exit.ts';
@@ -84,11 +86,13 @@ import type { HolderMatch } from '../holder-search.ts';
  */
 export class PostgresStore implements Store {
   private readonly batcher: CheckInBatcher;
+  readonly audit: AuditStore;
   readonly people: PeopleStore;
   readonly sso: SsoStore;
 
   private constructor(private readonly pool: pg.Pool) {
     this.batcher = new CheckInBatcher(pool, (attempt, decide) => checkIns.checkInAlone(this.tx, attempt, decide));
+    this.audit = postgresAudit(pool, this.tx);
     this.people = new PostgresPeopleStore(pool, (work) => this.tx(work));
     this.sso = postgresSso(pool, this.tx);
   }
@@ -101,33 +105,11 @@ export class PostgresStore implements Store {
     } finally {
       await migrations.end();
     }
-    return new PostgresStore(await boundedPool(url, timeouts));
+    return new PostgresStore(auditedPool(await boundedPool(url, timeouts)));
   }
 
   /** Runs `work` between BEGIN and COMMIT on one client; rolls back (or drops a broken client) on failure. */
-  private readonly tx: Tx = async (work) => {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      // A connection that is gone or silent would only make the rollback wait too: it is destroyed
-      // instead, and the server rolls the transaction back when it sees it closed.
-      if (isStoreUnavailable(error)) broken = error as Error;
-      else {
-        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        });
-      }
-      throw error;
-    } finally {
-      // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
-      client.release(broken);
-    }
-  };
+  private readonly tx: Tx = (work) => transaction(this.pool, work);
 
   getSetting(name: string): Promise<string | null> {
     return settings.getSetting(this.pool, name);

@@ -10,6 +10,7 @@ import { bumpCounters } from './counters.ts';
 import { hasNotes } from '../ticket-notes.ts';
 import { appendNotesChanges, lockFeedCounters } from './ticket-notes.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
+import { noteAudit } from '../audit-context.ts';
 
 const SEARCH_TICKETS = numbered(SEARCH_TICKETS_SQL);
 const FIND_HOLDERS = numbered(FIND_HOLDERS_SQL);
@@ -75,6 +76,7 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
       columns,
     );
     const created = new Set(inserted.rows.map((row) => row.tid as string));
+    noteAudit({ details: { created: created.size } });
     await appendNotesChanges(
       db,
       noted.filter((ticket) => created.has(ticket.tid)),

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { pendingAudit, type PendingAudit } from '../audit-context.ts';
+import { insertPendingAudit } from './audit.ts';
 import type { WalSync } from './wal-sync.ts';
 
 /**
@@ -25,22 +27,48 @@ export class SqliteContext {
   }
 
   one<T>(sql: string, ...params: unknown[]): T | null {
-    return (this.statement(sql).get(...params) as T | undefined) ?? null;
+    const statement = this.statement(sql);
+    return this.alone(statement, () => (statement.get(...params) as T | undefined) ?? null);
   }
 
   all<T>(sql: string, ...params: unknown[]): T[] {
-    return this.statement(sql).all(...params) as T[];
+    const statement = this.statement(sql);
+    return this.alone(statement, () => statement.all(...params) as T[]);
   }
 
   run(sql: string, ...params: unknown[]): number {
-    return this.statement(sql).run(...params).changes;
+    const statement = this.statement(sql);
+    return this.alone(statement, () => statement.run(...params).changes);
   }
 
-  /** One IMMEDIATE transaction; resolves once it is durable. */
+  /**
+   * One IMMEDIATE transaction; resolves once it is durable. While an admin write's audit entry is
+   * pending (see `audit-context.ts`), the transaction inserts it if it changed rows.
+   */
   async tx<T>(fn: () => T): Promise<T> {
-    const result = this.db.transaction(fn).immediate();
+    // A transaction inside another one is a savepoint of it: the outer one records.
+    const pending = this.db.inTransaction ? null : pendingAudit();
+    const result = this.db.transaction(pending ? this.recording(pending, fn) : fn).immediate();
     await this.durable();
     return result;
+  }
+
+  /** A write outside any transaction, while an entry is pending, becomes a transaction that records it. */
+  private alone<T>(statement: Database.Statement, work: () => T): T {
+    if (statement.readonly || this.db.inTransaction) return work();
+    const pending = pendingAudit();
+    return pending ? this.db.transaction(this.recording(pending, work)).immediate() : work();
+  }
+
+  /** `work`, then the entry if it changed rows (total_changes() counts every row a statement wrote). */
+  private recording<T>(pending: PendingAudit, work: () => T): () => T {
+    return () => {
+      const changes = this.statement('SELECT total_changes()').pluck();
+      const before = changes.get() as number;
+      const result = work();
+      if ((changes.get() as number) !== before) insertPendingAudit(this, pending);
+      return result;
+    };
   }
 
   /** Resolves once every commit made so far is on disk. */

@@ -103,6 +103,8 @@ import {
 import type { HolderMatch } from '../holder-search.ts';
 import { updateTicketNotes } from './ticket-notes.ts';
 import { WalSync } from './wal-sync.ts';
+import { sqliteAudit } from './audit.ts';
+import type { AuditStore } from '../audit-store.ts';
 import { sqliteSso } from './sso.ts';
 import type { SsoStore } from '../sso-store.ts';
 import * as autoExit from './auto-exit.ts';
@@ -124,6 +126,7 @@ export class SqliteStore implements Store {
   private readonly ctx: SqliteContext;
   private readonly groupCommit: GroupCommit;
   private readonly walSync: WalSync | null;
+  readonly audit: AuditStore;
   readonly sso: SsoStore;
   /**
    * Checkpoints the WAL beside the event loop (file databases in WAL mode only), from when the WAL
@@ -151,6 +154,7 @@ export class SqliteStore implements Store {
           })
         : null;
     this.ctx = new SqliteContext(this.db, this.walSync);
+    this.audit = sqliteAudit(this.ctx);
     this.people = new SqlitePeopleStore(this.ctx);
     this.sso = sqliteSso(this.ctx);
     this.db.pragma(this.walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');

@@ -11,6 +11,7 @@ import { bumpCounters } from './counters.ts';
 import { CountsByEvent } from '../counters.ts';
 import { hasNotes } from '../ticket-notes.ts';
 import { appendNotesChange } from './ticket-notes.ts';
+import { noteAudit } from '../audit-context.ts';
 
 const TICKET_BY_TID = `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`;
 
@@ -54,6 +55,7 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
       );
     }
     for (const [eid, moved] of created.events()) bumpCounters(c, eid, moved);
+    noteAudit({ details: { created: tickets.length - existing.length } });
     return existing;
   });
 }
