@@ -51,6 +51,7 @@ import { ticketRoutes } from './http/routes/tickets.ts';
 import { adminUserRoutes } from './http/routes/admin/users.ts';
 import { adminApiTokenRoutes } from './http/routes/admin/api-tokens.ts';
 import { invitationRoutes } from './http/routes/invitations.ts';
+import { ssoRoutes } from './http/routes/sso.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
 import type { Store } from './store/store.ts';
 
@@ -256,6 +257,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   app.decorateRequest('principal', null);
 
   await registerConsole(app, ctx);
+  ssoRoutes(app, ctx);
   await registerScanner(app);
   discoveryRoutes(app, ctx);
   operationsRoutes(app, ctx, metrics, deps.redis ? () => deps.redis!.ping() : null);

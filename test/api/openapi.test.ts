@@ -48,14 +48,30 @@ describe('the OpenAPI document (GET /openapi.json)', () => {
   });
   after(() => t.close());
 
-  it('passes redocly lint with the recommended rules: 0 errors and 0 warnings', { timeout: 60_000 }, async () => {
-    const report = await redoclyLint(doc);
-    const problems = (report.problems as Json[]).map(
-      (p) => `${p.severity} ${p.ruleId} at ${p.location?.[0]?.pointer}: ${p.message}`,
-    );
-    assert.deepEqual(problems, []);
-    assert.deepEqual(report.totals, { errors: 0, warnings: 0, ignored: 0 });
-  });
+  it(
+    'passes redocly lint with the recommended rules: 0 errors, and no warning but a redirect lacking a 2xx',
+    { timeout: 60_000 },
+    async () => {
+      const report = await redoclyLint(doc);
+      // A browser navigation (single sign-on's start and callback) answers only with a redirect: no 2xx.
+      const redirects = new Set(
+        Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+          METHODS.filter((m) => item[m]?.responses?.['302']).map(
+            (m) => `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${m}/responses`,
+          ),
+        ),
+      );
+      const onlyRedirects = (p: Json) =>
+        p.ruleId === 'operation-2xx-response' && redirects.has(String(p.location?.[0]?.pointer));
+      const problems = (report.problems as Json[])
+        .filter((p) => !onlyRedirects(p))
+        .map((p) => `${p.severity} ${p.ruleId} at ${p.location?.[0]?.pointer}: ${p.message}`);
+      assert.deepEqual(problems, []);
+      const accepted = (report.problems as Json[]).filter(onlyRedirects).length;
+      assert.equal(accepted, redirects.size, 'only the redirecting operations lack a 2xx');
+      assert.deepEqual(report.totals, { errors: 0, warnings: accepted, ignored: 0 });
+    },
+  );
 
   it('every operation has an operationId, a summary, and a description on each response', () => {
     const ids = new Set<string>();
@@ -69,8 +85,8 @@ describe('the OpenAPI document (GET /openapi.json)', () => {
         assert.ok(description && description !== 'Default Response', `${where} ${status}: description`);
       }
       assert.ok(
-        Object.keys(op.responses).some((s) => s.startsWith('2')),
-        `${where}: a 2xx answer`,
+        Object.keys(op.responses).some((s) => s.startsWith('2') || s === '302'),
+        `${where}: a 2xx answer (or the redirect of a browser navigation)`,
       );
     }
   });
