@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
 import { hashSecret } from '../../src/domain/ids.ts';
 import { unseal } from '../../src/domain/key-encryption.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { adminCall, BASE_URL, T0, testIssuer, type TestIssuer } from '../helpers/app.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 import { type ProviderAccount, signInAtProvider, startProvider, type TestProvider } from '../helpers/oidc-provider.ts';
@@ -214,6 +219,36 @@ describe('single sign-on against a real OpenID Connect provider', () => {
     const forged = await start(t);
     const url = `${REDIRECT_URI}?code=not-a-code-of-the-provider&state=${forged.state}&iss=${encodeURIComponent(provider.issuer)}`;
     refusedWith(await callback(t, url, forged.state), 'failed');
+  });
+
+  it('the database file holds no secret of an attempt: not the state, verifier, nonce, code or client secret', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'issuer-sso-'));
+    const file = join(dir, 'issuer.db');
+    const onFile = await testIssuer({ store: new SqliteStore(file), env: ssoEnv(provider.issuer) });
+    try {
+      await person(onFile, 'ada@example.org');
+      const started = await start(onFile);
+      const nonce = new URL(started.location).searchParams.get('nonce')!;
+      const hash = createHash('sha256').update(started.state).digest('base64url');
+      const peek = new Database(file, { readonly: true });
+      const { sealed } = peek.prepare('SELECT sealed FROM sso_logins WHERE state_hash = ?').get(hash) as {
+        sealed: string;
+      };
+      peek.close();
+      const { verifier } = JSON.parse(unseal(Buffer.alloc(32, 7), sealed, `sso_login:${hash}`).toString());
+      const back = await signInAtProvider(started.location, 'ada@example.org', PASSWORD);
+      assert.equal((await callback(onFile, back, started.state)).headers.location, '/console/');
+      const code = new URL(back).searchParams.get('code')!;
+      const bytes = readdirSync(dir)
+        .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+        .join('');
+      for (const [what, secret] of Object.entries({ state: started.state, verifier, nonce, code, CLIENT_SECRET })) {
+        assert.ok(!bytes.includes(secret), `the ${what} is in the database file`);
+      }
+    } finally {
+      await onFile.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('no log line carries the code, the state or the client secret', async () => {
