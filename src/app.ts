@@ -15,6 +15,8 @@ import { EventSettingsCache } from './domain/event-settings.ts';
 import { RecentKeys } from './domain/credentials.ts';
 import { authHooks, scannerLogFields } from './http/auth.ts';
 import { authorizeAdminScope, requireRouteRule } from './http/authorization.ts';
+import { auditTrail } from './http/audit-trail.ts';
+import { adminAuditRoutes } from './http/routes/admin/audit.ts';
 import { registerConsole } from './http/console.ts';
 import { registerScanner } from './http/scan.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
@@ -196,6 +198,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   validators.attach(app);
   // Before any route: every /admin/v1 operation must have its rule (see authorization.ts).
   app.addHook('onRoute', requireRouteRule);
+  // Before any route too: each admin write's handler runs with its audit entry pending (see audit-trail.ts).
+  app.addHook('onRoute', auditTrail(config, clock));
 
   const methodsOf = routeMethods(app);
   app.setErrorHandler(handleError);
@@ -285,6 +289,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     adminUserRoutes(admin, ctx);
     adminApiTokenRoutes(admin, ctx);
     adminAnnulRoutes(admin, ctx);
+    adminAuditRoutes(admin, ctx);
   });
 
   app.setNotFoundHandler({ preHandler: ctx.limits.unknownRoutePerIp }, async (request, reply) => {

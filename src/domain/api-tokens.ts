@@ -6,6 +6,7 @@ import { hashSecret, isSecretShaped, newPersonalTokenId, newSecret, PERSONAL_TOK
 import { principalOfPerson } from './people.ts';
 import type { Principal } from './roles.ts';
 import { parseUtcInstant, toStored, toWire } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 /** `last_used_at` is kept to the minute: a script calling every second would otherwise write every second. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -60,6 +61,7 @@ export async function createApiToken(
     expires_at: expiresAt,
     last_used_at: null,
   };
+  noteAudit({ target: record.token_id });
   await store.people.createApiToken(record);
   return { record, token };
 }

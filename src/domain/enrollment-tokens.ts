@@ -4,6 +4,7 @@ import { invalidRequest } from './errors.ts';
 import { defaultKeyExpiry, instantField } from './events.ts';
 import { ENROLLMENT_TOKEN_PREFIX, hashSecret, newEnrollmentTokenId, newSecret } from './ids.ts';
 import { HOUR_MS, toStored, toWire } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 export interface NewEnrollmentToken {
   gate_id?: string | null;
@@ -74,6 +75,7 @@ export async function createEnrollmentToken(
       throw invalidRequest(`${field} is in the past`, [{ field, problem }]);
     }
   }
+  noteAudit({ target: record.token_id });
   await deps.store.createEnrollmentToken(record);
   return { record, token, gateDeclared: gate.declared };
 }

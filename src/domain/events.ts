@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { newEventId } from './ids.ts';
 import { HOUR_MS, parseUtcInstant, toStored, toWire } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 export interface NewEvent {
   name: string;
@@ -72,6 +73,7 @@ export async function createEvent(store: Store, clock: Clock, input: NewEvent): 
       input.day_starts_at === undefined ? DEFAULT_CALENDAR.day_starts_at : dayStartField(input.day_starts_at),
     auto_exit: input.auto_exit ?? DEFAULT_CALENDAR.auto_exit,
   };
+  noteAudit({ target: event.eid, eid: event.eid });
   await store.createEvent(event);
   return event;
 }
@@ -121,6 +123,8 @@ export async function updateEventSettings(store: Store, eid: string, settings: E
     await requireEvent(store, eid);
     await refuseHoursOutOfOrder(store, eid, checked.day_starts_at);
   }
+  // Nothing to set writes nothing (on every store: the audit trail records no change).
+  if (Object.values(checked).every((value) => value === undefined)) return requireEvent(store, eid);
   const event = await store.updateEventSettings(eid, checked);
   if (!event) throw new IssuerError('NOT_FOUND', 'no event has this eid');
   return event;

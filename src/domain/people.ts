@@ -6,6 +6,7 @@ import { hashSecret, isSecretShaped, newSecret, newUserId } from './ids.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import type { Principal, Role, Via } from './roles.ts';
 import { HOUR_MS, toStored, toWire } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 /** The prefix of an invitation's secret (the `#invite=` of its link). */
 export const INVITE_PREFIX = 'inv_';
@@ -106,6 +107,7 @@ export async function createPerson(store: Store, clock: Clock, baseUrl: string, 
     created_at: now,
     updated_at: now,
   };
+  noteAudit({ target: user.user_id });
   if ((await store.people.createUser(user)) === 'email_taken') {
     throw new IssuerError('CONFLICT', 'a person with this email address exists already', {
       fields: [{ field: 'email', problem: 'is the address of another person' }],

@@ -11,6 +11,7 @@ import type { SigningKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { seal, unseal } from './key-encryption.ts';
 import { toStored } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 /** The ticket-token protocol versions this issuer reads and writes. */
 export const TOKEN_VERSIONS = [1] as const;
@@ -83,6 +84,7 @@ export class TicketSigner {
   /** Makes a new active key; the previous one is retired but keeps verifying until removed. */
   async rotate(): Promise<SigningKeyRecord> {
     const key = await this.generate();
+    noteAudit({ target: key.kid });
     await this.store.addSigningKey(key);
     return key;
   }

@@ -7,6 +7,7 @@ import { newTicketId, newTokenId } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
 import { checkinText, unixSeconds, validFrom } from './ticket-notes.ts';
 import { toStored } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 export interface TicketDeps {
   store: Store;
@@ -125,6 +126,7 @@ export async function issueTickets(
       checkin_text: checkinText(spec.checkin_text),
     };
   });
+  if (!bulk) noteAudit({ target: tickets[0]!.tid });
   const existing = new Map((await deps.store.createTickets(tickets)).map((t) => [t.external_id, t]));
   const created: TicketRecord[] = [];
   const skipped: IssuedTickets['skipped'] = [];

@@ -18,6 +18,7 @@ import { IssuerError, invalidRequest } from './errors.ts';
 import { newWebhookId } from './ids.ts';
 import { seal, unseal } from './key-encryption.ts';
 import { toStored, toWire } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 /** How long messages carry the previous secret's signature too, after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -121,6 +122,7 @@ export async function createWebhook(
     failing_since: null,
     disabled_reason: null,
   };
+  noteAudit({ target: webhook.webhook_id });
   await store.createWebhook(webhook);
   return { webhook, secret };
 }

@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import { unsealWebhookSecret } from '../domain/webhooks.ts';
 import type { Store } from '../store/store.ts';
+import { outsideAudit } from '../store/audit-context.ts';
 import type { AttemptResult, ClaimedMessage, WebhookRecord } from '../store/webhook-records.ts';
 import { type AttemptOutcome, Transport } from './deliver.ts';
 import { attemptResult, type AttemptTimes, messageBody } from './attempt.ts';
@@ -92,6 +93,11 @@ export class WebhookWorker {
 
   /** Looks for due messages now (or as soon as the claim under way ends). */
   wake(): void {
+    // Outside the audit entry of a request that woke it: nothing the worker writes is that admin's change.
+    outsideAudit(() => this.look());
+  }
+
+  private look(): void {
     if (this.stopped) return;
     if (this.claiming) {
       this.again = true;
