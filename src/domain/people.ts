@@ -154,22 +154,26 @@ export async function reinvitePerson(store: Store, clock: Clock, baseUrl: string
   return made;
 }
 
-const INVITE_REFUSED = 'this invitation is unknown, used or expired; ask for a new one';
+/** The refusal of an invitation token that is unknown, used or expired: 400 naming `invite_token`. */
+export const invitationRefused = () =>
+  invalidRequest('this invitation is unknown, used or expired; ask for a new one', [
+    { field: 'invite_token', problem: 'is unknown, used or expired' },
+  ]);
 
 /**
- * Sets a person's password from their invitation: once, within its 72 hours. The password is hashed
- * before the invitation is taken (the hash is slow, the taking is one short transaction).
+ * Sets a person's password from their invitation: once, within its 72 hours; `refused` for a token
+ * that is unknown, used or expired (or a disabled person's). The password is hashed before the
+ * invitation is taken (the hash is slow, the taking is one short transaction).
  */
-export async function acceptInvitation(store: Store, clock: Clock, token: string, password: string) {
+export async function acceptInvitation(
+  store: Store,
+  clock: Clock,
+  token: string,
+  password: string,
+): Promise<UserRecord | 'refused'> {
   const problem = passwordProblem(password);
   if (problem !== null) throw invalidRequest(`the password ${problem}`, [{ field: 'password', problem }]);
-  if (!isSecretShaped(INVITE_PREFIX, token)) {
-    throw invalidRequest(INVITE_REFUSED, [{ field: 'invite_token', problem: 'is unknown, used or expired' }]);
-  }
+  if (!isSecretShaped(INVITE_PREFIX, token)) return 'refused';
   const passwordHash = await hashPassword(password);
-  const user = await store.people.acceptInvite(hashSecret(token), passwordHash, toStored(clock.now()));
-  if (user === null) {
-    throw invalidRequest(INVITE_REFUSED, [{ field: 'invite_token', problem: 'is unknown, used or expired' }]);
-  }
-  return user;
+  return (await store.people.acceptInvite(hashSecret(token), passwordHash, toStored(clock.now()))) ?? 'refused';
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { describe, it as plainIt } from 'node:test';
 import { HOUR_MS } from '../../src/domain/time.ts';
-import { adminCall, BASE_URL, T0 } from '../helpers/app.ts';
+import { ADMIN_TOKEN, adminCall, BASE_URL, T0, testIssuer } from '../helpers/app.ts';
 import { eachBackend } from '../helpers/backends.ts';
 import {
   accept,
@@ -104,6 +105,12 @@ await eachBackend('people and invitations through the API', ({ it, issuer }) => 
     assert.deepEqual({ role: again.json().role, user: again.json().user }, { role: 'supervisor', user });
     const admin = await app().inject({ method: 'POST', url: '/admin/v1/session', payload: { admin_token: 'x' } });
     assert.equal(admin.statusCode, 401);
+    const owner = await app().inject({
+      method: 'POST',
+      url: '/admin/v1/session',
+      payload: { admin_token: ADMIN_TOKEN },
+    });
+    assert.deepEqual({ role: owner.json().role, user: owner.json().user }, { role: 'owner', user: null });
 
     const wrong = await postSession(app(), person.email, 'not the password at all');
     const unknown = await postSession(app(), 'nobody@example.test', GOOD_PASSWORD);
@@ -184,5 +191,18 @@ await eachBackend('people and invitations through the API', ({ it, issuer }) => 
     assert.equal((await app().inject({ method: 'GET', url: '/admin/v1/events', headers: session })).statusCode, 401);
     assert.equal((await call('GET', `/admin/v1/users/${person.user_id}`)).statusCode, 404);
     assert.equal((await call('DELETE', `/admin/v1/users/${person.user_id}`)).statusCode, 404);
+  });
+});
+
+describe('accepting invitations is limited like signing in', () => {
+  plainIt('refused invitation tokens count as failed authentications of the client: 429 past the limit', async () => {
+    const t = await testIssuer({ env: { RATE_LIMIT_AUTH_FAILURES_PER_IP: '3' } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i += 1) statuses.push((await accept(t.app, `inv_${String(i).repeat(43)}`)).statusCode);
+      assert.deepEqual(statuses, [400, 400, 400, 429]);
+    } finally {
+      await t.close();
+    }
   });
 });

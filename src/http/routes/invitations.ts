@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { IssuerError } from '../../domain/errors.ts';
-import { acceptInvitation } from '../../domain/people.ts';
+import { acceptInvitation, invitationRefused } from '../../domain/people.ts';
 import type { App, AppContext } from '../context.ts';
 import { acceptInvitationSchema } from '../schemas/invitations.ts';
 
@@ -17,16 +16,14 @@ export function invitationRoutes(app: App, ctx: AppContext): void {
     '/admin/v1/invitations/accept',
     { schema: acceptInvitationSchema, onRequest: ctx.limits.adminPerToken },
     async (request, reply) => {
-      try {
-        const user = await acceptInvitation(ctx.store, ctx.clock, request.body.invite_token, request.body.password);
-        request.log.info({ user_id: user.user_id }, 'invitation accepted: password set');
-        return { user_id: user.user_id, email: user.email };
-      } catch (error) {
-        const refusedToken =
-          error instanceof IssuerError && JSON.stringify(error.details).includes('"field":"invite_token"');
-        if (refusedToken) await countFailure(request, reply);
-        throw error;
+      const { invite_token, password } = request.body;
+      const user = await acceptInvitation(ctx.store, ctx.clock, invite_token, password);
+      if (user === 'refused') {
+        await countFailure(request, reply);
+        throw invitationRefused();
       }
+      request.log.info({ user_id: user.user_id }, 'invitation accepted: password set');
+      return { user_id: user.user_id, email: user.email };
     },
   );
 }
