@@ -171,9 +171,15 @@ export class SingleSignOn {
     // Digests of both sides have one length: the comparison takes one time whatever was sent.
     if (browserState === null || !hashesEqual(hashSecret(browserState), hashSecret(state))) return 'expired';
     if (query.has('error')) return 'denied';
-    const { verifier, nonce } = JSON.parse(
-      unseal(this.keyEncryptionKey, login.sealed, sealLabel(hash)).toString('utf8'),
-    ) as { verifier: string; nonce: string };
+    let secrets: { verifier: string; nonce: string };
+    try {
+      secrets = JSON.parse(unseal(this.keyEncryptionKey, login.sealed, sealLabel(hash)).toString('utf8'));
+    } catch (error) {
+      // Started by an instance with another key-encryption key (they must share one).
+      this.warn(error, 'a single sign-on attempt could not be opened with this key-encryption key');
+      return 'failed';
+    }
+    const { verifier, nonce } = secrets;
     try {
       const config = await this.provider();
       const callback = new URL(this.redirectUri);
