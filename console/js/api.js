@@ -4,6 +4,8 @@
  * memory only (never in storage): a reload asks the session for it again.
  */
 
+import { clearSession, setSession } from './access.js';
+
 /** The admin API, relative to the console's own address (/console/ -> /admin/v1). */
 const API_BASE = new URL('../admin/v1', document.baseURI).pathname;
 
@@ -14,7 +16,11 @@ let onSignedOut = () => {};
 export class ApiError extends Error {
   constructor(status, body) {
     const error = body?.error ?? {};
-    super(error.message ?? `the issuer answered ${status}`);
+    // A refusal for the role (a control the console should not have offered, or a role changed since)
+    // is said plainly, whatever the issuer's own words.
+    const forRole = status === 403 && error.details?.reason === 'role';
+    super(forRole ? 'your role does not allow this' : (error.message ?? `the issuer answered ${status}`));
+    this.forRole = forRole;
     this.status = status;
     this.code = error.code ?? 'UNKNOWN';
     this.details = error.details ?? {};
@@ -47,7 +53,7 @@ export async function api(method, path, body) {
   const data = await response.json().catch(() => null);
   if (!response.ok) {
     const error = new ApiError(response.status, data);
-    if (response.status === 401 && path !== '/session') {
+    if (response.status === 401 && !path.startsWith('/session')) {
       csrfToken = null;
       onSignedOut();
     }
@@ -58,13 +64,41 @@ export async function api(method, path, body) {
 
 /** Exchanges the admin token for a session cookie; the token itself is not kept anywhere. */
 export async function signIn(adminToken) {
-  csrfToken = (await api('POST', '/session', { admin_token: adminToken })).csrf_token;
+  started(await api('POST', '/session', { admin_token: adminToken }));
 }
 
-/** True when the browser holds a live session (and learns its CSRF token). */
+/** Signs a person in with their email and password (kept nowhere either). */
+export async function signInWithPassword(email, password) {
+  started(await api('POST', '/session', { email, password }));
+}
+
+/** How one may sign in here: `{password, sso}`; password only when the issuer does not say. */
+export async function signInOptions() {
+  try {
+    const options = await api('GET', '/session/options');
+    return { password: options.password !== false, sso: options.sso === true };
+  } catch {
+    return { password: true, sso: false };
+  }
+}
+
+/** Where the browser goes to sign in through the organization's single sign-on. */
+export const ssoStartUrl = () => apiUrl('/sso/start');
+
+/** Sets a password through an invitation; resolves to `{user_id, email}`. */
+export const acceptInvitation = (inviteToken, password) =>
+  api('POST', '/invitations/accept', { invite_token: inviteToken, password });
+
+/** A session answer: its CSRF token, and who is signed in (what the console offers follows it). */
+function started(answer) {
+  csrfToken = answer.csrf_token;
+  setSession(answer);
+}
+
+/** True when the browser holds a live session (and learns its CSRF token and who is signed in). */
 export async function resumeSession() {
   try {
-    csrfToken = (await api('GET', '/session')).csrf_token;
+    started(await api('GET', '/session'));
     return true;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return false;
@@ -78,5 +112,6 @@ export async function signOut() {
     await api('DELETE', '/session');
   } finally {
     csrfToken = null;
+    clearSession();
   }
 }

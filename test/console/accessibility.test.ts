@@ -37,7 +37,7 @@ describe('console in Chromium: layout, accessibility, CSP', () => {
   async function walk(width: number, check: (page: Page, name: string) => Promise<void>): Promise<void> {
     const { context, page } = await openConsole(f.browser(), f.issuer(), { width });
     try {
-      await page.getByLabel('Admin token').waitFor();
+      await page.getByLabel('Email').waitFor();
       await check(page, 'sign-in');
       await signIn(page, 'wrong-token-0123456789abcdef');
       await page.getByRole('alert').waitFor();
@@ -47,7 +47,7 @@ describe('console in Chromium: layout, accessibility, CSP', () => {
       await page.getByRole('button', { name: 'New event' }).click();
       await check(page, 'events with the new-event form');
       await page.goto(`${f.issuer().url}/console/#/events/${eid}`);
-      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.getByRole('heading', { level: 1, name: /An Event With/ }).waitFor();
       // On a phone the long sections start folded: each is opened, so that all of it is checked.
       const folded = page.locator('details:not([open]) > summary');
       while ((await folded.count()) > 0) await folded.first().click();
@@ -92,8 +92,16 @@ describe('console in Chromium: layout, accessibility, CSP', () => {
   browserTest('the console is keyboard usable: sign in and reach an event with Tab and Enter', async () => {
     const { context, page } = await openConsole(f.browser(), f.issuer());
     try {
+      await page.getByLabel('Email').waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('type')), 'email');
+      // Tab to the admin token's form: Enter puts it in place and its field takes the focus.
+      const toggle = page.getByRole('button', { name: 'Sign in with the admin token' });
+      for (let i = 0; i < 6 && !(await toggle.evaluate((b) => b === document.activeElement)); i += 1) {
+        await page.keyboard.press('Tab');
+      }
+      await page.keyboard.press('Enter');
       await page.getByLabel('Admin token').waitFor();
-      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('type')), 'password');
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'admin_token');
       await page.keyboard.type('test-admin-token-0123456789abcdef');
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();

@@ -172,10 +172,25 @@ export async function openConsole(
   return { context, page };
 }
 
-/** Signs in through the form, as an organizer does. */
+/** Signs in with the admin token through the form, as an organizer does (its form first, when not shown). */
 export async function signIn(page: Page, token = ADMIN_TOKEN): Promise<void> {
+  await useAdminToken(page);
   await page.getByLabel('Admin token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** Puts the admin token's form in place of the email and password, unless it is there already. */
+export async function useAdminToken(page: Page): Promise<void> {
+  const toggle = page.getByRole('button', { name: 'Sign in with the admin token' });
+  await page.getByLabel('Admin token').or(toggle).first().waitFor();
+  if (await toggle.isVisible()) await toggle.click();
+}
+
+/** Signs a person in with their email and password through the form. */
+export async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** The state of the console's session cookie in a browser context. */

@@ -1,3 +1,4 @@
+import { may } from '../access.js';
 import { api } from '../api.js';
 import { arrivalsChart } from '../chart.js';
 import { h, replace, uid, when } from '../dom.js';
@@ -47,7 +48,10 @@ function foldingSection(title, ...children) {
   );
 }
 
-/** One event: live counters and arrivals, tickets, scanners, scan log and conflicts. */
+/**
+ * One event: live counters and arrivals, tickets, scanners, scan log and conflicts; the editors and
+ * actions only as far as the signed-in person's role allows (the sections themselves for everyone).
+ */
 export async function eventView(main, eid) {
   const path = `/events/${encodeURIComponent(eid)}`;
   const event = await api('GET', path);
@@ -60,7 +64,7 @@ export async function eventView(main, eid) {
   const log = scanLog(eid);
   const conflicts = conflictReport(eid);
   let declaredGates = [];
-  const scanners = scannerList({ gates: () => declaredGates });
+  const scanners = scannerList({ eid, gates: () => declaredGates });
   const scanList = h('ul', { class: 'scan-log' });
   const moreScans = h('div');
   const conflictList = h('ul', { class: 'conflicts' });
@@ -152,16 +156,17 @@ export async function eventView(main, eid) {
         {},
         section('Conflicts', conflictList, moreConflicts),
         section('Scanners', scanners.node),
-        section('Set up a scanner', enrol.node),
+        may('enrollment_token.create', eid) && section('Set up a scanner', enrol.node),
         foldingSection('Scan log', annul.feedback, scanList, moreScans, annul.dialog),
         foldingSection('Gates', gates.node),
-        foldingSection(
-          'Entry rules',
-          eventSettings(event, (saved) => {
-            types.showEvent(saved);
-            refreshLive();
-          }),
-        ),
+        may('event.update', eid) &&
+          foldingSection(
+            'Entry rules',
+            eventSettings(event, (saved) => {
+              types.showEvent(saved);
+              refreshLive();
+            }),
+          ),
         foldingSection('Ticket types', types.node),
       ),
       h(
@@ -170,12 +175,13 @@ export async function eventView(main, eid) {
         foldingSection('Arrivals over time', chart.node),
         foldingSection(
           'Tickets',
-          ticketImport(eid, () => {
-            refreshLive();
-            search.refresh();
-            gates.refreshTypes().catch(() => undefined);
-            types.refresh().catch(() => undefined);
-          }),
+          may('ticket.create', eid) &&
+            ticketImport(eid, () => {
+              refreshLive();
+              search.refresh();
+              gates.refreshTypes().catch(() => undefined);
+              types.refresh().catch(() => undefined);
+            }),
           h('p', {}, h('a', { href: `#/events/${encodeURIComponent(eid)}/print`, text: 'Printable ticket QR codes' })),
           search.node,
         ),

@@ -1,3 +1,4 @@
+import { may } from '../access.js';
 import { api } from '../api.js';
 import { field, h, message, replace, when } from '../dom.js';
 import { refusal } from '../words.js';
@@ -22,7 +23,7 @@ export async function eventsView(main) {
   });
   replace(
     main,
-    h('div', { class: 'title-row' }, h('h1', { tabindex: '-1', text: 'Events' }), toggle),
+    h('div', { class: 'title-row' }, h('h1', { tabindex: '-1', text: 'Events' }), may('event.create') && toggle),
     formSlot,
     list,
     more,

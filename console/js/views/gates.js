@@ -1,3 +1,4 @@
+import { may } from '../access.js';
 import { api } from '../api.js';
 import { field, h, message, replace, uid } from '../dom.js';
 import { plural, refusal } from '../words.js';
@@ -179,13 +180,14 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
             text: gate.admits === null ? 'Admits every ticket type' : `Admits ${gate.admits.join(', ')}`,
           }),
           countLine(gate.gate_id),
-          h('button', {
-            type: 'button',
-            class: 'danger',
-            text: 'Remove',
-            'aria-label': `Remove gate ${gate.name}`,
-            onClick: () => remove(gate),
-          }),
+          may('gate.delete', eid) &&
+            h('button', {
+              type: 'button',
+              class: 'danger',
+              text: 'Remove',
+              'aria-label': `Remove gate ${gate.name}`,
+              onClick: () => remove(gate),
+            }),
         ),
       ),
       others,
@@ -193,7 +195,8 @@ export function gateEditor(eid, { onGates = () => {} } = {}) {
   }
 
   return {
-    node: h('div', {}, list, form, feedback),
+    // The editor only for a role that may declare gates; everyone sees them and their counts.
+    node: h('div', {}, list, may('gate.put', eid) ? form : null, feedback),
     refresh: async () => {
       await refresh();
       await refreshTypes();

@@ -1,3 +1,4 @@
+import { may } from '../access.js';
 import { api } from '../api.js';
 import { field, h, message, replace, uid, when } from '../dom.js';
 import { plural } from '../words.js';
@@ -103,7 +104,8 @@ export function scanAnnul(eid, onAnnulled) {
 
   /**
    * What a line of the log says of annulling: "Entry annulled at …" once annulled, a button **Annul
-   * entry** on an entry that counts (a valid scan, not a replay of one), else nothing.
+   * entry** on an entry that counts (a valid scan, not a replay of one) for a role that may annul, else
+   * nothing.
    */
   function control(scan) {
     if (scan.annulled_at) {
@@ -114,7 +116,7 @@ export function scanAnnul(eid, onAnnulled) {
         ` at ${when(scan.annulled_at)}`,
       );
     }
-    if (scan.outcome !== 'valid' || scan.replay) return null;
+    if (scan.outcome !== 'valid' || scan.replay || !may('scan.annul', eid)) return null;
     return h(
       'div',
       { class: 'actions' },

@@ -1,3 +1,4 @@
+import { may } from '../access.js';
 import { api } from '../api.js';
 import { h, message, replace, when } from '../dom.js';
 import { ago, gateText, until } from '../words.js';
@@ -13,9 +14,10 @@ const gateWords = (gateId, gates) => {
 
 /**
  * The Scanners section: the enrolled scanners (name, gate, last contact in words, **Revoke** after a
- * confirmation) and the open enrolment tokens (gate, expiry, **Revoke**).
+ * confirmation) and the open enrolment tokens (gate, expiry, **Revoke**); the Revoke buttons only for
+ * a role that may revoke on event `eid`.
  */
-export function scannerList({ gates }) {
+export function scannerList({ eid, gates }) {
   const list = h('ul', { class: 'scanners', 'aria-label': 'Enrolled scanners' });
   const tokens = h('ul', { class: 'open-tokens', 'aria-label': 'Open enrolment tokens' });
   const tokensPart = h('div', {}, h('h3', { text: 'Open enrolment tokens' }), tokens);
@@ -63,13 +65,14 @@ export function scannerList({ gates }) {
         : null,
       scanner.revoked_at
         ? h('div', { class: 'state state-revoked', text: 'key revoked' })
-        : h('button', {
-            type: 'button',
-            class: 'danger',
-            text: 'Revoke',
-            'aria-label': `Revoke key of ${name}`,
-            onClick: () => revokeKey(scanner, name, refresh),
-          }),
+        : may('api_key.revoke', eid) &&
+            h('button', {
+              type: 'button',
+              class: 'danger',
+              text: 'Revoke',
+              'aria-label': `Revoke key of ${name}`,
+              onClick: () => revokeKey(scanner, name, refresh),
+            }),
     );
   }
 
@@ -83,13 +86,14 @@ export function scannerList({ gates }) {
         class: 'muted small',
         text: `Made ${ago(token.created_at, now)} · valid until ${when(token.expires_at)} (${until(token.expires_at, now)})`,
       }),
-      h('button', {
-        type: 'button',
-        class: 'danger',
-        text: 'Revoke',
-        'aria-label': `Revoke enrolment token for ${gate}, made ${when(token.created_at)}`,
-        onClick: () => revokeToken(token, refresh),
-      }),
+      may('enrollment_token.revoke', eid) &&
+        h('button', {
+          type: 'button',
+          class: 'danger',
+          text: 'Revoke',
+          'aria-label': `Revoke enrolment token for ${gate}, made ${when(token.created_at)}`,
+          onClick: () => revokeToken(token, refresh),
+        }),
     );
   }
 

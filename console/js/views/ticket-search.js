@@ -1,3 +1,4 @@
+import { may } from '../access.js';
 import { api, apiUrl } from '../api.js';
 import { field, h, message, replace } from '../dom.js';
 import { notesEditor, notesSummary } from './ticket-notes.js';
@@ -19,7 +20,7 @@ function replacing(token) {
 /**
  * Search by holder name or tid, answered by the admin API a page at a time (an event may hold tens of
  * thousands of tickets). Each row can be revoked (after a confirmation), given a new token, or given
- * notes for the gate.
+ * notes for the gate, as far as the signed-in person's role allows.
  */
 export function ticketSearch(eid, onChanged) {
   const input = h('input', { type: 'search', autocomplete: 'off', onInput: () => schedule() });
@@ -99,14 +100,15 @@ export function ticketSearch(eid, onChanged) {
     };
     const buttonsFor = (current) => [
       h('a', { href: apiUrl(`/tickets/${encodeURIComponent(current.tid)}/qr.svg`), target: '_blank', text: 'QR code' }),
-      h('button', {
-        type: 'button',
-        class: 'secondary',
-        text: 'Gate notes',
-        'aria-expanded': 'false',
-        onClick: (clicked) => editNotes(current, clicked.currentTarget),
-      }),
-      current.status === 'valid' || current.status === 'expired'
+      may('ticket.update', eid) &&
+        h('button', {
+          type: 'button',
+          class: 'secondary',
+          text: 'Gate notes',
+          'aria-expanded': 'false',
+          onClick: (clicked) => editNotes(current, clicked.currentTarget),
+        }),
+      (current.status === 'valid' || current.status === 'expired') && may('ticket.reissue', eid)
         ? h('button', {
             type: 'button',
             class: 'secondary',
@@ -121,7 +123,7 @@ export function ticketSearch(eid, onChanged) {
               ),
           })
         : null,
-      current.status !== 'revoked'
+      current.status !== 'revoked' && may('ticket.revoke', eid)
         ? h('button', {
             type: 'button',
             class: 'danger',

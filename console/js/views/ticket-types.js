@@ -1,3 +1,4 @@
+import { may } from '../access.js';
 import { api } from '../api.js';
 import { h, message, replace } from '../dom.js';
 import { ATTENTION, ruleWords } from '../rule-words.js';
@@ -14,11 +15,13 @@ export function ticketTypes(eid, event) {
   const path = `/events/${encodeURIComponent(eid)}/ticket-types`;
   let current = event;
   let types = [];
+  // Everyone sees the types and their rules; a role that may not change them is offered no editor.
+  const editable = may('ticket_type.put', eid);
   const calendar = h('p', { class: 'hint' });
   const list = h('ul', { class: 'ticket-types', 'aria-label': 'Ticket types of this event' });
   const feedback = h('div');
   const declare = h('button', { type: 'button', text: 'New ticket type', onClick: () => open() });
-  const declareRow = h('div', { class: 'actions' }, declare);
+  const declareRow = h('div', { class: 'actions', hidden: !editable }, declare);
   const form = ticketTypeForm(eid, {
     event: () => current,
     labels: () => types.map((type) => type.ticket_type),
@@ -65,26 +68,27 @@ export function ticketTypes(eid, event) {
           h('li', { text: words, class: words === ATTENTION ? 'attention' : null }),
         ),
       ),
-      h(
-        'div',
-        { class: 'actions' },
-        h('button', {
-          type: 'button',
-          class: 'secondary',
-          text: type.declared ? 'Change rules' : 'Declare rules',
-          'aria-label': `${type.declared ? 'Change' : 'Declare'} rules of ${name}`,
-          onClick: () => open(type),
-        }),
-        type.declared
-          ? h('button', {
-              type: 'button',
-              class: 'danger',
-              text: 'Remove',
-              'aria-label': `Remove ticket type ${name}`,
-              onClick: () => remove(type),
-            })
-          : null,
-      ),
+      editable &&
+        h(
+          'div',
+          { class: 'actions' },
+          h('button', {
+            type: 'button',
+            class: 'secondary',
+            text: type.declared ? 'Change rules' : 'Declare rules',
+            'aria-label': `${type.declared ? 'Change' : 'Declare'} rules of ${name}`,
+            onClick: () => open(type),
+          }),
+          type.declared
+            ? h('button', {
+                type: 'button',
+                class: 'danger',
+                text: 'Remove',
+                'aria-label': `Remove ticket type ${name}`,
+                onClick: () => remove(type),
+              })
+            : null,
+        ),
     );
   }
 
