@@ -11,6 +11,7 @@ import { normalizeEmail } from './people.ts';
 import type { Role } from './roles.ts';
 import type { SsoIdentity, SsoRefusal } from './sso.ts';
 import { toStored } from './time.ts';
+import { noteAudit } from '../store/audit-context.ts';
 
 /**
  * A person created by single sign-on reaches every event as an owner or manager; as a supervisor or
@@ -50,6 +51,7 @@ export async function personOf(
       created_at: now,
       updated_at: now,
     };
+    noteAudit({ target: created.user_id });
     // Two first sign-ins at once (two tabs, two instances): the one that lost finds the other's person.
     user = (await store.people.createUser(created)) === 'created' ? created : await store.people.getUserByEmail(email);
     if (user === null) return 'unknown';

@@ -1,11 +1,20 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
-import { type Action, isAction, PERMISSIONS, type Principal } from '../domain/roles.ts';
+import { principalOfPerson } from '../domain/people.ts';
+import {
+  type Action,
+  ADMIN_TOKEN_PRINCIPAL,
+  isAction,
+  PERMISSIONS,
+  type Principal,
+  type Via,
+} from '../domain/roles.ts';
 import { toStored } from '../domain/time.ts';
 import { type PendingAudit, withAudit } from '../store/audit-context.ts';
 import type { OwnedResource } from '../store/owning-event.ts';
-import type { AuditRecord } from '../store/people-records.ts';
+import type { AuditRecord, UserRecord } from '../store/people-records.ts';
+import type { Store } from '../store/store.ts';
 import { principalOf } from './auth.ts';
 import { secretMasker } from './log-masking.ts';
 import { ROUTE_ACTIONS } from './route-actions.ts';
@@ -64,9 +73,6 @@ interface RouteAudit {
 /** Who an entry names: a principal, or someone not signed in. */
 type Actor = Pick<Principal, 'user_id' | 'name' | 'via'>;
 
-/** The actor of a sign-in that failed: whoever typed it is not known. */
-export const NOT_SIGNED_IN = (via: Principal['via']): Actor => ({ user_id: null, name: 'not signed in', via });
-
 /** An entry about a request, at the clock's now, from the request's address. */
 export function requestEntry(
   request: FastifyRequest,
@@ -84,6 +90,52 @@ export function requestEntry(
     ip: request.ip,
     details: what.details ?? {},
   };
+}
+
+/** Runs `work` with an entry about the request pending: the work's first change records it (no change, no entry). */
+export function recordingRequest<T>(
+  request: FastifyRequest,
+  clock: Clock,
+  what: Parameters<typeof requestEntry>[2],
+  work: () => Promise<T>,
+): Promise<T> {
+  return withAudit({ record: requestEntry(request, clock, what), eventOf: null, state: 'open' }, work);
+}
+
+/**
+ * Runs a console session's start or end (`action`: session.sign_in, session.sign_out) with its entry
+ * pending, so that the transaction that makes it records it; `user` null: the admin token's session.
+ */
+export function recordingSession<T>(
+  request: FastifyRequest,
+  clock: Clock,
+  session: { user: UserRecord | null; action: string; details?: Record<string, unknown> },
+  work: () => Promise<T>,
+): Promise<T> {
+  const actor = session.user === null ? ADMIN_TOKEN_PRINCIPAL : principalOfPerson(session.user, 'session');
+  const target = session.user?.email ?? null;
+  return recordingRequest(request, clock, { actor, action: session.action, target, details: session.details }, work);
+}
+
+/**
+ * Appends a refused sign-in on its own (it changes nothing else): the address typed, only when it is
+ * one (a password typed in its place is not), and why; never what was typed as the secret.
+ */
+export function recordRefusedSignIn(
+  store: Store,
+  request: FastifyRequest,
+  clock: Clock,
+  refusal: { via: Via; typed: string | null; details: Record<string, unknown> },
+): Promise<void> {
+  const typed = refusal.typed !== null && /^[^\s@]{1,64}@[^\s@]{1,255}$/.test(refusal.typed) ? refusal.typed : null;
+  return store.audit.append(
+    requestEntry(request, clock, {
+      actor: { user_id: null, name: 'not signed in', via: refusal.via },
+      action: 'session.sign_in_failed',
+      target: typed,
+      details: refusal.details,
+    }),
+  );
 }
 
 /** The entry an admin write starts with; the store fills the event of an owned thing, the work what it creates. */

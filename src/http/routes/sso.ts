@@ -4,6 +4,7 @@ import { IssuerError } from '../../domain/errors.ts';
 import { ProviderUnavailable, SingleSignOn, type SsoRefusal, SSO_ATTEMPT_MS } from '../../domain/sso.ts';
 import { personOf } from '../../domain/sso-people.ts';
 import { SESSION_COOKIE, sessionCookieOptions } from '../admin-session.ts';
+import { recordingRequest, recordingSession, recordRefusedSignIn } from '../audit-trail.ts';
 import type { App, AppContext } from '../context.ts';
 import { finishSsoSchema, signInOptionsSchema, startSsoSchema } from '../schemas/sso.ts';
 
@@ -17,6 +18,9 @@ type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
  */
 export const SSO_STATE_COOKIE = 'issuer_sso_state';
 export const CALLBACK_PATH = '/admin/v1/sso/callback';
+
+/** Who the audit trail names for a person single sign-on makes. */
+const SSO_ACTOR = { user_id: null, name: 'single sign-on', via: 'session' as const };
 
 const PROVIDER_DOWN = 'the single sign-on provider does not answer; retry later';
 const NOT_CONFIGURED = 'single sign-on is not configured on this issuer (OIDC_ISSUER_URL)';
@@ -77,19 +81,30 @@ export function ssoRoutes(app: App, ctx: AppContext): void {
 
   app.get(CALLBACK_PATH, { schema: finishSsoSchema, ...limited }, async (request, reply) => {
     if (sso === null) throw new IssuerError('NOT_FOUND', NOT_CONFIGURED);
-    const refuse = async (reason: SsoRefusal) => {
+    const refuse = async (reason: SsoRefusal, email: string | null = null) => {
       request.log.info({ sso_refusal: reason }, 'single sign-on refused');
       // The provider not answering is nobody's guess at a credential.
-      if (reason !== 'unavailable') await countFailure(request, reply);
+      if (reason !== 'unavailable') {
+        const details = { with: 'sso', reason };
+        await recordRefusedSignIn(ctx.store, request, ctx.clock, { via: 'session', typed: email, details });
+        await countFailure(request, reply);
+      }
       return reply.redirect(`/console/#sso_error=${reason}`, 302);
     };
     const browserState = request.cookies[SSO_STATE_COOKIE] ?? null;
     reply.clearCookie(SSO_STATE_COOKIE, stateCookie(request));
     const identity = await sso.finish(rawQuery(request.url), browserState);
     if (typeof identity === 'string') return refuse(identity);
-    const person = await personOf(ctx.store, ctx.clock, identity, settings!.defaultRole);
-    if (typeof person === 'string') return refuse(person);
-    const { sessionId, record } = await startPersonSession(ctx.store, ctx.clock, person);
+    // A person made at their first sign-in (OIDC_DEFAULT_ROLE) is recorded as single sign-on's doing.
+    const newcomer = { actor: SSO_ACTOR, action: 'user.create', target: null, details: { with: 'sso' } };
+    const person = await recordingRequest(request, ctx.clock, newcomer, () =>
+      personOf(ctx.store, ctx.clock, identity, settings!.defaultRole),
+    );
+    if (typeof person === 'string') return refuse(person, identity.email);
+    const signIn = { user: person, action: 'session.sign_in', details: { with: 'sso' } };
+    const { sessionId, record } = await recordingSession(request, ctx.clock, signIn, () =>
+      startPersonSession(ctx.store, ctx.clock, person),
+    );
     request.log.info({ user_id: person.user_id }, 'console session started with single sign-on');
     reply.setCookie(SESSION_COOKIE, sessionId, sessionCookieOptions(ctx.config, request, new Date(record.expires_at)));
     return reply.redirect('/console/', 302);

@@ -13,18 +13,12 @@ import { IssuerError, invalidRequest } from '../../../domain/errors.ts';
 import { checkPassword, signInRefused } from '../../../domain/sign-in.ts';
 import { toWire } from '../../../domain/time.ts';
 import type { UserRecord } from '../../../store/people-store.ts';
-import { principalOfPerson } from '../../../domain/people.ts';
-import { ADMIN_TOKEN_PRINCIPAL, type Via } from '../../../domain/roles.ts';
-import { withAudit } from '../../../store/audit-context.ts';
-import { NOT_SIGNED_IN, requestEntry } from '../../audit-trail.ts';
+import { recordingSession, recordRefusedSignIn } from '../../audit-trail.ts';
 import { authenticateAdminSession, SESSION_COOKIE, sessionCookieOptions, sessionIdOf } from '../../admin-session.ts';
 import type { App, AppContext } from '../../context.ts';
 import { createSessionSchema, deleteSessionSchema, getSessionSchema } from '../../schemas/session.ts';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-
-/** What a failed sign-in records of the address typed: an address only (a password typed there is not one). */
-const typedAddress = (email: string): string | null => (/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email) ? email : null);
 
 /** The field to name when a sign-in sends neither the admin token alone nor an address with a password. */
 function fieldAmiss(body: { admin_token?: string; email?: string }): string {
@@ -63,33 +57,15 @@ export function adminSessionRoutes(app: App, ctx: AppContext): void {
     }
   };
 
-  /** A session's start or end, recorded in the transaction that makes it (the audit trail's session.*). */
-  const recorded = <T>(request: FastifyRequest, user: UserRecord | null, action: string, work: () => Promise<T>) => {
-    const actor = user === null ? ADMIN_TOKEN_PRINCIPAL : principalOfPerson(user, 'session');
-    const record = requestEntry(request, ctx.clock, { actor, action, target: user?.email ?? null });
-    return withAudit({ record, eventOf: null, state: 'open' }, work);
-  };
-
-  /** A refused sign-in, recorded on its own (it changes nothing else); never what was typed as the secret. */
-  const refused = (request: FastifyRequest, via: Via, target: string | null, details: Record<string, unknown>) =>
-    ctx.store.audit.append(
-      requestEntry(request, ctx.clock, {
-        actor: NOT_SIGNED_IN(via),
-        action: 'session.sign_in_failed',
-        target,
-        details,
-      }),
-    );
-
   /** Signs in with the admin token: the built-in owner. */
   const withAdminToken = async (request: FastifyRequest, reply: FastifyReply, adminToken: string) => {
     const adminTokenHash = await ctx.adminTokenHash();
     if (!matchesHash(adminToken, adminTokenHash)) {
-      await refused(request, 'admin_token', null, {});
+      await recordRefusedSignIn(ctx.store, request, ctx.clock, { via: 'admin_token', typed: null, details: {} });
       await countFailure(request, reply);
       throw new IssuerError('UNAUTHORIZED', 'this is not the admin token');
     }
-    const started = await recorded(request, null, 'session.sign_in', () =>
+    const started = await recordingSession(request, ctx.clock, { user: null, action: 'session.sign_in' }, () =>
       startAdminSession(ctx.store, ctx.clock, adminTokenHash),
     );
     return { started, user: null };
@@ -100,11 +76,12 @@ export function adminSessionRoutes(app: App, ctx: AppContext): void {
     const result = await checkPassword(ctx.store, ctx.clock, email, password);
     if (!result.ok) {
       request.log.info({ sign_in_refusal: result.why }, 'sign-in refused');
-      await refused(request, 'session', typedAddress(result.email), { reason: result.why });
+      const refusal = { via: 'session' as const, typed: result.email, details: { reason: result.why } };
+      await recordRefusedSignIn(ctx.store, request, ctx.clock, refusal);
       await countFailure(request, reply);
       throw signInRefused();
     }
-    const started = await recorded(request, result.user, 'session.sign_in', () =>
+    const started = await recordingSession(request, ctx.clock, { user: result.user, action: 'session.sign_in' }, () =>
       startPersonSession(ctx.store, ctx.clock, result.user),
     );
     return { started, user: result.user };
@@ -135,7 +112,9 @@ export function adminSessionRoutes(app: App, ctx: AppContext): void {
 
   app.delete('/admin/v1/session', { schema: deleteSessionSchema, ...limited }, async (request, reply) => {
     const live = await sessionOf(request, reply);
-    await recorded(request, live.user, 'session.sign_out', () => endAdminSession(ctx.store, sessionIdOf(request)!));
+    await recordingSession(request, ctx.clock, { user: live.user, action: 'session.sign_out' }, () =>
+      endAdminSession(ctx.store, sessionIdOf(request)!),
+    );
     request.log.info('console session ended');
     reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(ctx.config, request));
     return reply.status(204).send(null);
