@@ -1,0 +1,188 @@
+/**
+ * The whole of deploy/ on one machine, each part on its own ports and in one run directory (the shared
+ * PostgreSQL on 5432 and Redis on 6379 are never touched): etcd and three Patroni-run PostgreSQL nodes
+ * with synchronous replication, a Redis master and replica with three Sentinels, HAProxy, and three
+ * issuer instances started as deploy/systemd/ticket-issuer.service says, through HAProxy to the
+ * database and through the Sentinels to Redis.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from '../helpers/server.ts';
+import { Haproxy, HAPROXY } from './haproxy.ts';
+import { PostgresCluster, postgresClusterMissing } from './postgres-cluster.ts';
+import { account, RunDirectory, until } from './processes.ts';
+import { MASTER_NAME, RedisCluster, redisClusterMissing } from './redis-cluster.ts';
+import { parseServiceUnit, readEnvironmentFile } from './systemd-unit.ts';
+import { renderFile } from './templates.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+/** The account the issuers run as here (the unit's User=, which the guide names ticket-issuer). */
+const ISSUER_USER = 'nobody';
+
+/** Why this machine cannot run the cluster, or null. */
+export function clusterMissing(): string | null {
+  if (process.getuid?.() !== 0) return 'not root (the cluster runs PostgreSQL as postgres and the issuers as nobody)';
+  if (!existsSync(HAPROXY)) return `no ${HAPROXY}`;
+  return postgresClusterMissing() ?? redisClusterMissing();
+}
+
+export interface IssuerInstance {
+  name: string;
+  port: number;
+  dir: string;
+}
+
+export class HaCluster {
+  private constructor(
+    readonly run: RunDirectory,
+    readonly postgres: PostgresCluster,
+    readonly redis: RedisCluster,
+    readonly haproxy: Haproxy,
+    readonly issuers: IssuerInstance[],
+    readonly adminToken: string,
+  ) {}
+
+  /** Starts it all; everything started is ended again if a part fails to start. */
+  static async start(): Promise<HaCluster> {
+    const run = new RunDirectory('issuer-ha-');
+    try {
+      return await HaCluster.startIn(run);
+    } catch (error) {
+      await run.destroy();
+      throw error;
+    }
+  }
+
+  private static async startIn(run: RunDirectory): Promise<HaCluster> {
+    const secret = () => randomBytes(24).toString('hex');
+    const superuser = secret();
+    const [postgres, redis] = await Promise.all([
+      PostgresCluster.start(run, { superuser, replication: secret() }),
+      RedisCluster.start(run),
+    ]);
+    const issuerPorts = [await freePort(), await freePort(), await freePort()];
+    const [pg1, pg2, pg3] = postgres.nodes.map((n) => ({ address: `127.0.0.1:${n.pgPort}`, restPort: n.restPort }));
+    const haproxy = await Haproxy.start(run, {
+      http: await freePort(),
+      postgres: await freePort(),
+      issuers: issuerPorts.map((port) => `127.0.0.1:${port}`) as [string, string, string],
+      postgresNodes: [pg1!, pg2!, pg3!],
+    });
+    const databasePassword = secret();
+    await createIssuerDatabase(
+      `postgres://postgres:${superuser}@127.0.0.1:${haproxy.ports.postgres}/postgres`,
+      databasePassword,
+    );
+
+    const adminToken = secret();
+    const shared = {
+      PUBLIC_URL: haproxy.url,
+      ISSUER_DB_PASSWORD: databasePassword,
+      HAPROXY_PG_ADDRESS: `127.0.0.1:${haproxy.ports.postgres}`,
+      REDIS_SENTINELS: redis.sentinelList,
+      REDIS_MASTER_NAME: MASTER_NAME,
+      ADMIN_TOKEN: adminToken,
+      KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      HAPROXY_ADDRESSES: '127.0.0.1',
+    };
+    const issuers: IssuerInstance[] = [];
+    // One after the other: the first applies the migrations.
+    for (const [i, port] of issuerPorts.entries()) {
+      issuers.push(await startIssuer(run, `issuer${i + 1}`, port, shared));
+    }
+    await haproxy.waitUp('issuers', ['issuer1', 'issuer2', 'issuer3']);
+    await haproxy.waitUp('postgres', [`pg${postgres.nodes.indexOf(await postgres.leader()) + 1}`]);
+    return new HaCluster(run, postgres, redis, haproxy, issuers, adminToken);
+  }
+
+  get url(): string {
+    return this.haproxy.url;
+  }
+
+  /** Kills an issuer instance (SIGKILL), as its machine dying would. */
+  async killIssuer(instance: IssuerInstance): Promise<void> {
+    await this.run.killAllIn(instance.dir);
+  }
+
+  /** Ends every process and removes every file of the cluster. */
+  destroy(): Promise<void> {
+    return this.run.destroy();
+  }
+}
+
+/** The issuer's role and database, as the guide makes them once through HAProxy. */
+async function createIssuerDatabase(url: string, password: string): Promise<void> {
+  await until(
+    'HAProxy to reach the PostgreSQL leader',
+    async () => {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        const primary = await client.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
+        if (primary.rows[0]!.recovery) return false;
+        await client.query(`CREATE ROLE issuer LOGIN PASSWORD '${password}'`);
+        await client.query('CREATE DATABASE issuer OWNER issuer');
+        return true;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    30_000,
+  );
+}
+
+/**
+ * dist/ as `npm ci` leaves it: the issuers, unprivileged, cannot build it themselves (ProtectSystem
+ * would forbid it too), and `npm start` builds first when a source changed since the last build.
+ */
+function ensureBuilt(): void {
+  const script =
+    "const { staleness, build } = await import('./scripts/build.js'); if (staleness('server') !== null) await build();";
+  const built = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`the build failed: ${built.stderr}`);
+}
+
+/**
+ * Starts an instance as systemd would start deploy/systemd/ticket-issuer.service: the unit and its
+ * environment file filled in, then its ExecStart run in its WorkingDirectory as its User, with its
+ * Environment and EnvironmentFile (and the variables systemd sets for a User=).
+ */
+async function startIssuer(run: RunDirectory, name: string, port: number, shared: Record<string, string>) {
+  ensureBuilt();
+  const dir = run.dir(name, account(ISSUER_USER));
+  const config = run.dir(`${name}-config`);
+  const envFile = renderFile('systemd/issuer.env', join(config, 'issuer.env'), {
+    ...shared,
+    ISSUER_HOST: '127.0.0.1',
+    ISSUER_PORT: String(port),
+  });
+  const unitFile = renderFile('systemd/ticket-issuer.service', join(config, 'ticket-issuer.service'), {
+    ISSUER_DIR: ROOT,
+    ISSUER_USER,
+    ISSUER_GROUP: 'nogroup',
+    ISSUER_ENV_FILE: envFile,
+    ISSUER_STATE_DIR: dir,
+    NODE_BIN: process.execPath,
+  });
+  const unit = parseServiceUnit(readFileSync(unitFile, 'utf8'));
+  const env: Record<string, string> = {
+    HOME: '/nonexistent',
+    USER: unit.user,
+    LOGNAME: unit.user,
+    ...unit.environment,
+  };
+  for (const file of unit.environmentFiles) Object.assign(env, readEnvironmentFile(file));
+  run.start(name, unit.execStart[0]!, unit.execStart.slice(1), { cwd: unit.workingDirectory, env, as: unit.user });
+  await until(
+    `${name} to be ready`,
+    async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+    60_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${run.logTail(name)}`);
+  });
+  return { name, port, dir };
+}

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { brokenPromises, eventWithTickets } from '../helpers/scan-load.ts';
+import { call, enrollScanner } from '../helpers/server.ts';
+import { itUnless } from '../helpers/services.ts';
+import { clusterMissing, HaCluster } from './cluster.ts';
+import { type GateReport, recoveredAfter, runGates } from './gate-load.ts';
+
+// An optional part: without the packages (.ci/run installs them when it can), skipped with a loud
+// line, even under REQUIRE_SERVICES.
+const missing = clusterMissing();
+if (missing !== null) process.stderr.write(`\n!!! ${missing}: high-availability cluster tests SKIPPED\n\n`);
+const it = itUnless(missing ?? undefined);
+
+/** The contract's bound: check-ins succeed again within 30 s of each kill. */
+const BACK_WITHIN_MS = 30_000;
+
+describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel, HAProxy, three issuers', () => {
+  let cluster: HaCluster;
+
+  before(async () => {
+    if (missing) return;
+    cluster = await HaCluster.start();
+  });
+  after(async () => {
+    await cluster?.destroy();
+  });
+
+  it('a check-in no standby has confirmed is not answered 200: with both standbys stalled it answers 503, and once they are back the same scan is answered valid', async () => {
+    const admin = cluster.adminToken;
+    const { eid, tickets } = await eventWithTickets(cluster.url, admin, 'Stalled standbys', 1);
+    const device = await enrollScanner(cluster.url, admin, eid);
+    const scan = {
+      tid: tickets[0]!.tid,
+      eid,
+      scanner_id: device.scannerId,
+      idempotency_key: randomUUID(),
+      scanned_at: new Date().toISOString(),
+    };
+    const checkIn = () => call(`${cluster.url}/api/v1/tickets/check-in`, { bearer: device.apiKey, body: scan });
+    const leader = await cluster.postgres.leader();
+    const standbys = cluster.postgres.nodes.filter((node) => node !== leader);
+    await cluster.postgres.pause(standbys);
+    let stalled;
+    try {
+      stalled = await checkIn();
+    } finally {
+      await cluster.postgres.resume(standbys);
+    }
+    assert.equal(stalled.status, 503, `answered ${stalled.status} ${stalled.text} while no standby could confirm it`);
+    assert.ok(Number(stalled.headers.get('retry-after')) > 0);
+    const again = await retried(checkIn);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.status, 'valid');
+    const state = await call(`${cluster.url}/admin/v1/events/${eid}`, { bearer: admin });
+    assert.equal((state.body.counters as { checked_in: number }).checked_in, 1);
+  });
+
+  it('20 scanners through HAProxy while the PostgreSQL leader, then the Redis master, then an issuer die: nothing answered lost, no second valid, only 503s with Retry-After, serving again within 30 s', async (t) => {
+    const admin = cluster.adminToken;
+    const { eid, tickets } = await eventWithTickets(cluster.url, admin, 'Stadium', 3000);
+    let stop = false;
+    const { report, done } = await runGates({
+      base: cluster.url,
+      admin,
+      eid,
+      tids: tickets.map((ticket) => ticket.tid),
+      scanners: 20,
+      pauseMs: 100,
+      requestTimeoutMs: 20_000,
+      until: () => stop,
+    });
+    const measures: string[] = [];
+    try {
+      await answered(report, 200);
+
+      const leader = await cluster.postgres.leader();
+      const pgKilled = Date.now();
+      await cluster.postgres.kill(leader);
+      const pgBack = await backAfter(report, pgKilled, `the PostgreSQL leader ${leader.name}`);
+      const newLeader = await cluster.postgres.leader();
+      assert.notEqual(newLeader.name, leader.name);
+      measures.push(`PostgreSQL leader killed: check-ins again after ${seconds(pgBack)} s`);
+      await answered(report, report.answers.size + 200);
+
+      const redisKilled = Date.now();
+      const master = await cluster.redis.killMaster();
+      const redisBack = await backAfter(report, redisKilled, 'the Redis master');
+      measures.push(`Redis master killed: check-ins again after ${seconds(redisBack)} s`);
+      const promotedAt = await moment('a replica promoted by the Sentinels', 20_000, async () => {
+        return (await cluster.redis.masterPort()) !== master.port;
+      });
+      const sharedAt = await moment('every instance counting in Redis again', 10_000, async () => {
+        const gauges = await Promise.all(cluster.issuers.map((issuer) => sharedGauge(issuer.port, admin)));
+        return gauges.every((gauge) => gauge === '1');
+      });
+      measures.push(
+        `Redis promoted ${seconds(promotedAt - redisKilled)} s after the kill, limits shared again ${seconds(sharedAt - promotedAt)} s later`,
+      );
+      await answered(report, report.answers.size + 200);
+
+      const victim = cluster.issuers[1]!;
+      const issuerKilled = Date.now();
+      await cluster.killIssuer(victim);
+      const issuerBack = await backAfter(report, issuerKilled, `issuer instance ${victim.name}`);
+      measures.push(`issuer instance killed: check-ins again after ${seconds(issuerBack)} s`);
+      await answered(report, report.answers.size + 200);
+      const states = await cluster.haproxy.states('issuers');
+      assert.equal(states.get(victim.name), 'DOWN', 'HAProxy took the dead instance out');
+    } finally {
+      stop = true;
+      await done;
+    }
+
+    const haproxyRetries = await cluster.haproxy.retries('issuers');
+    measures.push(
+      `${report.answers.size} scans answered, ${report.scansRetried} of them sent more than once by their scanner ` +
+        `(${report.unavailableTimes.length} answers 503, ${report.networkErrors} network errors); HAProxy retried ` +
+        `${haproxyRetries.retries} requests on another instance (${haproxyRetries.redispatches} redispatched)`,
+    );
+    for (const line of measures) t.diagnostic(line);
+    process.stderr.write(`\nHA failover: ${measures.join('; ')}\n\n`);
+
+    assert.deepEqual(report.violations, [], 'every 5xx a scanner saw was a 503 with Retry-After and the envelope');
+    assert.deepEqual(
+      await brokenPromises(cluster.url, admin, eid, report),
+      [],
+      'nothing answered lost, no second valid',
+    );
+    assert.ok(report.retried > 0, 'the kills were felt: scanners had to retry');
+    assert.deepEqual(
+      cluster.postgres.logLines(/canceling wait for synchronous replication/),
+      [],
+      'no commit went through without its synchronous standby',
+    );
+  });
+});
+
+/** Sends until the answer is not a 503 (as a scanner does, after Retry-After), for at most 30 s. */
+async function retried(send: () => ReturnType<typeof call>): ReturnType<typeof call> {
+  const started = Date.now();
+  for (;;) {
+    const answer = await send();
+    if (answer.status !== 503 || Date.now() - started > BACK_WITHIN_MS) return answer;
+    await sleep(Number(answer.headers.get('retry-after')) * 1000);
+  }
+}
+
+/** Waits until the scanners have `count` final answers. */
+async function answered(report: GateReport, count: number): Promise<void> {
+  await moment(`${count} scans answered`, 60_000, async () => report.answers.size >= count);
+}
+
+/** Milliseconds from the kill to the next check-in answered 200 (sent after it); fails past 30 s. */
+async function backAfter(report: GateReport, killedAt: number, what: string): Promise<number> {
+  for (;;) {
+    const back = recoveredAfter(report, killedAt);
+    if (back !== null) return back;
+    assert.ok(Date.now() - killedAt <= BACK_WITHIN_MS, `no check-in answered 200 within 30 s of killing ${what}`);
+    await sleep(50);
+  }
+}
+
+/** The moment `probe` first holds (polled every 100 ms), or a failure after `withinMs`. */
+async function moment(what: string, withinMs: number, probe: () => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started <= withinMs) {
+    if (await probe().catch(() => false)) return Date.now();
+    await sleep(100);
+  }
+  throw new Error(`${what}: not within ${withinMs} ms`);
+}
+
+/** An instance's issuer_rate_limit_shared gauge (asked of the instance itself, not through HAProxy). */
+async function sharedGauge(port: number, admin: string): Promise<string | undefined> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
+  return /^issuer_rate_limit_shared (\d)/m.exec(await res.text())?.[1];
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1);

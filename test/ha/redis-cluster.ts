@@ -1,0 +1,122 @@
+/**
+ * Redis as deploy/ runs it, on one machine: a master and a replica (deploy/redis/redis.conf) and three
+ * Sentinels (deploy/redis/sentinel.conf), each with its own port and directory in the run directory.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort } from '../helpers/server.ts';
+import { type RunDirectory, until } from './processes.ts';
+import { renderFile } from './templates.ts';
+
+export const MASTER_NAME = 'issuer-redis';
+
+/** Why this machine cannot run it (a missing program), or null. */
+export function redisClusterMissing(): string | null {
+  for (const program of ['/usr/bin/redis-server', '/usr/bin/redis-sentinel']) {
+    if (!existsSync(program)) return `no ${program}`;
+  }
+  return null;
+}
+
+interface Instance {
+  name: string;
+  port: number;
+  dir: string;
+}
+
+export class RedisCluster {
+  private constructor(
+    private readonly run: RunDirectory,
+    readonly servers: Instance[],
+    readonly sentinels: Instance[],
+  ) {}
+
+  static async start(run: RunDirectory): Promise<RedisCluster> {
+    const servers: Instance[] = [];
+    for (const name of ['redis1', 'redis2']) {
+      const server = { name, port: await freePort(), dir: run.dir(name) };
+      const config = renderFile('redis/redis.conf', join(server.dir, 'redis.conf'), {
+        REDIS_ADDRESS: '127.0.0.1',
+        REDIS_PORT: String(server.port),
+        REDIS_DIR: server.dir,
+      });
+      const replicaOf = servers[0] ? ['--replicaof', '127.0.0.1', String(servers[0].port)] : [];
+      run.start(name, '/usr/bin/redis-server', [config, ...replicaOf], { cwd: server.dir });
+      servers.push(server);
+    }
+    const sentinels: Instance[] = [];
+    for (const name of ['sentinel1', 'sentinel2', 'sentinel3']) {
+      const sentinel = { name, port: await freePort(), dir: run.dir(name) };
+      const config = renderFile('redis/sentinel.conf', join(sentinel.dir, 'sentinel.conf'), {
+        SENTINEL_ADDRESS: '127.0.0.1',
+        SENTINEL_PORT: String(sentinel.port),
+        SENTINEL_DIR: sentinel.dir,
+        REDIS_MASTER_NAME: MASTER_NAME,
+        REDIS_MASTER_ADDRESS: '127.0.0.1',
+        REDIS_MASTER_PORT: String(servers[0]!.port),
+      });
+      run.start(name, '/usr/bin/redis-sentinel', [config], { cwd: sentinel.dir });
+      sentinels.push(sentinel);
+    }
+    const cluster = new RedisCluster(run, servers, sentinels);
+    await until(
+      'the replica in sync and three Sentinels that know each other and it',
+      async () => {
+        const replication = await cluster.ask(servers[1]!.port, 'INFO', 'replication');
+        if (!/master_link_status:up/.test(String(replication))) return false;
+        for (const sentinel of sentinels) {
+          const info = String(await cluster.ask(sentinel.port, 'INFO', 'sentinel'));
+          if (!new RegExp(`name=${MASTER_NAME},status=ok,.*slaves=1,sentinels=3`).test(info)) return false;
+        }
+        return true;
+      },
+      30_000,
+    );
+    return cluster;
+  }
+
+  /** The sentinels as REDIS_SENTINELS names them. */
+  get sentinelList(): string {
+    return this.sentinels.map((s) => `127.0.0.1:${s.port}`).join(',');
+  }
+
+  /** The master's port as the Sentinels report it. */
+  async masterPort(): Promise<number> {
+    for (const sentinel of this.sentinels) {
+      try {
+        const address = (await this.ask(sentinel.port, 'SENTINEL', 'get-master-addr-by-name', MASTER_NAME)) as string[];
+        return Number(address[1]);
+      } catch {
+        // that Sentinel is down: ask the next
+      }
+    }
+    throw new Error('no Sentinel answers');
+  }
+
+  /** Kills the master (SIGKILL). */
+  async killMaster(): Promise<Instance> {
+    const port = await this.masterPort();
+    const master = this.servers.find((s) => s.port === port)!;
+    await this.run.killAllIn(master.dir);
+    return master;
+  }
+
+  /** One command to the Redis or Sentinel on `port`. */
+  async ask(port: number, command: string, ...args: string[]): Promise<unknown> {
+    const client = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return await client.call(command, ...args);
+    } finally {
+      client.disconnect();
+    }
+  }
+}
