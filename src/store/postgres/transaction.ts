@@ -43,14 +43,18 @@ const READ = /^\s*SELECT\b/i;
 export function auditedPool(pool: pg.Pool): pg.Pool {
   const plain = pool.query.bind(pool) as (text: unknown, values?: unknown) => Promise<pg.QueryResult>;
   const query = (text: unknown, values?: unknown) =>
-    typeof text === 'string' && !READ.test(text) && pendingAudit() !== null
+    pendingAudit() !== null && typeof text === 'string' && !READ.test(text)
       ? transaction(pool, (client) => client.query(text, values as unknown[]))
       : plain(text, values);
+  const bound = new Map<PropertyKey, unknown>([['query', query]]);
   return new Proxy(pool, {
     get(target, property) {
-      if (property === 'query') return query;
+      if (bound.has(property)) return bound.get(property);
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      const method = value.bind(target);
+      bound.set(property, method);
+      return method;
     },
   });
 }
