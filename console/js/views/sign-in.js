@@ -67,7 +67,7 @@ export async function signInView(main, options, onSignedIn) {
   function show(form) {
     shown = form;
     replace(problem);
-    replace(slot, form, h('p', { class: 'switch' }, form === passwordForm ? toToken : toPassword));
+    replace(slot, form, problem, h('p', { class: 'switch' }, form === passwordForm ? toToken : toPassword));
     if (form === tokenForm) token.focus();
     else (email.value ? password : email).focus();
   }
@@ -77,7 +77,7 @@ export async function signInView(main, options, onSignedIn) {
     h('h1', { tabindex: '-1', text: 'Sign in' }),
     notice ? message('info', notice) : null,
     alert ? message('error', alert) : null,
-    h('div', { class: 'card narrow sign-in' }, slot, problem, ssoSlot),
+    h('div', { class: 'card narrow sign-in' }, slot, ssoSlot),
   );
   show(passwordForm);
 
