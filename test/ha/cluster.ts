@@ -20,7 +20,7 @@ import { renderFile } from './templates.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** The account the issuers run as here (the unit's User=, which the guide names ticket-issuer). */
-const ISSUER_USER = 'nobody';
+export const ISSUER_USER = 'nobody';
 
 /** Why this machine cannot run the cluster, or null. */
 export function clusterMissing(): string | null {

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brokenPromises, eventWithTickets } from '../helpers/scan-load.ts';
 import { call, enrollScanner } from '../helpers/server.ts';
 import { itUnless } from '../helpers/services.ts';
-import { clusterMissing, HaCluster } from './cluster.ts';
+import { clusterMissing, HaCluster, ISSUER_USER } from './cluster.ts';
+import { account } from './processes.ts';
 import { type GateReport, recoveredAfter, runGates } from './gate-load.ts';
 
 // An optional part: without the packages (.ci/run installs them when it can), skipped with a loud
@@ -26,6 +29,25 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
   });
   after(async () => {
     await cluster?.destroy();
+  });
+
+  it('each issuer runs as the systemd unit says: its ExecStart, in its WorkingDirectory, as a user that is not root and cannot gain privileges', () => {
+    for (const issuer of cluster.issuers) {
+      const [pid, ...others] = cluster.run.processesIn(issuer.dir);
+      assert.ok(pid !== undefined && others.length === 0, `${issuer.name} is one process`);
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const uid = account(ISSUER_USER).uid;
+      assert.notEqual(uid, 0);
+      assert.match(
+        status,
+        new RegExp(`^Uid:\\t${uid}\\t${uid}\\t${uid}\\t${uid}$`, 'm'),
+        `runs as ${ISSUER_USER}, as User= says`,
+      );
+      assert.match(status, /^NoNewPrivs:\t1$/m);
+      assert.match(status, /^CapEff:\t0+$/m, 'no capabilities');
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      assert.deepEqual(cmdline, [process.execPath, join(import.meta.dirname, '..', '..', 'scripts', 'start.js')]);
+    }
   });
 
   it('a check-in no standby has confirmed is not answered 200: with both standbys stalled it answers 503, and once they are back the same scan is answered valid', async () => {

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
+import { after, before, describe } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../helpers/server.ts';
+import { itUnless } from '../helpers/services.ts';
+import { Haproxy, HAPROXY, type HaproxyAddresses } from './haproxy.ts';
+import { RunDirectory, until } from './processes.ts';
+
+const missing = existsSync(HAPROXY) ? null : `no ${HAPROXY} (apt-get install haproxy)`;
+if (missing !== null) process.stderr.write(`\n!!! ${missing}: HAProxy configuration tests SKIPPED\n\n`);
+const it = itUnless(missing ?? undefined);
+
+/** How a stand-in instance behaves: serves; drops a check-in without answering (it died mid-request); not ready; answers garbage. */
+type Mode = 'serve' | 'cut' | 'unready' | 'junk';
+
+/** A stand-in for an issuer instance: /readyz, and a check-in answered with who served it and what arrived. */
+class Instance {
+  mode: Mode = 'serve';
+  checkIns = 0;
+  readonly server: Server;
+
+  constructor(readonly name: string) {
+    this.server = createServer((req, res) => void this.handle(req, res));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    if (req.url === '/readyz') {
+      res.writeHead(this.mode === 'unready' ? 503 : 200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
+    this.checkIns += 1;
+    if (this.mode === 'cut') return req.socket.destroy();
+    if (this.mode === 'junk') return req.socket.end('this is not HTTP\r\n\r\n');
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ served_by: this.name, got: body }));
+  }
+}
+
+/** A stand-in for a Patroni node: GET /primary (200 on the primary), and a "PostgreSQL" port that names the node. */
+class PatroniNode {
+  primary = false;
+  readonly rest = createServer((req, res) => res.writeHead(this.primary ? 200 : 503).end());
+  readonly sessions = new Set<Socket>();
+  readonly postgres: TcpServer = createTcpServer((socket) => {
+    this.sessions.add(socket);
+    socket.on('close', () => this.sessions.delete(socket));
+    socket.on('error', () => undefined);
+    socket.write(this.name);
+  });
+
+  constructor(readonly name: string) {}
+}
+
+const port = (server: Server | TcpServer) => (server.address() as { port: number }).port;
+const listen = (server: Server | TcpServer) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+/** Connects to `at` and resolves with the first thing said and the socket (kept open). */
+function firstWords(at: number): Promise<{ said: string; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(at, '127.0.0.1');
+    socket.once('data', (chunk: Buffer) => resolve({ said: chunk.toString(), socket }));
+    socket.once('error', reject);
+  });
+}
+
+describe('deploy/haproxy/haproxy.cfg in front of stand-in issuers and Patroni nodes', () => {
+  let run: RunDirectory;
+  let haproxy: Haproxy;
+  const instances = ['issuer1', 'issuer2', 'issuer3'].map((name) => new Instance(name));
+  const nodes = ['pg1', 'pg2', 'pg3'].map((name) => new PatroniNode(name));
+  const setModes = (...modes: Mode[]) => instances.forEach((instance, i) => (instance.mode = modes[i]!));
+
+  before(async () => {
+    if (missing) return;
+    for (const instance of instances) await listen(instance.server);
+    for (const node of nodes) await Promise.all([listen(node.rest), listen(node.postgres)]);
+    nodes[0]!.primary = true;
+    run = new RunDirectory('issuer-haproxy-');
+    const [http, postgres] = [await freePort(), await freePort()];
+    haproxy = await Haproxy.start(run, {
+      http,
+      postgres,
+      issuers: instances.map((i) => `127.0.0.1:${port(i.server)}`) as [string, string, string],
+      postgresNodes: nodes.map((n) => ({
+        address: `127.0.0.1:${port(n.postgres)}`,
+        restPort: port(n.rest),
+      })) as HaproxyAddresses['postgresNodes'],
+    });
+    await haproxy.waitUp('issuers', ['issuer1', 'issuer2', 'issuer3']);
+  });
+  after(async () => {
+    await run?.destroy();
+    for (const server of [...instances.map((i) => i.server), ...nodes.flatMap((n) => [n.rest, n.postgres])]) {
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      server.close();
+    }
+    for (const node of nodes) node.sessions.forEach((socket) => socket.destroy());
+  });
+
+  const checkIn = (key: string) =>
+    fetch(`${haproxy.url}/api/v1/tickets/check-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ idempotency_key: key }),
+    });
+
+  it('a check-in cut by an instance that dies mid-request is sent, whole, to another instance', async () => {
+    setModes('cut', 'serve', 'serve');
+    instances.forEach((instance) => (instance.checkIns = 0));
+    for (let n = 0; n < 9; n += 1) {
+      const res = await checkIn(`key-${n}`);
+      assert.equal(res.status, 200);
+      const answer = (await res.json()) as { served_by: string; got: string };
+      assert.notEqual(answer.served_by, 'issuer1');
+      assert.deepEqual(JSON.parse(answer.got), { idempotency_key: `key-${n}` }, 'the same body, under the same key');
+    }
+    assert.ok(instances[0]!.checkIns > 0, 'the dying instance was sent check-ins, and cut them');
+  });
+
+  it('an instance whose /readyz answers 503 gets no requests; with none ready HAProxy answers 503 with Retry-After and the envelope', async () => {
+    setModes('unready', 'serve', 'serve');
+    await until('issuer1 DOWN', async () => (await haproxy.states('issuers')).get('issuer1') === 'DOWN', 10_000);
+    instances.forEach((instance) => (instance.checkIns = 0));
+    for (let n = 0; n < 6; n += 1) assert.equal((await checkIn(`ready-${n}`)).status, 200);
+    assert.equal(instances[0]!.checkIns, 0);
+
+    setModes('unready', 'unready', 'unready');
+    await until(
+      'every instance DOWN',
+      async () => [...(await haproxy.states('issuers')).values()].every((s) => s === 'DOWN'),
+      10_000,
+    );
+    const res = await checkIn('none-ready');
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get('retry-after'), '2');
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    assert.deepEqual(await res.json(), {
+      error: {
+        code: 'UNAVAILABLE',
+        message: 'no issuer instance can answer right now; retry later',
+        details: { retry_after_seconds: 2 },
+      },
+    });
+  });
+
+  it('an instance that answers garbage on every try gives 503 with Retry-After and the envelope (HAProxy’s 502), never a bare 5xx', async () => {
+    setModes('junk', 'junk', 'junk');
+    await haproxy.waitUp('issuers', ['issuer1', 'issuer2', 'issuer3']);
+    const res = await checkIn('junk');
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get('retry-after'), '2');
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'UNAVAILABLE');
+  });
+
+  it('the PostgreSQL port leads to the node Patroni calls primary; when that changes, sessions to the old one are cut', async () => {
+    await until(
+      'pg1 alone UP',
+      async () => {
+        const states = await haproxy.states('postgres');
+        return states.get('pg1') === 'UP' && states.get('pg2') === 'DOWN' && states.get('pg3') === 'DOWN';
+      },
+      10_000,
+    );
+    const first = await firstWords(haproxy.ports.postgres);
+    assert.equal(first.said, 'pg1');
+    const cut = new Promise<void>((resolve) => first.socket.once('close', () => resolve()));
+
+    nodes[0]!.primary = false;
+    nodes[2]!.primary = true;
+    await until(
+      'pg3 alone UP',
+      async () => {
+        const states = await haproxy.states('postgres');
+        return states.get('pg1') === 'DOWN' && states.get('pg3') === 'UP';
+      },
+      10_000,
+    );
+    await Promise.race([cut, sleep(3000).then(() => assert.fail('the session to the demoted node stayed open'))]);
+    const second = await firstWords(haproxy.ports.postgres);
+    assert.equal(second.said, 'pg3');
+    second.socket.destroy();
+  });
+});
