@@ -62,6 +62,18 @@ export function noteAudit(note: { target?: string; eid?: string | null; details?
   if (note.details) record.details = { ...record.details, ...note.details };
 }
 
+/**
+ * Names the entry's actor and target once the work has found who acts: accepting an invitation, whose
+ * person is known only to the transaction that takes it. Does nothing outside an entry.
+ */
+export function noteAuditActor(person: { user_id: string; name: string }): void {
+  const pending = pendingAudit();
+  if (pending === null) return;
+  pending.record.user_id = person.user_id;
+  pending.record.actor_name = person.name;
+  pending.record.target = person.user_id;
+}
+
 /** Runs `work` outside any request's entry: background work (a delivery worker woken by a request) records none. */
 export function outsideAudit<T>(work: () => T): T {
   return storage.exit(work);

@@ -27,9 +27,16 @@ await eachAuditBackend('Audit trail of people', ({ backend, it, issuer, sql }) =
     secrets.push(person.inviteToken);
     assert.deepEqual(invited.map(summary), [['user.create', 'admin_token', null, person.user_id]]);
     assert.deepEqual(invited[0]!.details, { email: person.email, name: 'Grace Hopper', role: 'manager' });
-    // Accepting the invitation is not an admin write.
+    // Accepting the invitation is recorded as the person it names, by the transaction that sets the password.
+    const accepted = await added(app, async () =>
+      assert.equal((await accept(app, person.inviteToken)).statusCode, 200),
+    );
+    assert.deepEqual(accepted.map(summary), [['user.accept_invitation', 'token', person.user_id, person.user_id]]);
+    assert.equal(accepted[0]!.actor.name, 'Grace Hopper');
+    assert.deepEqual(accepted[0]!.details, {});
+    // A refused (used) invitation changes nothing and records nothing but its 400.
     assert.deepEqual(
-      await added(app, async () => assert.equal((await accept(app, person.inviteToken)).statusCode, 200)),
+      await added(app, async () => assert.equal((await accept(app, person.inviteToken)).statusCode, 400)),
       [],
     );
 
@@ -122,7 +129,7 @@ await eachAuditBackend('Audit trail of people', ({ backend, it, issuer, sql }) =
 
     // One person's entries, by user_id; no secret anywhere, answered or stored.
     const theirs = await allAudit(app, { user_id: id });
-    assert.equal(theirs.length, personal.length);
+    assert.equal(theirs.length, accepted.length + personal.length);
     assert.ok(theirs.every((e) => e.actor.user_id === id));
     const answered = JSON.stringify(await allAudit(app));
     const stored = JSON.stringify(await sql('SELECT * FROM audit_log', 'rows'));

@@ -1,7 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptInvitation, invitationRefused } from '../../domain/people.ts';
+import { recordingRequest } from '../audit-trail.ts';
 import type { App, AppContext } from '../context.ts';
 import { acceptInvitationSchema } from '../schemas/invitations.ts';
+
+/** The entry of an accepted invitation before its transaction names the person. */
+const INVITATION_ENTRY = {
+  actor: { user_id: null, name: 'invitation link', via: 'token' as const },
+  action: 'user.accept_invitation',
+  target: null,
+};
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -17,7 +25,10 @@ export function invitationRoutes(app: App, ctx: AppContext): void {
     { schema: acceptInvitationSchema, onRequest: ctx.limits.adminPerToken },
     async (request, reply) => {
       const { invite_token, password } = request.body;
-      const user = await acceptInvitation(ctx.store, ctx.clock, invite_token, password);
+      // Recorded in the transaction that sets the password, as the person it finds (see noteAuditActor).
+      const user = await recordingRequest(request, ctx.clock, INVITATION_ENTRY, () =>
+        acceptInvitation(ctx.store, ctx.clock, invite_token, password),
+      );
       if (user === 'refused') {
         await countFailure(request, reply);
         throw invitationRefused();

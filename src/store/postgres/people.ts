@@ -1,3 +1,4 @@
+import { noteAuditActor } from '../audit-context.ts';
 import type pg from 'pg';
 import type {
   ApiTokenRecord,
@@ -97,7 +98,9 @@ export class PostgresPeopleStore implements PeopleStore {
         const row = await one<Row>(db, numbered(q.SET_PASSWORD_SQL), [passwordHash, at, taken.user_id]);
         if (!row) throw new DisabledMeanwhile();
         await this.count(db, q.DELETE_SESSIONS_OF_SQL, [taken.user_id]);
-        return q.toUser(row);
+        const user = q.toUser(row);
+        noteAuditActor(user);
+        return user;
       });
     } catch (error) {
       if (error instanceof DisabledMeanwhile) return null;

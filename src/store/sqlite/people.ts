@@ -1,3 +1,4 @@
+import { noteAuditActor } from '../audit-context.ts';
 import type {
   ApiTokenRecord,
   ApiTokenWithUser,
@@ -71,7 +72,9 @@ export class SqlitePeopleStore implements PeopleStore {
       // The one writer: the person taken above is still there and not disabled.
       const row = this.c.one<Row>(q.SET_PASSWORD_SQL, passwordHash, at, taken.user_id)!;
       this.c.run(q.DELETE_SESSIONS_OF_SQL, taken.user_id);
-      return q.toUser(row);
+      const user = q.toUser(row);
+      noteAuditActor(user);
+      return user;
     });
   }
 
