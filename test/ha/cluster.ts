@@ -45,18 +45,21 @@ export class HaCluster {
     readonly adminToken: string,
   ) {}
 
-  /** Starts it all; everything started is ended again if a part fails to start. */
-  static async start(): Promise<HaCluster> {
+  /**
+   * Starts it all; everything started is ended again if a part fails to start. `issuerEnv`: settings
+   * the issuers get beyond deploy/systemd/issuer.env, as a second EnvironmentFile would give them.
+   */
+  static async start(options: { issuerEnv?: Record<string, string> } = {}): Promise<HaCluster> {
     const run = new RunDirectory('issuer-ha-');
     try {
-      return await HaCluster.startIn(run);
+      return await HaCluster.startIn(run, options.issuerEnv ?? {});
     } catch (error) {
       await run.destroy();
       throw error;
     }
   }
 
-  private static async startIn(run: RunDirectory): Promise<HaCluster> {
+  private static async startIn(run: RunDirectory, issuerEnv: Record<string, string>): Promise<HaCluster> {
     const secret = () => randomBytes(24).toString('hex');
     const superuser = secret();
     const [postgres, redis] = await Promise.all([
@@ -91,7 +94,7 @@ export class HaCluster {
     const issuers: IssuerInstance[] = [];
     // One after the other: the first applies the migrations.
     for (const [i, port] of issuerPorts.entries()) {
-      issuers.push(await startIssuer(run, `issuer${i + 1}`, port, shared));
+      issuers.push(await startIssuer(run, `issuer${i + 1}`, port, shared, issuerEnv));
     }
     await haproxy.waitUp('issuers', ['issuer1', 'issuer2', 'issuer3']);
     await haproxy.waitUp('postgres', [`pg${postgres.nodes.indexOf(await postgres.leader()) + 1}`]);
@@ -151,7 +154,13 @@ function ensureBuilt(): void {
  * environment file filled in, then its ExecStart run in its WorkingDirectory as its User, with its
  * Environment and EnvironmentFile (and the variables systemd sets for a User=).
  */
-async function startIssuer(run: RunDirectory, name: string, port: number, shared: Record<string, string>) {
+async function startIssuer(
+  run: RunDirectory,
+  name: string,
+  port: number,
+  shared: Record<string, string>,
+  extra: Record<string, string>,
+) {
   ensureBuilt();
   const dir = run.dir(name, account(ISSUER_USER));
   const config = run.dir(`${name}-config`);
@@ -176,6 +185,7 @@ async function startIssuer(run: RunDirectory, name: string, port: number, shared
     ...unit.environment,
   };
   for (const file of unit.environmentFiles) Object.assign(env, readEnvironmentFile(file));
+  Object.assign(env, extra);
   run.start(name, unit.execStart[0]!, unit.execStart.slice(1), { cwd: unit.workingDirectory, env, as: unit.user });
   await until(
     `${name} to be ready`,
