@@ -138,6 +138,17 @@ export function recordRefusedSignIn(
   );
 }
 
+/**
+ * Masks each string of a value on its own: masking the value's JSON text instead could cut an escape
+ * sequence in two (`?code=x\"…` loses its closing quote) and leave text that is no longer JSON.
+ */
+function maskStrings(value: unknown, mask: (text: string) => string): unknown {
+  if (typeof value === 'string') return mask(value);
+  if (Array.isArray(value)) return value.map((item) => maskStrings(item, mask));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskStrings(item, mask)]));
+}
+
 /** The entry an admin write starts with; the store fills the event of an owned thing, the work what it creates. */
 function pendingEntry(
   request: FastifyRequest,
@@ -160,7 +171,7 @@ function pendingEntry(
     target: targetParam === undefined ? null : (values[targetParam] ?? null),
     eid,
     // Whatever is shaped like a secret (or is the configured admin token) is masked, as in the logs.
-    details: JSON.parse(mask(JSON.stringify(details))) as Record<string, unknown>,
+    details: maskStrings(details, mask) as Record<string, unknown>,
   });
   return {
     record,

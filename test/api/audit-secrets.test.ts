@@ -67,4 +67,27 @@ await eachAuditBackend('Secrets and the audit trail', ({ backend, it, issuer, sq
     const revoke = entries.find((e) => e.action === 'ticket.revoke')!;
     assert.equal(revoke.details.reason, 'leaked [redacted] and [redacted]');
   });
+
+  it(`${backend}: free text with a quote after a query's code or state is recorded masked, never a 500`, async () => {
+    const app = issuer().app;
+    // Masking the entry's JSON text cut `\"` in two here and left text that JSON.parse refused.
+    const made = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/events',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { name: 'See ?state=a"b', event_date: '2026-06-02T18:00:00Z' },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const { eid } = made.json() as { eid: string };
+    const { tid } = await adminCall<{ tid: string }>(app, 'POST', `/admin/v1/events/${eid}/tickets`, {
+      holder_name: 'A ?code=" B',
+      ticket_type: 'GA',
+    });
+    await adminCall(app, 'POST', `/admin/v1/tickets/${tid}/revoke`, { reason: 'lost, see &code=1"2' }, 200);
+    const entries = await allAudit(app);
+    const of = (action: string) => entries.find((e) => e.action === action && (e.eid === eid || e.target === eid))!;
+    assert.equal(of('event.create').details.name, 'See ?state=[redacted]"b');
+    assert.equal(of('ticket.create').details.holder_name, 'A ?code=" B');
+    assert.equal(of('ticket.revoke').details.reason, 'lost, see &code=[redacted]"2');
+  });
 });
