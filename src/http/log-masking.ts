@@ -27,7 +27,8 @@ export function secretMasker(configured: readonly (string | null)[]): (line: str
   shapes.push(`(?<![A-Za-z0-9_])${escape(WEBHOOK_SECRET_PREFIX)}(?:[A-Za-z0-9+/=%_-]|\\\\/){8,}`);
   // A single sign-on callback's code and state (`/admin/v1/sso/callback?code=…&state=…`): each works
   // once and only with the attempt's verifier, but a log is no place for either.
-  shapes.push('(?<=[?&](?:code|state)=)[^&\\s"#]+');
+  // Never a backslash: in a JSON line it starts an escape (`\"`), which must stay whole.
+  shapes.push('(?<=[?&](?:code|state)=)[^&\\s"#\\\\]+');
   for (const secret of configured) {
     if (secret === null) continue;
     shapes.push(escape(secret), escape(encodeURIComponent(secret)), escape(JSON.stringify(secret).slice(1, -1)));

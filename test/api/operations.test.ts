@@ -192,6 +192,28 @@ describe('secrets in URLs and headers never reach the logs', () => {
       assert.equal(t.logs.text.includes(secret), false, `a log line carries ${secret.slice(0, 8)}…`);
     }
   });
+
+  it("a query's code masked in free text leaves the log line JSON (a quote after it stays escaped)", async () => {
+    const t = await testIssuer();
+    const s = await scenario(t.app);
+    await postCheckIn(t.app, s.apiKey, checkInBody(s, T0));
+    const scans = await t.app.inject({
+      url: `/admin/v1/events/${s.eid}/scans`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const scanId = (scans.json() as { scans: { scan_id: string }[] }).scans[0]!.scan_id;
+    const annulled = await t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/events/${s.eid}/scans/${scanId}/annul`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { reason: 'see ?code=abc"d' },
+    });
+    assert.equal(annulled.statusCode, 200, annulled.body);
+    await t.close();
+    const line = t.logs.lines.find((l) => l.includes('entry annulled by the organizer'))!;
+    assert.equal((JSON.parse(line) as { reason: string }).reason, 'see ?code=[redacted]"d');
+    for (const each of t.logs.lines) assert.doesNotThrow(() => JSON.parse(each), each);
+  });
 });
 
 describe("errors of Node's HTTP parser and timeouts answer in the envelope", () => {
