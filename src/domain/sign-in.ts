@@ -43,10 +43,13 @@ export type SignInResult =
   | { ok: false; why: 'held' | 'no_match' | 'disabled'; email: string; user: UserRecord | null };
 
 /**
- * Checks an address and password. A held address is refused without trying the password; otherwise the
- * password is always hashed, against a decoy hash when the address is unknown or its person has no
- * password yet, so a refusal takes the same time whatever its reason. A failure is recorded for the
- * address (known or not); a success forgets the address's failures.
+ * Checks an address and password. The attempt is recorded as a failure of the address (known or not)
+ * before the password is tried, in one step with reading the failures before it, so guesses made at
+ * once on any number of instances count one after the other: past the tenth the address is held. A
+ * held address is refused without trying the password (and without recording the attempt); otherwise
+ * the password is always hashed, against a decoy hash when the address is unknown or its person has no
+ * password yet, so a refusal takes the same time whatever its reason. The right password forgets the
+ * address's failures, its own attempt with them.
  */
 export async function checkPassword(
   store: Store,
@@ -57,17 +60,16 @@ export async function checkPassword(
   const address = normalizeEmail(email);
   const now = clock.now().getTime();
   const since = toStored(new Date(now - LOOKBACK_MS));
-  const failures = await store.people.signInFailuresSince(address, since);
-  if (now < holdEnd(failures.map((at) => Date.parse(at)))) {
+  const held = (earlier: string[]) => now < holdEnd(earlier.map((at) => Date.parse(at)));
+  if (!(await store.people.recordSignInAttempt(address, toStored(new Date(now)), since, held))) {
     return { ok: false, why: 'held', email: address, user: null };
   }
   const user = await store.people.getUserByEmail(address);
   const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
   if (user !== null && user.password_hash !== null && matches) {
+    await store.people.clearSignInFailures(address);
     if (user.disabled_at !== null) return { ok: false, why: 'disabled', email: address, user };
-    if (failures.length > 0) await store.people.clearSignInFailures(address);
     return { ok: true, user };
   }
-  await store.people.recordSignInFailure(address, toStored(new Date(now)), since);
   return { ok: false, why: 'no_match', email: address, user };
 }

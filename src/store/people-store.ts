@@ -57,10 +57,14 @@ export interface PeopleStore {
    */
   acceptInvite(inviteHash: string, passwordHash: string, at: string): Promise<UserRecord | null>;
 
-  /** Records a failed sign-in of an address; failures before `forgetBefore` (every address's) are forgotten. */
-  recordSignInFailure(email: string, at: string, forgetBefore: string): Promise<void>;
-  /** The instants of an address's failed sign-ins from `since` on, oldest first. */
-  signInFailuresSince(email: string, since: string): Promise<string[]>;
+  /**
+   * Records an attempt to sign in as an address as one of its failures, before its password is tried,
+   * unless `held` says the address's earlier failures (from `since` on, oldest first) hold it: then
+   * nothing is recorded and the answer is false. Reading and recording are one transaction serialized
+   * per address on every instance, so attempts made at once each see the ones before them. Failures
+   * before `since` (every address's) are forgotten.
+   */
+  recordSignInAttempt(email: string, at: string, since: string, held: (earlier: string[]) => boolean): Promise<boolean>;
   /** Forgets an address's failed sign-ins (after a successful one). */
   clearSignInFailures(email: string): Promise<void>;
 

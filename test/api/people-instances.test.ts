@@ -4,7 +4,8 @@ import { buildApp } from '../../src/app.ts';
 import { FixedClock } from '../../src/domain/clock.ts';
 import { hashSecret } from '../../src/domain/ids.ts';
 import { ADMIN_TOKEN, LogSink, T0 } from '../helpers/app.ts';
-import { activePerson, ADMIN, makeToken, sessionHeaders } from '../helpers/invitations.ts';
+import { allAudit } from '../helpers/audit.ts';
+import { activePerson, ADMIN, GOOD_PASSWORD, makeToken, postSession, sessionHeaders } from '../helpers/invitations.ts';
 import { twoIssuersOnOneDatabase } from '../helpers/postgres-issuers.ts';
 import { itUnless, postgresAvailability } from '../helpers/services.ts';
 
@@ -82,5 +83,20 @@ describe('people on two issuer instances sharing PostgreSQL', () => {
     } finally {
       await replaced.close();
     }
+  });
+
+  it('40 wrong passwords for one address at once, half on each instance: 10 are tried, then it is held', async () => {
+    const { a, b } = issuers();
+    const person = await activePerson(a.app);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => postSession((i % 2 ? a : b).app, person.email, `wrong password ${i}`)),
+    );
+    assert.ok(answers.every((res) => res.statusCode === 401));
+    const reasons = (await allAudit(a.app))
+      .filter((e) => e.action === 'session.sign_in_failed' && e.target === person.email)
+      .map((e) => (e.details as { reason: string }).reason);
+    assert.equal(reasons.length, 40);
+    assert.equal(reasons.filter((r) => r === 'no_match').length, 10, 'passwords tried');
+    assert.equal((await postSession(b.app, person.email, GOOD_PASSWORD)).statusCode, 401, 'held');
   });
 });

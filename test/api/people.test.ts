@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it as plainIt } from 'node:test';
 import { HOUR_MS } from '../../src/domain/time.ts';
 import { ADMIN_TOKEN, adminCall, BASE_URL, T0, testIssuer } from '../helpers/app.ts';
+import { allAudit } from '../helpers/audit.ts';
 import { eachBackend } from '../helpers/backends.ts';
 import {
   accept,
@@ -162,6 +163,25 @@ await eachBackend('people and invitations through the API', ({ it, issuer }) => 
     for (let i = 0; i < 10; i += 1) await postSession(app(), 'ghost@example.test', 'wrong');
     const ghost = await postSession(app(), 'ghost@example.test', 'wrong');
     assert.deepEqual(ghost.json(), refused.json());
+    issuer().clock.set(T0);
+  });
+
+  it('40 wrong passwords for one address at once: 10 are tried, the rest refused as held', async () => {
+    issuer().clock.set(T0);
+    const person = await activePerson(app());
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => postSession(app(), person.email, `wrong password ${i}`)),
+    );
+    assert.deepEqual(new Set(answers.map((a) => a.statusCode)), new Set([401]));
+    const reasons = (await allAudit(app()))
+      .filter((e) => e.action === 'session.sign_in_failed' && e.target === person.email)
+      .map((e) => (e.details as { reason: string }).reason);
+    assert.equal(reasons.length, 40);
+    assert.equal(reasons.filter((r) => r === 'no_match').length, 10, 'passwords tried');
+    assert.equal(reasons.filter((r) => r === 'held').length, 30);
+    assert.equal((await postSession(app(), person.email, GOOD_PASSWORD)).statusCode, 401, 'held');
+    issuer().clock.advance(15 * 60_000);
+    assert.equal((await postSession(app(), person.email, GOOD_PASSWORD)).statusCode, 201, 'released');
     issuer().clock.set(T0);
   });
 

@@ -181,19 +181,47 @@ export function peopleConformance(c: PeopleSuiteContext): void {
   });
 
   describe('sign-in failures', () => {
-    test('failures are counted per address from an instant, cleared, and forgotten past the window', async () => {
+    test('attempts are recorded per address unless held, read from an instant, cleared, and forgotten', async () => {
       const email = `${randomUUID()}@example.org`;
       const other = `${randomUUID()}@example.org`;
-      await people().recordSignInFailure(email, at(1), at(-30));
-      await people().recordSignInFailure(email, at(2), at(-30));
-      await people().recordSignInFailure(other, at(2), at(-30));
-      assert.deepEqual(await people().signInFailuresSince(email, at(0)), [at(1), at(2)]);
-      assert.deepEqual(await people().signInFailuresSince(email, at(2)), [at(2)]);
-      await people().recordSignInFailure(other, at(40), at(10));
-      assert.deepEqual(await people().signInFailuresSince(email, at(-60)), []);
-      assert.deepEqual(await people().signInFailuresSince(other, at(-60)), [at(40)]);
+      const seen: string[][] = [];
+      const record = (address: string, when: string, since: string, hold = false) =>
+        people().recordSignInAttempt(address, when, since, (earlier) => {
+          seen.push(earlier);
+          return hold;
+        });
+      assert.equal(await record(email, at(1), at(-30)), true);
+      assert.equal(await record(email, at(2), at(-30)), true);
+      assert.equal(await record(other, at(2), at(-30)), true);
+      assert.deepEqual(seen, [[], [at(1)], []], 'each attempt reads the earlier ones of its address');
+      assert.equal(await record(email, at(3), at(0), true), false, 'held: nothing recorded');
+      assert.deepEqual(seen.at(-1), [at(1), at(2)]);
+      await record(email, at(4), at(0));
+      assert.deepEqual(seen.at(-1), [at(1), at(2)], 'the held attempt was not recorded');
+      await record(other, at(40), at(10));
+      assert.deepEqual(seen.at(-1), [], 'failures before the instant are forgotten');
+      await record(email, at(41), at(-60));
+      assert.deepEqual(seen.at(-1), [], "every address's");
       await people().clearSignInFailures(other);
-      assert.deepEqual(await people().signInFailuresSince(other, at(-60)), []);
+      await record(other, at(42), at(-60));
+      assert.deepEqual(seen.at(-1), []);
+    });
+
+    test('attempts made at once on one address each see the ones before them', async () => {
+      const email = `${randomUUID()}@example.org`;
+      const counts: number[] = [];
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          people().recordSignInAttempt(email, at(1), at(0), (earlier) => {
+            counts.push(earlier.length);
+            return false;
+          }),
+        ),
+      );
+      assert.deepEqual(
+        counts.sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, i) => i),
+      );
     });
   });
 

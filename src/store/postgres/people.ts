@@ -14,6 +14,9 @@ import type { Page } from '../records.ts';
 import { page, type Row } from '../rows.ts';
 import { all, numbered, one, type Tx } from './queries.ts';
 
+/** The first key of the per-address advisory lock of sign-in attempts (the second: the address's hashtext). */
+const LOCK_SIGN_IN_ATTEMPTS = 0x54490005;
+
 /** Rolls an invitation's transaction back when its person was disabled while it waited. */
 class DisabledMeanwhile extends Error {}
 
@@ -108,15 +111,21 @@ export class PostgresPeopleStore implements PeopleStore {
     }
   }
 
-  async recordSignInFailure(email: string, at: string, forgetBefore: string): Promise<void> {
-    await this.tx(async (db) => {
-      await this.count(db, q.FORGET_FAILURES_SQL, [forgetBefore]);
+  recordSignInAttempt(
+    email: string,
+    at: string,
+    since: string,
+    held: (earlier: string[]) => boolean,
+  ): Promise<boolean> {
+    return this.tx(async (db) => {
+      // Attempts on one address, on any instance, one after the other: each reads those before it.
+      await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_SIGN_IN_ATTEMPTS, email]);
+      await this.count(db, q.FORGET_FAILURES_SQL, [since]);
+      const earlier = (await all<{ at: string }>(db, numbered(q.FAILURES_SINCE_SQL), [email, since])).map((r) => r.at);
+      if (held(earlier)) return false;
       await this.count(db, q.INSERT_FAILURE_SQL, [email, at]);
+      return true;
     });
-  }
-
-  async signInFailuresSince(email: string, since: string): Promise<string[]> {
-    return (await all<{ at: string }>(this.pool, numbered(q.FAILURES_SINCE_SQL), [email, since])).map((r) => r.at);
   }
 
   async clearSignInFailures(email: string): Promise<void> {

@@ -78,15 +78,20 @@ export class SqlitePeopleStore implements PeopleStore {
     });
   }
 
-  recordSignInFailure(email: string, at: string, forgetBefore: string): Promise<void> {
+  recordSignInAttempt(
+    email: string,
+    at: string,
+    since: string,
+    held: (earlier: string[]) => boolean,
+  ): Promise<boolean> {
+    // One IMMEDIATE transaction: the one writer serializes attempts, across processes too.
     return this.c.tx(() => {
-      this.c.run(q.FORGET_FAILURES_SQL, forgetBefore);
+      this.c.run(q.FORGET_FAILURES_SQL, since);
+      const earlier = this.c.all<{ at: string }>(q.FAILURES_SINCE_SQL, email, since).map((r) => r.at);
+      if (held(earlier)) return false;
       this.c.run(q.INSERT_FAILURE_SQL, email, at);
+      return true;
     });
-  }
-
-  async signInFailuresSince(email: string, since: string): Promise<string[]> {
-    return this.c.all<{ at: string }>(q.FAILURES_SINCE_SQL, email, since).map((r) => r.at);
   }
 
   clearSignInFailures(email: string): Promise<void> {
