@@ -43,6 +43,7 @@ export class HaCluster {
     readonly haproxy: Haproxy,
     readonly issuers: IssuerInstance[],
     readonly adminToken: string,
+    private readonly startInstance: (name: string, port: number) => Promise<IssuerInstance>,
   ) {}
 
   /**
@@ -91,18 +92,28 @@ export class HaCluster {
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       HAPROXY_ADDRESSES: '127.0.0.1',
     };
+    const startInstance = (name: string, port: number) => startIssuer(run, name, port, shared, issuerEnv);
     const issuers: IssuerInstance[] = [];
     // One after the other: the first applies the migrations.
-    for (const [i, port] of issuerPorts.entries()) {
-      issuers.push(await startIssuer(run, `issuer${i + 1}`, port, shared, issuerEnv));
-    }
+    for (const [i, port] of issuerPorts.entries()) issuers.push(await startInstance(`issuer${i + 1}`, port));
     await haproxy.waitUp('issuers', ['issuer1', 'issuer2', 'issuer3']);
     await haproxy.waitUp('postgres', [`pg${postgres.nodes.indexOf(await postgres.leader()) + 1}`]);
-    return new HaCluster(run, postgres, redis, haproxy, issuers, adminToken);
+    return new HaCluster(run, postgres, redis, haproxy, issuers, adminToken, startInstance);
   }
 
   get url(): string {
     return this.haproxy.url;
+  }
+
+  /** Stops an instance as `systemctl stop` would (SIGTERM: it finishes what is in flight) and waits until it ended. */
+  async stopIssuer(instance: IssuerInstance): Promise<void> {
+    for (const pid of this.run.processesIn(instance.dir)) process.kill(pid, 'SIGTERM');
+    await until(`${instance.name} to stop`, () => this.run.processesIn(instance.dir).length === 0, 20_000);
+  }
+
+  /** Starts a stopped instance again, as `systemctl start` would; resolves once its /readyz answers 200. */
+  async startIssuer(instance: IssuerInstance): Promise<void> {
+    await this.startInstance(instance.name, instance.port);
   }
 
   /** Kills an issuer instance (SIGKILL), as its machine dying would. */

@@ -6,6 +6,7 @@
  * answer a scanner may never get is written down: a 5xx other than 503, a 503 without Retry-After or
  * without the JSON error envelope (HAProxy's own pages included), an answer that is not JSON.
  */
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoadReport } from '../helpers/scan-load.ts';
@@ -42,8 +43,12 @@ export async function runGates(options: {
     okSentTimes: [],
   };
   const devices = [];
-  for (let i = 0; i < options.scanners; i += 1)
-    devices.push(await enrollScanner(options.base, options.admin, options.eid));
+  for (let i = 0; i < options.scanners; i += 1) {
+    const device = await enrollScanner(options.base, options.admin, options.eid);
+    // enrollScanner reads the key without looking at the answer: a refused enrolment must not pass for a key.
+    assert.match(device.apiKey, /^sk_live_/, `scanner ${i + 1} was not enrolled`);
+    devices.push(device);
+  }
   const done = Promise.all(
     devices.map(async (device, d) => {
       for (let i = 0; !options.until(); i += 1) {

@@ -86,6 +86,14 @@ export class Haproxy {
     return states;
   }
 
+  /** Sessions open now between HAProxy and one server of `backend`. */
+  async sessions(backend: string, server: string): Promise<number> {
+    const csv = await this.command('show stat');
+    const row = csv.split('\n').find((line) => line.startsWith(`${backend},${server},`));
+    // show stat's column 4 (from 0): scur.
+    return Number(row?.split(',')[4] ?? NaN);
+  }
+
   /** How many requests the backend sent again after a failed try, and how many of those to another server. */
   async retries(backend: string): Promise<{ retries: number; redispatches: number }> {
     const csv = await this.command('show stat');
