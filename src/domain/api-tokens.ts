@@ -25,7 +25,9 @@ export function apiTokenView(token: ApiTokenRecord) {
 
 /**
  * A new personal API token for the principal's person; the secret is answered this once and kept as a
- * digest. The admin token is no person: it cannot hold one (403, reason `role`).
+ * digest. The admin token is no person: it cannot hold one (403, reason `role`). Nor can a personal
+ * token make one: a token made by a token would outlive the deletion or expiry of the one that made it,
+ * so a stolen token could make itself permanent. Tokens are made in a signed-in console session.
  */
 export async function createApiToken(
   store: Store,
@@ -37,6 +39,13 @@ export async function createApiToken(
     throw new IssuerError(
       'FORBIDDEN',
       'the admin token is no person and cannot hold personal API tokens; sign in as a person to make one',
+      { reason: 'role', action: 'api_token.create' },
+    );
+  }
+  if (principal.via === 'token') {
+    throw new IssuerError(
+      'FORBIDDEN',
+      'a personal API token cannot make another personal API token; sign in to the console as yourself to make one',
       { reason: 'role', action: 'api_token.create' },
     );
   }

@@ -100,6 +100,23 @@ await eachBackend('personal API tokens through the API', ({ it, issuer }) => {
     assert.match(res.json().error.message, /admin token/);
   });
 
+  it('a personal token cannot make another one (it would outlive it): 403 with reason role', async () => {
+    const person = await activePerson(app(), { role: 'manager' });
+    const made = await makeToken(app(), await sessionHeaders(app(), person.email));
+    const res = await app().inject({
+      method: 'POST',
+      url: '/admin/v1/api-tokens',
+      headers: bearer(made.token),
+      payload: { name: 'a token of a token' },
+    });
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().error.code, 'FORBIDDEN');
+    assert.equal(res.json().error.details.reason, 'role');
+    assert.match(res.json().error.message, /sign in/);
+    const own = (await list(bearer(made.token))).json().api_tokens.map((t: { token_id: string }) => t.token_id);
+    assert.deepEqual(own, [made.token_id], 'nothing was made');
+  });
+
   it("a disabled person's session and tokens are refused at once; enabling them lets the token work again", async () => {
     const person = await activePerson(app(), { role: 'supervisor' });
     const session = await sessionHeaders(app(), person.email);

@@ -116,7 +116,7 @@ for (const backend of BACKENDS) {
             const res = await t.app.inject({
               method: call.method,
               url: call.url,
-              headers: person.headers,
+              headers: call.headers ?? person.headers,
               ...(call.payload ? { payload: call.payload } : {}),
             });
             const expected = CONTRACT[role];

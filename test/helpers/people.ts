@@ -15,6 +15,8 @@ export interface Person {
   token: string;
   /** The headers that act as this person. */
   headers: { authorization: string };
+  /** The headers of the person's console session (personal tokens are made there, not with a token). */
+  session: Record<string, string>;
 }
 
 async function expectStatus(what: string, res: { statusCode: number; body: string }, status: number) {
@@ -36,7 +38,8 @@ export async function signIn(app: App, email: string, password = PASSWORD): Prom
 /**
  * A real person with `role` on `events` (null: all), made as an organizer would: invited by the owner
  * (the admin token), the invitation accepted with a password, signed in with email and password, and
- * a personal API token made in that session. Answers the person with the token as a Bearer credential.
+ * a personal API token made in that session. Answers the person with the token as a Bearer credential
+ * and the session's headers.
  */
 export async function personWithRole(app: App, role: Role, events: string[] | null = null): Promise<Person> {
   const email = `${role}-${randomUUID().slice(0, 8)}@example.test`;
@@ -64,5 +67,5 @@ export async function personWithRole(app: App, role: Role, events: string[] | nu
   });
   await expectStatus(`personal token of ${email}`, made, 201);
   const token = (made.json() as { token: string }).token;
-  return { user_id, email, role, events, token, headers: { authorization: `Bearer ${token}` } };
+  return { user_id, email, role, events, token, headers: { authorization: `Bearer ${token}` }, session };
 }
