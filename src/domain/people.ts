@@ -135,9 +135,23 @@ export async function changePerson(store: Store, clock: Clock, userId: string, c
   const next: UserChange = { ...change, events: change.events === undefined ? undefined : dedupe(change.events) };
   if (next.events === undefined && !SCOPED_ROLES.includes(role) && current.events !== null) next.events = null;
   if (next.events !== undefined) await checkAccess(store, role, next.events);
+  // A change that changes nothing writes nothing: no updated_at moves, the audit trail records nothing.
+  if (changesNothing(current, next)) return current;
   const user = await store.people.updateUser(userId, next, toStored(clock.now()));
   if (user === null) throw new IssuerError('NOT_FOUND', 'no person has this user_id');
   return user;
+}
+
+/** Whether every field `change` names already has that value (a list of events: the same events). */
+function changesNothing(current: UserRecord, change: UserChange): boolean {
+  const sameEvents = (a: readonly string[] | null, b: readonly string[] | null) =>
+    a === null || b === null ? a === b : a.length === b.length && a.every((eid) => b.includes(eid));
+  return (
+    (change.name === undefined || change.name === current.name) &&
+    (change.role === undefined || change.role === current.role) &&
+    (change.events === undefined || sameEvents(change.events, current.events)) &&
+    (change.disabled === undefined || change.disabled === (current.disabled_at !== null))
+  );
 }
 
 const dedupe = (events: string[] | null) => (events === null ? null : [...new Set(events)]);

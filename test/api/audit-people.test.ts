@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { App } from '../../src/http/context.ts';
-import { ADMIN_TOKEN, adminCall } from '../helpers/app.ts';
-import { allAudit, type AuditEntry, call, eachAuditBackend } from '../helpers/audit.ts';
+import { ADMIN_TOKEN, adminCall, T0 } from '../helpers/app.ts';
+import { allAudit, type AuditEntry, call, eachAuditBackend, recordsNone, recordsOne } from '../helpers/audit.ts';
 import { accept, addPerson, GOOD_PASSWORD, makeToken, postSession, sessionHeaders } from '../helpers/invitations.ts';
 
 const NOBODY = { user_id: null, name: 'not signed in' };
@@ -136,5 +136,41 @@ await eachAuditBackend('Audit trail of people', ({ backend, it, issuer, sql }) =
     for (const secret of secrets) {
       assert.ok(!answered.includes(secret) && !stored.includes(secret), `an entry holds ${secret.slice(0, 6)}…`);
     }
+  });
+
+  it(`${backend}: changing a person to what they are already writes nothing, neither the person nor an entry`, async () => {
+    const app = issuer().app;
+    issuer().clock.set('2026-06-01T11:59:00Z');
+    const event = await adminCall<{ eid: string }>(app, 'POST', '/admin/v1/events', {
+      name: 'Same Fest',
+      event_date: '2026-06-02T18:00:00Z',
+    });
+    const person = await addPerson(app, { name: 'Ada', role: 'viewer', events: [event.eid] });
+    const id = person.user_id;
+    const updatedAt = async () =>
+      (await sql(`SELECT updated_at FROM users WHERE user_id = '${id}'`, 'rows'))[0]!.updated_at;
+    const before = await updatedAt();
+    issuer().clock.set(T0);
+    await recordsNone(app, async () => {
+      for (const same of [
+        {},
+        { name: 'Ada' },
+        { role: 'viewer' },
+        { events: [event.eid, event.eid] },
+        { disabled: false },
+        { name: 'Ada', role: 'viewer', events: [event.eid], disabled: false },
+      ]) {
+        const res = await call(app, 'PATCH', `/admin/v1/users/${id}`, same, 200);
+        assert.deepEqual([res.name, res.role, res.events, res.disabled], ['Ada', 'viewer', [event.eid], false]);
+      }
+    });
+    assert.equal(await updatedAt(), before, 'updated_at stays');
+    await recordsOne(
+      app,
+      () => call(app, 'PATCH', `/admin/v1/users/${id}`, { name: 'Ada', disabled: true }, 200),
+      () => ({ action: 'user.update', target: id, details: { name: 'Ada', disabled: true } }),
+    );
+    assert.notEqual(await updatedAt(), before, 'a real change moves updated_at');
+    await recordsNone(app, () => call(app, 'PATCH', `/admin/v1/users/${id}`, { disabled: true }, 200));
   });
 });
