@@ -7,11 +7,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../helpers/server.ts';
-import { Haproxy, HAPROXY } from './haproxy.ts';
+import { Haproxy, haproxyMissing } from './haproxy.ts';
 import { PostgresCluster, postgresClusterMissing } from './postgres-cluster.ts';
 import { account, RunDirectory, until } from './processes.ts';
 import { MASTER_NAME, RedisCluster, redisClusterMissing } from './redis-cluster.ts';
@@ -25,8 +25,7 @@ export const ISSUER_USER = 'nobody';
 /** Why this machine cannot run the cluster, or null. */
 export function clusterMissing(): string | null {
   if (process.getuid?.() !== 0) return 'not root (the cluster runs PostgreSQL as postgres and the issuers as nobody)';
-  if (!existsSync(HAPROXY)) return `no ${HAPROXY}`;
-  return postgresClusterMissing() ?? redisClusterMissing();
+  return haproxyMissing() ?? postgresClusterMissing() ?? redisClusterMissing();
 }
 
 export interface IssuerInstance {
@@ -64,7 +63,7 @@ export class HaCluster {
     const secret = () => randomBytes(24).toString('hex');
     const superuser = secret();
     const [postgres, redis] = await Promise.all([
-      PostgresCluster.start(run, { superuser, replication: secret() }),
+      PostgresCluster.start(run, { superuser, replication: secret(), restApi: secret() }),
       RedisCluster.start(run),
     ]);
     const issuerPorts = [await freePort(), await freePort(), await freePort()];

@@ -49,6 +49,15 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
     }
   });
 
+  it('Patroni’s REST API answers HAProxy’s checks to anyone, and refuses a change without its credentials', async () => {
+    for (const node of cluster.postgres.nodes) {
+      const check = await fetch(`http://127.0.0.1:${node.restPort}/primary`);
+      assert.ok(check.status === 200 || check.status === 503);
+      const change = await fetch(`http://127.0.0.1:${node.restPort}/restart`, { method: 'POST', body: '{}' });
+      assert.equal(change.status, 401);
+    }
+  });
+
   it('a rolling restart as the guide does it (drain in HAProxy, stop, start, ready, one instance after the other) is not felt at the gates', async (t) => {
     const admin = cluster.adminToken;
     const { eid, tickets } = await eventWithTickets(cluster.url, admin, 'Rolling restart', 2000);

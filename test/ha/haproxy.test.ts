@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../helpers/server.ts';
 import { itUnless } from '../helpers/services.ts';
-import { Haproxy, HAPROXY, type HaproxyAddresses } from './haproxy.ts';
-import { RunDirectory, until } from './processes.ts';
+import { Haproxy, type HaproxyAddresses, haproxyMissing } from './haproxy.ts';
+import { account, RunDirectory, until } from './processes.ts';
 
-const missing = existsSync(HAPROXY) ? null : `no ${HAPROXY} (apt-get install haproxy)`;
+const missing = haproxyMissing();
 if (missing !== null) process.stderr.write(`\n!!! ${missing}: HAProxy configuration tests SKIPPED\n\n`);
 const it = itUnless(missing ?? undefined);
 
@@ -107,6 +108,17 @@ describe('deploy/haproxy/haproxy.cfg in front of stand-in issuers and Patroni no
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ idempotency_key: key }),
     });
+
+  it('runs as the haproxy user, confined to an empty directory', () => {
+    const [pid, ...others] = run.processesIn(join(run.path, 'haproxy'));
+    assert.ok(pid !== undefined && others.length === 0, 'one HAProxy process');
+    const { uid } = account('haproxy');
+    assert.match(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+      new RegExp(`^Uid:\\t${uid}\\t${uid}\\t${uid}\\t${uid}$`, 'm'),
+    );
+    assert.equal(readlinkSync(`/proc/${pid}/root`), join(run.path, 'haproxy', 'empty'));
+  });
 
   it('a check-in cut by an instance that dies mid-request is sent, whole, to another instance', async () => {
     setModes('cut', 'serve', 'serve');

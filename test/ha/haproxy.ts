@@ -5,10 +5,22 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { type RunDirectory, until } from './processes.ts';
+import { account, type RunDirectory, until } from './processes.ts';
 import { DEPLOY, renderFile } from './templates.ts';
 
-export const HAPROXY = '/usr/sbin/haproxy';
+const HAPROXY = '/usr/sbin/haproxy';
+
+/** Why HAProxy cannot run here as deploy/ configures it (started as root, then its own user), or null. */
+export function haproxyMissing(): string | null {
+  if (!existsSync(HAPROXY)) return `no ${HAPROXY} (apt-get install haproxy)`;
+  if (process.getuid?.() !== 0) return 'not root (HAProxy starts as root and becomes the haproxy user)';
+  try {
+    account('haproxy');
+    return null;
+  } catch {
+    return 'no haproxy user (made by the haproxy package)';
+  }
+}
 
 export interface HaproxyAddresses {
   http: number;
@@ -39,6 +51,7 @@ export class Haproxy {
     const [pg1, pg2, pg3] = addresses.postgresNodes;
     const config = renderFile('haproxy/haproxy.cfg', join(dir, 'haproxy.cfg'), {
       HAPROXY_RUN_DIR: dir,
+      HAPROXY_CHROOT: run.dir(`${name}/empty`),
       HAPROXY_HTTP_BIND: `127.0.0.1:${addresses.http}`,
       HAPROXY_ERRORS_DIR: errors,
       HAPROXY_PG_BIND: `127.0.0.1:${addresses.postgres}`,

@@ -33,7 +33,7 @@ export class PostgresCluster {
 
   static async start(
     run: RunDirectory,
-    passwords: { superuser: string; replication: string },
+    passwords: { superuser: string; replication: string; restApi: string },
   ): Promise<PostgresCluster> {
     const postgres = account('postgres');
     const etcdDir = run.dir('etcd');
@@ -82,6 +82,8 @@ export class PostgresCluster {
         env: {
           PATRONI_SUPERUSER_PASSWORD: passwords.superuser,
           PATRONI_REPLICATION_PASSWORD: passwords.replication,
+          PATRONI_RESTAPI_USERNAME: 'patroni',
+          PATRONI_RESTAPI_PASSWORD: passwords.restApi,
         },
       });
       nodes.push(node);
