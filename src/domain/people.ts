@@ -125,9 +125,9 @@ export async function requirePerson(store: Store, userId: string): Promise<UserR
 }
 
 /**
- * Changes a person. Disabling ends their console sessions at once (their tokens are refused from the next
- * request, on every instance: each request reads the person with the token). A role for every event
- * clears a list of events.
+ * Changes a person. Disabling ends their console sessions and deletes their personal tokens at once, on
+ * every instance (each request reads the session or token with its person); enabling them again brings
+ * neither back. A role for every event clears a list of events.
  */
 export async function changePerson(store: Store, clock: Clock, userId: string, change: UserChange) {
   const current = await requirePerson(store, userId);

@@ -42,7 +42,8 @@ export interface PeopleStore {
   listUsers(limit: number, after: string | null): Promise<Page<UserRecord>>;
   /**
    * Changes a person at `at`; null when there is none. Disabling ends every console session of the
-   * person in the same transaction (their tokens are refused by `findApiToken`'s join from then on).
+   * person and deletes their personal API tokens in the same transaction: enabling them again brings
+   * neither back.
    */
   updateUser(userId: string, change: UserChange, at: string): Promise<UserRecord | null>;
   /** Deletes a person with their console sessions, invitations and tokens; false when there was none. */

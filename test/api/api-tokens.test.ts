@@ -117,7 +117,7 @@ await eachBackend('personal API tokens through the API', ({ it, issuer }) => {
     assert.deepEqual(own, [made.token_id], 'nothing was made');
   });
 
-  it("a disabled person's session and tokens are refused at once; enabling them lets the token work again", async () => {
+  it('disabling a person ends their session and deletes their tokens; enabling them brings neither back', async () => {
     const person = await activePerson(app(), { role: 'supervisor' });
     const session = await sessionHeaders(app(), person.email);
     const made = await makeToken(app(), session);
@@ -131,9 +131,13 @@ await eachBackend('personal API tokens through the API', ({ it, issuer }) => {
     assert.equal((await setDisabled(true)).json().disabled, true);
     assert.equal((await get('/admin/v1/events', bearer(made.token))).statusCode, 401);
     assert.equal((await get('/admin/v1/events', session)).statusCode, 401);
+    const theirs = await get(`/admin/v1/api-tokens?limit=1000`, ADMIN);
+    assert.ok(!theirs.json().api_tokens.some((t: { user_id: string }) => t.user_id === person.user_id), 'deleted');
     assert.equal((await setDisabled(false)).json().disabled, false);
-    assert.equal((await get('/admin/v1/events', bearer(made.token))).statusCode, 200);
+    assert.equal((await get('/admin/v1/events', bearer(made.token))).statusCode, 401, 'the old token stays dead');
     assert.equal((await get('/admin/v1/events', session)).statusCode, 401, 'the ended session stays ended');
+    const fresh = await makeToken(app(), await sessionHeaders(app(), person.email));
+    assert.equal((await get('/admin/v1/events', bearer(fresh.token))).statusCode, 200, 'a new token works');
   });
 
   it('an unknown or malformed personal token is 401', async () => {

@@ -115,17 +115,17 @@ await eachAuditBackend('Audit trail of people', ({ backend, it, issuer, sql }) =
     // The owner's changes of people.
     const owner = await added(app, async () => {
       await adminCall(app, 'POST', `/admin/v1/users/${id}/invite`, {});
-      await adminCall(app, 'PATCH', `/admin/v1/users/${id}`, { disabled: true }, 200);
       await call(app, 'DELETE', `/admin/v1/api-tokens/${token.token_id}`, undefined, 204);
+      await adminCall(app, 'PATCH', `/admin/v1/users/${id}`, { disabled: true }, 200);
       await call(app, 'DELETE', `/admin/v1/users/${id}`, undefined, 204);
     });
     assert.deepEqual(owner.map(summary), [
       ['user.invite', 'admin_token', null, id],
-      ['user.update', 'admin_token', null, id],
       ['api_token.delete', 'admin_token', null, token.token_id],
+      ['user.update', 'admin_token', null, id],
       ['user.delete', 'admin_token', null, id],
     ]);
-    assert.deepEqual(owner[1]!.details, { disabled: true });
+    assert.deepEqual(owner[2]!.details, { disabled: true });
 
     // One person's entries, by user_id; no secret anywhere, answered or stored.
     const theirs = await allAudit(app, { user_id: id });

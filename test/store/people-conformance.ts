@@ -226,13 +226,15 @@ export function peopleConformance(c: PeopleSuiteContext): void {
   });
 
   describe('personal API tokens', () => {
-    test('findApiToken answers the token with its person in one record; a disabled person shows as such', async () => {
+    test("findApiToken answers the token with its person in one record; disabling deletes the person's tokens", async () => {
       const user = await person({ role: 'manager', events: null });
       const tok = token(user.user_id, { expires_at: at(600) });
       await people().createApiToken(tok);
       assert.deepEqual(await people().findApiToken(tok.token_hash), { token: tok, user });
       await people().updateUser(user.user_id, { disabled: true }, at(3));
-      assert.equal((await people().findApiToken(tok.token_hash))!.user.disabled_at, at(3));
+      assert.equal(await people().findApiToken(tok.token_hash), null);
+      await people().updateUser(user.user_id, { disabled: false }, at(4));
+      assert.equal(await people().findApiToken(tok.token_hash), null, 'enabling brings no token back');
       assert.equal(await people().findApiToken(hashSecret('never issued')), null);
     });
 

@@ -66,7 +66,10 @@ export class PostgresPeopleStore implements PeopleStore {
       const row = await one<Row>(db, numbered(sql), values);
       if (!row) return null;
       const user = q.toUser(row);
-      if (user.disabled_at !== null) await this.count(db, q.DELETE_SESSIONS_OF_SQL, [userId]);
+      if (user.disabled_at !== null) {
+        await this.count(db, q.DELETE_SESSIONS_OF_SQL, [userId]);
+        await this.count(db, q.DELETE_TOKENS_OF_SQL, [userId]);
+      }
       return user;
     });
   }

@@ -42,7 +42,10 @@ export class SqlitePeopleStore implements PeopleStore {
       const row = this.c.one<Row>(sql, ...values);
       if (!row) return null;
       const user = q.toUser(row);
-      if (user.disabled_at !== null) this.c.run(q.DELETE_SESSIONS_OF_SQL, userId);
+      if (user.disabled_at !== null) {
+        this.c.run(q.DELETE_SESSIONS_OF_SQL, userId);
+        this.c.run(q.DELETE_TOKENS_OF_SQL, userId);
+      }
       return user;
     });
   }
