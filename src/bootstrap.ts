@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError } from './config.ts';
+import { oidcDefaultRoleNotice } from './config-oidc.ts';
 import { adminTokenHashSource, resolveAdminToken } from './domain/admin-token.ts';
 import { resolveIdentity } from './domain/identity.ts';
 import { newKeyEncryptionKey, parseKeyEncryptionKey } from './domain/key-encryption.ts';
@@ -187,7 +188,7 @@ export async function openIssuer(configured: Config): Promise<Issuer> {
       redis,
       config,
       generatedAdminToken: admin.generated,
-      notices: identity.notice === null ? [] : [identity.notice],
+      notices: [identity.notice, oidcDefaultRoleNotice(config.oidc)].filter((n): n is string => n !== null),
       close: async () => {
         await app.close();
         await store.close();

@@ -64,3 +64,16 @@ export function oidcSettings(env: Env): OidcSettings | null {
   if (/\s/.test(clientId)) throw new ConfigError('OIDC_CLIENT_ID must not contain spaces');
   return { issuerUrl: issuerUrl(issuer), clientId, clientSecret, defaultRole: role as Role | null };
 }
+
+/**
+ * The warning a start logs when OIDC_DEFAULT_ROLE lets anyone the provider vouches for in as an owner or
+ * manager (allowed, for a provider that only the organization's own people can sign in to); null otherwise.
+ */
+export function oidcDefaultRoleNotice(oidc: OidcSettings | null): string | null {
+  const role = oidc?.defaultRole ?? null;
+  if (role !== 'owner' && role !== 'manager') return null;
+  return (
+    `OIDC_DEFAULT_ROLE is ${role}: anyone with a verified email address at ${oidc!.issuerUrl} who signs in ` +
+    `becomes ${role === 'owner' ? 'an owner' : 'a manager'}; use it only with a provider that admits the organization's own people alone`
+  );
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -79,5 +79,55 @@ describe('OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_DEFAULT_R
     assert.equal(lines.length, 1, result.stderr);
     assert.match(lines[0]!, /OIDC_ISSUER_URL and OIDC_CLIENT_SECRET are not set/);
     assert.deepEqual(readdirSync(dir), [], 'nothing was created');
+  });
+
+  /** Starts the real server in a directory of its own with `env`; answers its log once it listens. */
+  const startLog = (name: string, env: Record<string, string>) =>
+    new Promise<string>((resolve, reject) => {
+      const cwd = join(dir, name);
+      mkdirSync(cwd);
+      const child = spawn(
+        process.execPath,
+        ['--import', import.meta.resolve('tsx'), join(process.cwd(), 'src/server.ts')],
+        {
+          cwd,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+        },
+      );
+      let log = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`no start within 20 s: ${log}`));
+      }, 20_000);
+      const read = (chunk: Buffer) => {
+        log += chunk.toString();
+        if (log.includes('issuer listening')) {
+          clearTimeout(timer);
+          child.once('exit', () => resolve(log));
+          child.kill('SIGTERM');
+        }
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      child.once('error', reject);
+    });
+
+  it('OIDC_DEFAULT_ROLE owner or manager is allowed, with a warning at start; a lesser role starts quietly', async () => {
+    const loopback = { ...SSO, OIDC_ISSUER_URL: 'http://127.0.0.1:9/oidc' };
+    const warnings = (log: string) =>
+      log
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((entry) => entry.level === 40 && entry.msg.startsWith('OIDC_DEFAULT_ROLE'));
+    const owner = warnings(await startLog('owner', { ...loopback, OIDC_DEFAULT_ROLE: 'owner' }));
+    assert.equal(owner.length, 1);
+    assert.match(
+      owner[0]!.msg,
+      /anyone with a verified email address at http:\/\/127\.0\.0\.1:9\/oidc .*becomes an owner/,
+    );
+    const manager = warnings(await startLog('manager', { ...loopback, OIDC_DEFAULT_ROLE: 'manager' }));
+    assert.match(manager[0]!.msg, /becomes a manager/);
+    assert.deepEqual(warnings(await startLog('viewer', { ...loopback, OIDC_DEFAULT_ROLE: 'viewer' })), []);
   });
 });
