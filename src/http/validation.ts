@@ -83,6 +83,17 @@ function fieldOf(issue: AjvIssue, context: string | undefined): string {
 }
 
 /**
+ * The problem of a nullable value whose other alternative failed inside it (an item of a list): the
+ * union's own words, or "must be null or" what the other alternative is; the inner field says the rest.
+ */
+function nullOr(union: Record<string, unknown> | undefined): string {
+  const stated = union?.['x-problem'];
+  if (typeof stated === 'string') return stated;
+  const other = (union?.anyOf as Record<string, unknown>[] | undefined)?.find((s) => s.type !== 'null');
+  return `must be null or ${TYPE_WORDS[String(other?.type)] ?? 'a valid value'}`;
+}
+
+/**
  * Turns schema-validation issues into the contract's `fields` list, one problem per field. A value
  * that may also be null (anyOf [X, null]) is described by what X must be, "or null".
  */
@@ -94,9 +105,13 @@ export function fieldProblems(issues: AjvIssue[], context: string | undefined): 
   }
   return [...byField].map(([field, found]) => {
     const isNullAlternative = (i: AjvIssue) => i.keyword === 'type' && i.params?.type === 'null';
-    const orNull = found.some((i) => i.keyword === 'anyOf') && found.some(isNullAlternative);
-    const first = found.find((i) => i.keyword !== 'anyOf' && !isNullAlternative(i)) ?? found[0]!;
-    return { field, problem: `${problemOf(first, context)}${orNull ? ', or null' : ''}` };
+    const union = found.find((i) => i.keyword === 'anyOf');
+    const orNull = union !== undefined && found.some(isNullAlternative);
+    const first = found.find((i) => i.keyword !== 'anyOf' && !isNullAlternative(i));
+    const stated = union?.parentSchema?.['x-problem'];
+    if (orNull && (first === undefined || typeof stated === 'string'))
+      return { field, problem: nullOr(union.parentSchema) };
+    return { field, problem: `${problemOf(first ?? found[0]!, context)}${orNull ? ', or null' : ''}` };
   });
 }
 

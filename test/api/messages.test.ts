@@ -59,6 +59,27 @@ describe('4xx messages read as a person would want them', () => {
     assert.deepEqual(scan.fields, [{ field: 'scanned_at', problem: INSTANT_PROBLEM }]);
   });
 
+  it('a nullable list with a bad item says what the list must be, not "must be null, or null"', async () => {
+    const person = { email: 'list@example.test', name: 'List', role: 'viewer' };
+    for (const events of [[1], 'every']) {
+      const { message, fields } = invalid(await post('/admin/v1/users', { ...person, events }));
+      assert.deepEqual(
+        fields.find((f) => f.field === 'events'),
+        { field: 'events', problem: 'must be null or a list of event ids' },
+        JSON.stringify(events),
+      );
+      assert.doesNotMatch(message, /null, or null/);
+    }
+    const gate = await t.app.inject({
+      method: 'PUT',
+      url: `/admin/v1/events/${s.eid}/gates/north`,
+      headers: admin,
+      payload: { name: 'North', admits: [5] },
+    });
+    const admits = invalid(gate).fields.find((f) => f.field === 'admits');
+    assert.equal(admits?.problem, 'must be null or an array');
+  });
+
   it('an empty id in the path says which one is required there (GET /admin/v1/events/)', async () => {
     const cases: [string, string, string][] = [
       ['GET', '/admin/v1/events/', 'eid'],

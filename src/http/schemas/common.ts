@@ -42,7 +42,7 @@ export const Instant = Type.String({ description: 'ISO 8601 UTC timestamp' });
 export const NullableInstant = Type.Union([Type.String(), Type.Null()], {
   description: 'ISO 8601 UTC timestamp or null',
 });
-export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string; 'x-problem'?: string } = {}) =>
   Type.Union([schema, Type.Null()], options);
 
 /** The paging fields of every list answer: the cursor of the next page (null at the end) and whether there is one. */

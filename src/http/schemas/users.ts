@@ -31,6 +31,7 @@ const Role = StringEnum(ROLES, {
 });
 const Events = Nullable(Type.Array(Id(), { maxItems: 100 }), {
   description: 'for a supervisor or viewer: the eids of its events (null or absent: every event); null for others',
+  'x-problem': 'must be null or a list of event ids',
 });
 
 const userFields = {
