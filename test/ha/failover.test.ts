@@ -186,8 +186,8 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
     const haproxyRetries = await cluster.haproxy.retries('issuers');
     measures.push(
       `${report.answers.size} scans answered, ${report.scansRetried} of them sent more than once by their scanner ` +
-        `(${report.unavailableTimes.length} answers 503, ${report.networkErrors} network errors); HAProxy retried ` +
-        `${haproxyRetries.retries} requests on another instance (${haproxyRetries.redispatches} redispatched)`,
+        `(${report.unavailableTimes.length} answers 503, ${report.networkErrors} network errors); HAProxy's retries ` +
+        `${haproxyRetries.retries}, redispatches ${haproxyRetries.redispatches}`,
     );
     for (const line of measures) t.diagnostic(line);
     process.stderr.write(`\nHA failover: ${measures.join('; ')}\n\n`);
