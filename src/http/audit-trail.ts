@@ -50,16 +50,26 @@ function safeUrl(text: string): string {
   }
 }
 
+/** How deep an entry follows a request's nesting; below it a value reads `[nested]` (a hostile body cannot overflow the stack). */
+const DETAIL_DEPTH = 4;
+
+/** A field's value as recorded: objects with their secrets left out, lists element by element, depth bounded. */
+function safeValue(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= DETAIL_DEPTH) return '[nested]';
+  if (Array.isArray(value)) return value.map((item) => safeValue(item, depth + 1));
+  return safeFields(value, depth + 1);
+}
+
 /** The request's fields worth recording: secrets left out, a bulk list as its count. */
-function safeFields(body: unknown): Record<string, unknown> {
+function safeFields(body: unknown, depth = 0): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
     if (SECRET_FIELD.test(name)) continue;
     if (Array.isArray(value) && name === 'tickets') fields.count = value.length;
     else if (name === 'url' && typeof value === 'string') fields.url = safeUrl(value);
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) fields[name] = safeFields(value);
-    else fields[name] = value;
+    else fields[name] = safeValue(value, depth);
   }
   return fields;
 }
