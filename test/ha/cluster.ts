@@ -25,7 +25,21 @@ export const ISSUER_USER = 'nobody';
 /** Why this machine cannot run the cluster, or null. */
 export function clusterMissing(): string | null {
   if (process.getuid?.() !== 0) return 'not root (the cluster runs PostgreSQL as postgres and the issuers as nobody)';
-  return haproxyMissing() ?? postgresClusterMissing() ?? redisClusterMissing();
+  return haproxyMissing() ?? postgresClusterMissing() ?? redisClusterMissing() ?? projectUnreadable();
+}
+
+/** Why the issuers' user cannot read the project (a checkout inside a private home directory), or null. */
+function projectUnreadable(): string | null {
+  const files = [join(ROOT, 'scripts', 'start.js'), join(ROOT, 'node_modules', 'fastify', 'package.json')];
+  const { gid } = account(ISSUER_USER);
+  const check = spawnSync(
+    'setpriv',
+    [`--reuid=${ISSUER_USER}`, `--regid=${gid}`, '--clear-groups', '--', 'cat', ...files],
+    {
+      stdio: 'ignore',
+    },
+  );
+  return check.status === 0 ? null : `${ISSUER_USER} cannot read the project at ${ROOT}`;
 }
 
 export interface IssuerInstance {
