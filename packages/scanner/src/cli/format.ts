@@ -90,6 +90,9 @@ function verdictDetails(r: ScanResult): string {
   return said.length === 0 ? '' : `  ${said.join('  ')}`;
 }
 
+/** The reason column's width: the longest reason a scan can give (`entry_limit_reached`), so tids line up. */
+const REASON_WIDTH = 'entry_limit_reached'.length;
+
 /** One human-readable line per result, for a person at the gate or the terminal. */
 export const human = {
   enroll: (r: EnrollResult) =>
@@ -97,7 +100,7 @@ export const human = {
       r.gate_id === null ? 'all gates' : `gate ${r.gate_id}`
     }`,
   scan: (r: ScanResult) =>
-    `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(17)}  ${r.tid ?? '-'}  (${r.source}${
+    `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(REASON_WIDTH)}  ${r.tid ?? '-'}  (${r.source}${
       r.synced === false ? ', never synced' : ''
     })${verdictDetails(r)}`,
   annul: (r: AnnulResult) =>
