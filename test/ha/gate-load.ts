@@ -17,6 +17,8 @@ export interface GateReport extends LoadReport {
   scansRetried: number;
   /** Network errors and time-outs met (each followed by a retry). */
   networkErrors: number;
+  /** When each network error or time-out happened, and what it was. */
+  networkErrorLog: { at: number; error: string }[];
   /** When each request answered 200 was sent (ms since the epoch). */
   okSentTimes: number[];
 }
@@ -40,6 +42,7 @@ export async function runGates(options: {
     unavailableTimes: [],
     scansRetried: 0,
     networkErrors: 0,
+    networkErrorLog: [],
     okSentTimes: [],
   };
   const devices = [];
@@ -81,8 +84,10 @@ async function sendUntilAnswered(
         signal: AbortSignal.timeout(options.requestTimeoutMs),
       });
       text = await res.text();
-    } catch {
+    } catch (error) {
       report.networkErrors += 1;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      report.networkErrorLog.push({ at: Date.now(), error: `${String(error)} ${cause?.code ?? cause?.message ?? ''}` });
       report.retried += 1;
       await sleep(250);
       continue;
