@@ -440,12 +440,14 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
   },
 ];
 
-/** Applies the migrations not applied yet, each in its own transaction. */
-export function migrate(db: Database.Database): void {
+/** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
+export function migrate(db: Database.Database): number {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  let count = 0;
   for (const migration of SQLITE_MIGRATIONS) {
     if (applied.has(migration.version)) continue;
+    count += 1;
     db.transaction(() => {
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
@@ -454,4 +456,5 @@ export function migrate(db: Database.Database): void {
       );
     }).immediate();
   }
+  return count;
 }

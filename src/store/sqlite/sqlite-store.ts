@@ -113,7 +113,7 @@ import { searchKey, searchWords } from '../search-key.ts';
 import type { TicketNotesChange } from '../ticket-notes.ts';
 import { OWNING_EVENT_SQL, type OwnedResource } from '../owning-event.ts';
 
-/** The WAL's size from which a worker checkpoints it (a fresh database's start-up writes about half of it). */
+/** The WAL's size from which a worker checkpoints it (the migrations' pages are checkpointed at start). */
 const CHECKPOINT_FROM_BYTES = 1024 * 1024;
 
 /**
@@ -168,7 +168,9 @@ export class SqliteStore implements Store {
     this.db.function('search_words', { deterministic: true }, (text: unknown) =>
       typeof text === 'string' ? searchWords(text) : text,
     );
-    migrate(this.db);
+    // What the migrations wrote goes into the database file at once (start-up, off any request): left in
+    // the WAL, a fresh database's schema alone filled most of the size that starts the checkpointer.
+    if (migrate(this.db) > 0 && this.walSync) this.db.pragma('wal_checkpoint(TRUNCATE)');
     // Each check-in of a group commit runs in a savepoint, and SQLite copies every page a savepoint
     // first changes into a sub-journal, a temporary file once it passes 64 KiB: a group wrote each
     // check-in's pages (about nine) to it, two writes a page, a third of the store's time. In memory,
