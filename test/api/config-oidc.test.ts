@@ -103,7 +103,9 @@ describe('OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_DEFAULT_R
         log += chunk.toString();
         if (log.includes('issuer listening')) {
           clearTimeout(timer);
-          child.once('exit', () => resolve(log));
+          // 'close', not 'exit': the log lines still in the pipes arrive before it (the warning and the
+          // stderr line that matched above travel on two pipes).
+          child.once('close', () => resolve(log));
           child.kill('SIGTERM');
         }
       };
