@@ -62,7 +62,14 @@ function changeView(change: ChangeRecord) {
   const at = toWire(change.at);
   switch (change.type) {
     case 'checked_in':
-      return { type: change.type, tid: change.tid, at, scanner_id: change.scanner_id ?? '', gate_id: change.gate_id };
+      return {
+        type: change.type,
+        tid: change.tid,
+        at,
+        scanner_id: change.scanner_id ?? '',
+        gate_id: change.gate_id,
+        idempotency_key: change.idempotency_key ?? null,
+      };
     case 'checked_out':
       // An automatic exit at the start of an event day: no scanner, no gate.
       if (change.auto === true)

@@ -4,7 +4,7 @@ import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
-import { decide, decideExit, type EntryState, keepTurnedAway, withoutTypes } from './decide.ts';
+import { decide, decideExit, type EntryState, keepTurnedAway, withMissedAutoExit, withoutTypes } from './decide.ts';
 import type { EventEntryRules } from './event-settings.ts';
 import { HOUR_MS, parseUtcInstant, toStored } from './time.ts';
 
@@ -184,7 +184,8 @@ async function attemptCheckIn(
         rules,
         request.admitted_offline,
       );
-      return request.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
+      if (request.admitted_offline === false) return keepTurnedAway(verdict);
+      return withMissedAutoExit(verdict, state.entries, scannedAt, attempt.received_at, rules.event);
     };
     // With re-entry, an entry depends on whether the holder is out: decided on their presence.
     if (rules.reentry) {
@@ -195,12 +196,14 @@ async function attemptCheckIn(
     return deps.store.checkIn(attempt, (ticket, gate, entries) => judge(ticket, { gate, entries }));
   };
   // Exits are never refused for the gate: the holder is leaving.
-  const exit = () =>
-    deps.store.checkOut(attempt, (ticket, presence) => {
+  const exit = async () => {
+    const rules = (await deps.rules?.(request.eid)) ?? withoutTypes(false);
+    return deps.store.checkOut(attempt, (ticket, presence) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
-      return decideExit(ticket, request.eid, scannedAt, problem, presented, presence);
+      return decideExit(ticket, request.eid, scannedAt, problem, presented, presence, rules.event);
     });
+  };
   const step = direction === 'in' ? entry : exit;
   let result: CheckInResult;
   try {

@@ -3,7 +3,9 @@ import {
   type EventRules,
   exitOutcome,
   gateNotes,
+  holderAtScan,
   judgeEntry,
+  missedAutoExit,
   type RuleRefusal,
   type RuleRefusalReason,
   rulesFor,
@@ -132,8 +134,9 @@ function ruleReason(refusal: RuleRefusal): string {
  * rules are the shared ones (`judgeEntry`, in the contract's order); this gives each outcome its answer
  * and the ticket's move. A declared gate that does not admit the ticket's type, and the ticket type's
  * rules (not valid now, entry limit, too soon), answer 403 FORBIDDEN with the reason and change
- * nothing; but an entry a scanner admitted offline (`admittedOffline`) that the rules refuse now keeps
- * its refusal and still counts: the holder did go in. Every answer's ticket carries its entries and
+ * nothing; but an entry a scanner admitted offline (`admittedOffline`) that the rules refuse now, or
+ * that finds the ticket used (`already_used`), keeps its answer and still counts, the holder inside:
+ * they did go in. Every answer's ticket carries its entries and
  * the notes for the gate.
  */
 export function decide(
@@ -204,8 +207,24 @@ export function decide(
         counted: true,
         answer: answer(200, { status: 'valid', ticket: scannerTicket(ticket, scannedAt, seen(true)) }),
       };
-    case 'revoked':
     case 'already_used':
+      // A holder a scanner let in offline went in, whatever the issuer answers now: counted inside.
+      if (admittedOffline === true) {
+        return {
+          outcome,
+          reason: null,
+          move: { to: 'inside', from: facts.holder, at: scannedAt },
+          counted: true,
+          answer: answer(200, { status: outcome, ticket: scannerTicket(ticket, ticket.checked_in_at, seen(true)) }),
+        };
+      }
+      return {
+        outcome,
+        reason: null,
+        move: null,
+        answer: answer(200, { status: outcome, ticket: scannerTicket(ticket, ticket.checked_in_at, seen(false)) }),
+      };
+    case 'revoked':
     case 'expired':
       return {
         outcome,
@@ -264,12 +283,15 @@ export function decideExit(
   signatureProblem: string | null,
   presentedToken: string | null,
   presence: Presence | null,
+  event: EventRules = DEFAULT_EVENT_RULES,
 ): CheckInVerdict {
   const early = unusable(ticket, eid, signatureProblem);
   if (early !== null || ticket === null) return early!;
+  const entered = ticket.checked_in_at === null ? [] : [ticket.checked_in_at];
   const facts = {
     ...factsOf(ticket, eid, scannedAt, presentedToken, presence),
-    holder: holderAtExit(ticket, presence, scannedAt),
+    // A holder inside since before the scan's event day was counted out at its start (auto_exit).
+    holder: holderAtScan(holderAtExit(ticket, presence, scannedAt), entered, scannedAt, event),
   };
   const outcome = exitOutcome(facts);
   if (outcome !== 'checked_out' && outcome !== 'not_inside' && outcome !== 'revoked') {
@@ -282,4 +304,21 @@ export function decideExit(
     move,
     answer: answer(200, { status: outcome, ticket: exitTicket(ticket, presence, move?.at ?? null) }),
   };
+}
+
+/**
+ * An entry that puts the holder inside, scanned before a day start that has passed already (an offline
+ * entry uploaded late): the automatic exit they missed is made with it (`autoExitAt`), as it was for
+ * the holders inside at that start.
+ */
+export function withMissedAutoExit(
+  verdict: CheckInVerdict,
+  entries: readonly string[],
+  scannedAt: string,
+  now: string,
+  event: EventRules,
+): CheckInVerdict {
+  if (verdict.move?.to !== 'inside') return verdict;
+  const at = missedAutoExit([...entries, scannedAt], now, event);
+  return at === null ? verdict : { ...verdict, autoExitAt: at };
 }

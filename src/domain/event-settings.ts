@@ -35,6 +35,7 @@ export class EventSettingsCache {
       reentry: event?.reentry ?? false,
       timezone: event?.timezone ?? DEFAULT_EVENT_RULES.timezone,
       day_starts_at: event?.day_starts_at ?? DEFAULT_EVENT_RULES.day_starts_at,
+      auto_exit: event?.auto_exit ?? false,
     };
     const rules: EventEntryRules = {
       event: calendar,

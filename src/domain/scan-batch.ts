@@ -22,15 +22,18 @@ export function ticketOfScan(scans: readonly Record<string, unknown>[]): (scan: 
 
 /**
  * Applies the scans of one upload and returns what `apply` made of each, in order. Each ticket's
- * scans run one after another in the order given; different tickets run side by side, so that the
- * store commits them together (SQLite's group commit, PostgreSQL's check-in batch). `apply` answers
- * a scan's own refusals itself; what it throws (a store that cannot serve) fails the upload as a
- * whole: no scan not yet begun is applied, and the error is rethrown once those under way end.
+ * scans run one after another in the order given; different tickets run side by side, at most
+ * `concurrency` at once, so that the store commits them together (SQLite's group commit, PostgreSQL's
+ * check-in batch) without one upload taking every connection. What `apply` throws for a scan (a store
+ * that could not serve it) is that scan's answer through `failed`, and the ticket's later scans get the
+ * same answer unapplied (they must not overtake it); the other tickets' scans keep their answers.
  */
 export async function inTicketOrder<T, R>(
   scans: readonly T[],
   ticketOf: (scan: T) => unknown,
   apply: (scan: T) => Promise<R>,
+  failed: (error: unknown, scan: T) => R,
+  concurrency = Number.POSITIVE_INFINITY,
 ): Promise<R[]> {
   const byTicket = new Map<unknown, number[]>();
   scans.forEach((scan, index) => {
@@ -41,18 +44,25 @@ export async function inTicketOrder<T, R>(
     else byTicket.set(typeof ticket === 'string' ? ticket : Symbol('no ticket'), [index]);
   });
   const results: R[] = new Array<R>(scans.length);
-  let failure: { error: unknown } | null = null;
   const runTicket = async (indexes: number[]) => {
+    let failure: { error: unknown } | null = null;
     for (const index of indexes) {
-      if (failure !== null) return;
-      try {
-        results[index] = await apply(scans[index]!);
-      } catch (error) {
-        failure ??= { error };
+      if (failure === null) {
+        try {
+          results[index] = await apply(scans[index]!);
+          continue;
+        } catch (error) {
+          failure = { error };
+        }
       }
+      results[index] = failed(failure.error, scans[index]!);
     }
   };
-  await Promise.all([...byTicket.values()].map(runTicket));
-  if (failure !== null) throw (failure as { error: unknown }).error;
+  const groups = [...byTicket.values()];
+  let next = 0;
+  const worker = async () => {
+    while (next < groups.length) await runTicket(groups[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, groups.length)) }, worker));
   return results;
 }

@@ -9,20 +9,24 @@ export interface ChangeExtra {
   /** A `ticket_notes` change's notes. */
   attention?: boolean;
   checkin_text?: string | null;
-  /** An `annulled` change's entry. */
+  /** A `checked_out` change of an automatic exit. */
+  auto?: boolean;
+  /** A `checked_in` change's entry, or the entry an `annulled` change undoes. */
   idempotency_key?: string;
 }
 
 /**
  * A change row on either backend (PostgreSQL answers BIGINT positions as strings, SQLite booleans as
  * 0 or 1): the notes columns belong to a `ticket_notes` change only, `auto` to an automatic exit only,
- * `idempotency_key` to an `annulled` change only.
+ * `idempotency_key` to a `checked_in` or `annulled` change only.
  */
 export function toChange(row: Row): ChangeRecord {
   const { attention, checkin_text, auto, idempotency_key, ...rest } = row;
   const change = { ...rest, position: Number(row.position) } as unknown as ChangeRecord;
   if (auto === true || auto === 1) return { ...change, auto: true };
-  if (change.type === 'annulled') return { ...change, idempotency_key: idempotency_key as string };
+  // An entry and its undo name the entry by its idempotency key (null only where none was ever kept).
+  if (change.type === 'annulled' || change.type === 'checked_in')
+    return { ...change, idempotency_key: (idempotency_key ?? null) as string };
   if (change.type !== 'ticket_notes') return change;
   return {
     ...change,

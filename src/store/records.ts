@@ -201,6 +201,11 @@ export interface CheckInVerdict {
    * entry the rules refuse now that a scanner had admitted offline (the holder did go in).
    */
   counted?: boolean;
+  /**
+   * After an entry that puts the holder inside: the automatic exit they missed (the event's `auto_exit`,
+   * a day start after their latest entry that has passed already), made in the entry's transaction.
+   */
+  autoExitAt?: string;
   answer: StoredAnswer;
 }
 
@@ -312,7 +317,7 @@ export interface ChangeRecord {
   /** For `ticket_notes` only: the ticket's gate notes as this change set them. */
   attention?: boolean;
   checkin_text?: string | null;
-  /** For `annulled` only: the idempotency key of the entry undone. */
+  /** For `checked_in`: the entry's idempotency key; for `annulled`: the key of the entry undone. */
   idempotency_key?: string;
 }
 

@@ -10,8 +10,8 @@ export interface KnownAttempt {
 }
 
 /**
- * A known key again: the same body is a replay of the first answer (logged with its first outcome),
- * another body a conflict. Shared by every backend so that they judge replays alike.
+ * A known key again: the same body is a replay of the first answer (the scan log keeps its first
+ * line only), another body a conflict (logged: another attempt). Shared by every backend so that they judge replays alike.
  */
 export function replayOrConflict(
   attempt: CheckInAttempt,

@@ -58,6 +58,12 @@ export type * from './records.ts';
 export interface Store {
   /** People, their invitations, sign-in failures, personal API tokens and console sessions (people-store.ts). */
   readonly people: PeopleStore;
+  /**
+   * How many scans of one upload may be applied at once where each takes a transaction of its own
+   * (exits, entries decided on presence): fewer than the store's connections, so that an upload never
+   * takes the connections the other gates' check-ins need.
+   */
+  readonly uploadConcurrency: number;
 
   /** Reads a setting; null when absent. */
   getSetting(name: string): Promise<string | null>;

@@ -144,7 +144,7 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(replay.statusCode, 400);
       assert.deepEqual(replay.json(), res.json());
       const log = await scans();
-      assert.equal(log.length, 2);
+      assert.equal(log.length, 1, 'a replay writes no second line');
       assert.equal(log[0]!.outcome, 'invalid_signature');
       assert.equal(log[0]!.reason, 'scanner reported an invalid signature');
       assert.equal(log[0]!.scanner_id, s.scannerId);
@@ -431,12 +431,12 @@ describe('POST /api/v1/tickets/check-in', () => {
       assert.equal(new Set(answers.map((r) => r.body)).size, 1);
       assert.equal(answers[0]!.json().status, 'valid');
       const log = await scans();
-      assert.equal(log.length, 20);
-      assert.equal(log.filter((x) => x.replay === false).length, 1);
+      assert.equal(log.length, 1, 'one line per scan, whatever the retries');
+      assert.equal(log[0]!.replay, false);
     });
   });
 
-  it('the scan log records every attempt with its outcome, double scans and replays included', async () => {
+  it('the scan log records every attempt with its outcome, double scans included, a replay once', async () => {
     const body = checkInBody(s, at(-HOUR), { gate_id: 'main' });
     await postCheckIn(t.app, s.apiKey, body);
     await postCheckIn(t.app, s.apiKey, body);
@@ -447,7 +447,6 @@ describe('POST /api/v1/tickets/check-in', () => {
       log.map((x) => [x.outcome, x.replay]),
       [
         ['valid', false],
-        ['valid', true],
         ['already_used', false],
         ['idempotency_conflict', false],
       ],
@@ -467,7 +466,7 @@ describe('POST /api/v1/tickets/check-in', () => {
     const holders = (named.json() as { scans: { holder_name: string | null }[] }).scans.map((x) => x.holder_name);
     assert.deepEqual(
       holders,
-      ['Ada Lovelace', 'Ada Lovelace', 'Ada Lovelace', 'Ada Lovelace', null],
+      ['Ada Lovelace', 'Ada Lovelace', 'Ada Lovelace', null],
       'none for another event’s ticket',
     );
     const bad = await t.app.inject({

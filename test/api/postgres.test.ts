@@ -74,8 +74,8 @@ describe('two issuer instances on one PostgreSQL database behave as one issuer',
       'GET',
       `/admin/v1/events/${s.eid}/scans`,
     );
-    assert.equal(scans.length, 20);
-    assert.equal(scans.filter((x) => !x.replay).length, 1);
+    assert.equal(scans.length, 1, 'one line per scan, whatever the retries');
+    assert.equal(scans[0]!.replay, false);
   });
 
   it('a revocation on one instance is seen by the other at once', async () => {

@@ -28,6 +28,8 @@ export interface TicketTypeRules {
 /** The event's side of the rules: its calendar and its re-entry setting. */
 export interface EventRules extends EventCalendar {
   reentry: boolean;
+  /** Holders still inside are counted out at the start of each event day (see auto-exit.ts); absent: off. */
+  auto_exit?: boolean;
 }
 
 /** An event with no rules declared: UTC days from midnight, no re-entry. */

@@ -166,7 +166,15 @@ export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /** One entry of the changes feed. */
 export type Change =
-  | { type: 'checked_in'; tid: string; at: string; scanner_id: string; gate_id: string | null }
+  | {
+      type: 'checked_in';
+      tid: string;
+      at: string;
+      scanner_id: string;
+      gate_id: string | null;
+      /** The entry's idempotency key: an `annulled` change names it (absent from issuers before the fifth release). */
+      idempotency_key?: string | null;
+    }
   | {
       type: 'checked_out';
       tid: string;
@@ -264,6 +272,7 @@ export {
   rulesFor,
   type TicketTypeRules,
 } from './entry-rules.ts';
+export { autoExitedBefore, holderAtScan, latestOf, missedAutoExit } from './auto-exit.ts';
 export { caseTypeRules, ENTRY_RULE_CASES, type EntryRuleCase } from './entry-rule-cases.ts';
 
 /** The answer of `GET /api/v1/events/{eid}/rules`: what a scanner needs to judge entries offline. */

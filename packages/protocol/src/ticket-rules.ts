@@ -20,6 +20,7 @@ import {
   type TicketTypeRules,
   tooSoon,
 } from './entry-rules.ts';
+import { holderAtScan } from './auto-exit.ts';
 import { gateRefusal, type GateRule } from './gates.ts';
 import type { CheckInOutcome } from './index.ts';
 
@@ -66,7 +67,8 @@ export type ExitOutcome = 'checked_out' | 'not_inside' | 'revoked' | 'wrong_even
 /**
  * An entry, judged in the contract's order: signature, event, revocation, the gate's admitted types,
  * not valid now (`valid_from`, `valid_days`, `hours`), presence (inside: already used unless re-entry
- * is `any`; out: already used unless it is `after_exit` or `any`), the entry limit, too soon, expiry.
+ * is `any`; out: already used unless it is `after_exit` or `any`; a holder inside since before the
+ * scan's event day started is out where the event has `auto_exit`: `holderAtScan`), the entry limit, too soon, expiry.
  * Every time is the scan's, in the event's zone.
  */
 export function judgeEntry(facts: TicketFacts, timing: EntryTiming, context: EntryContext): EntryJudgement {
@@ -79,7 +81,8 @@ export function judgeEntry(facts: TicketFacts, timing: EntryTiming, context: Ent
   const offTime = notValidNow(timing, type, event);
   if (offTime !== null) return judged('not_valid_now', offTime);
   const mode = reentryMode(type, event);
-  if ((facts.holder === 'inside' && mode !== 'any') || (facts.holder === 'out' && mode === 'none')) {
+  const holder = holderAtScan(facts.holder, timing.entries, timing.scannedAt, event);
+  if ((holder === 'inside' && mode !== 'any') || (holder === 'out' && mode === 'none')) {
     return judged('already_used');
   }
   const limit = entryLimitReached(timing, type, event);

@@ -26,6 +26,7 @@ export function knowledgeFor(ctx: ScanContext, batch?: ReadonlyMap<string, reado
     admitted: { has: (tid) => holder(tid) !== 'unused' },
     out: { has: (tid) => holder(tid) === 'out' },
     reentry: event.reentry,
+    autoExit: ctx.rules.autoExit,
     calendar: event,
     ticketTypes,
     entries: { get: (tid) => entriesOf(ctx, tid, batch?.get(tid)) },

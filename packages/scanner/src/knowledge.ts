@@ -17,6 +17,8 @@ interface StoredKnowledge {
   out?: string[];
   /** `[tid, [at…]]`: the `at` of each of the feed's check-ins (absent in files written before it existed). */
   entries?: [string, string[]][];
+  /** `[tid, [key…]]`: each of those check-ins' idempotency key, null where the feed named none. */
+  entry_keys?: [string, (string | null)[]][];
   /** `[tid, attention, checkin_text]` of the feed's ticket notes (absent in files written before it existed). */
   notes?: [string, boolean, string | null][];
   /**
@@ -54,6 +56,8 @@ export class FeedKnowledge {
   readonly out = new Set<string>();
   /** The `at` (the scan's time) of every entry the feed told, by tid: what the entry rules count. */
   readonly entries = new Map<string, string[]>();
+  /** The idempotency key of each of those entries, in the same order (null: the feed named none). */
+  readonly entryKeys = new Map<string, (string | null)[]>();
   /** Each ticket's own notes for the gate (only tickets that have some). */
   readonly notes = new Map<string, TicketNotes>();
   /**
@@ -75,26 +79,35 @@ export class FeedKnowledge {
         this.addMove(change.tid, 'i');
         if (typeof change.at === 'string') {
           this.checkIns.set(change.tid, { at: change.at, gate_id: change.gate_id ?? null });
-          this.addEntry(change.tid, change.at);
+          this.addEntry(change.tid, change.at, change.idempotency_key ?? null);
         }
       } else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
       else if (change.type === 'ticket_notes') this.setNotes(change.tid, change.attention, change.checkin_text);
-      else if (change.type === 'annulled') this.annul(change.tid);
+      else if (change.type === 'annulled') this.annul(change.tid, change.idempotency_key);
     }
   }
 
   /**
-   * An entry annulled: only the ticket's latest move can be (the contract), so its latest entry in
-   * feed order is the one, whichever scanner made it. It no longer counts, and the holder is back
-   * where the remaining moves leave them: unused, out, or inside.
+   * An entry annulled: exactly the entry the change names by its idempotency key (an issuer that names
+   * none: the ticket's latest entry in feed order). It no longer counts, and the holder is back where
+   * the remaining moves leave them: unused, out, or inside.
    */
-  private annul(tid: string): void {
-    const moves = this.moves.get(tid) ?? '';
-    const last = moves.lastIndexOf('i');
-    if (last >= 0) this.setMoves(tid, moves.slice(0, last) + moves.slice(last + 1));
+  private annul(tid: string, key: string | undefined): void {
     const entries = this.entries.get(tid);
-    entries?.pop();
-    if (entries?.length === 0) this.entries.delete(tid);
+    const keys = this.entryKeys.get(tid);
+    const named = key === undefined ? -1 : (keys?.lastIndexOf(key) ?? -1);
+    const index = named >= 0 ? named : (entries?.length ?? 0) - 1;
+    const moves = this.moves.get(tid) ?? '';
+    const move = nthEntryMove(moves, index);
+    if (move >= 0) this.setMoves(tid, moves.slice(0, move) + moves.slice(move + 1));
+    if (entries !== undefined && index >= 0) {
+      entries.splice(index, 1);
+      keys?.splice(index, 1);
+    }
+    if (entries?.length === 0) {
+      this.entries.delete(tid);
+      this.entryKeys.delete(tid);
+    }
     const rest = this.moves.get(tid) ?? '';
     if (!rest.includes('i')) {
       this.checkedIn.delete(tid);
@@ -131,6 +144,7 @@ export class FeedKnowledge {
       check_ins: [...this.checkIns].map(([tid, place]) => [tid, place.at, place.gate_id]),
       out: [...this.out],
       entries: [...this.entries],
+      entry_keys: [...this.entryKeys],
       notes: [...this.notes].map(([tid, notes]) => [tid, notes.attention, notes.checkin_text]),
       moves: [...this.moves],
     };
@@ -184,8 +198,18 @@ export class FeedKnowledge {
       throw corrupt('field entries is malformed');
     }
     // A file from before entries were kept: each check-in it knows counts once.
+    const isKeys = (e: unknown) =>
+      Array.isArray(e) &&
+      e.length === 2 &&
+      typeof e[0] === 'string' &&
+      Array.isArray(e[1]) &&
+      e[1].every((k: unknown) => k === null || typeof k === 'string');
+    if (data.entry_keys !== undefined && !(Array.isArray(data.entry_keys) && data.entry_keys.every(isKeys))) {
+      throw corrupt('field entry_keys is malformed');
+    }
+    const keysOf = new Map(data.entry_keys ?? []);
     for (const [tid, ats] of data.entries ?? [...knowledge.checkIns].map(([tid, p]) => [tid, [p.at]] as const)) {
-      for (const at of ats) knowledge.addEntry(tid, at);
+      ats.forEach((at, i) => knowledge.addEntry(tid, at, keysOf.get(tid)?.[i] ?? null));
     }
     const isNotes = (n: unknown) =>
       Array.isArray(n) &&
@@ -218,10 +242,13 @@ export class FeedKnowledge {
     return knowledge;
   }
 
-  private addEntry(tid: string, at: string): void {
+  private addEntry(tid: string, at: string, key: string | null = null): void {
     const known = this.entries.get(tid);
     if (known) known.push(at);
     else this.entries.set(tid, [at]);
+    const keys = this.entryKeys.get(tid);
+    if (keys) keys.push(key);
+    else this.entryKeys.set(tid, [key]);
   }
 
   /** The latest notes of a ticket replace earlier ones; none at all are not kept. */
@@ -237,4 +264,11 @@ export class FeedKnowledge {
     if (!jtis) this.superseded.set(tid, (jtis = new Set()));
     jtis.add(jti);
   }
+}
+
+/** Where the `index`-th entry (`i`, from 0) stands in a ticket's moves; -1 when there is none. */
+function nthEntryMove(moves: string, index: number): number {
+  let seen = -1;
+  for (let at = 0; at < moves.length; at++) if (moves[at] === 'i' && ++seen === index) return at;
+  return index >= 0 ? moves.lastIndexOf('i') : -1;
 }

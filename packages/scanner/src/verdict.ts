@@ -2,10 +2,12 @@ import {
   DEFAULT_EVENT_RULES,
   type EntryTiming,
   type EventCalendar,
+  type EventRules,
   exitOutcome,
   type GateRule,
   gateNotes,
   type GateNotes,
+  holderAtScan,
   type HolderState,
   judgeEntry,
   type OfflineOutcome,
@@ -75,6 +77,8 @@ export interface LocalKnowledge {
   out?: TidSet;
   /** The event lets a holder who went out in again (from the rules route). */
   reentry?: boolean;
+  /** The event counts holders out at each day start (`auto_exit`, from the rules route). */
+  autoExit?: boolean;
   /** The event's time zone and day start (from the rules route); absent: UTC days from midnight. */
   calendar?: EventCalendar;
   /** The event's declared ticket types (from the rules route); absent: none declared. */
@@ -221,6 +225,13 @@ function timingOf(claims: TicketClaims, input: VerdictInput): EntryTiming {
   };
 }
 
+/** The event's side of the rules as the device knows them: calendar, re-entry, automatic exit. */
+const eventOf = (knowledge: LocalKnowledge): EventRules => ({
+  ...(knowledge.calendar ?? DEFAULT_EVENT_RULES),
+  reentry: knowledge.reentry === true,
+  auto_exit: knowledge.autoExit === true,
+});
+
 /**
  * The offline decision, pure (no I/O, no clock): the shared rules (`judgeEntry`, the issuer's order
  * of checks) on what the device knows. invalid_signature, wrong_event, revoked (a superseded token
@@ -232,8 +243,7 @@ export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict
   const claims = await readVerified(input);
   if (isVerdict(claims)) return claims;
   const { knowledge } = input;
-  const event = { ...(knowledge.calendar ?? DEFAULT_EVENT_RULES), reentry: knowledge.reentry === true };
-  const context = { gate: input.gate ?? null, event, type: typeOf(claims, knowledge) };
+  const context = { gate: input.gate ?? null, event: eventOf(knowledge), type: typeOf(claims, knowledge) };
   const { outcome, refusal } = judgeEntry(factsOf(claims, input), timingOf(claims, input), context);
   const notes = notesOf(claims, input);
   if (outcome === 'valid')
@@ -250,7 +260,15 @@ export async function decideOffline(input: VerdictInput): Promise<OfflineVerdict
 export async function decideExitOffline(input: VerdictInput): Promise<OfflineVerdict> {
   const claims = await readVerified(input);
   if (isVerdict(claims)) return claims;
-  const outcome = exitOutcome(factsOf(claims, input));
+  const facts = factsOf(claims, input);
+  // A holder counted out by the automatic exit is not inside, whether or not the feed said so yet.
+  const holder = holderAtScan(
+    facts.holder,
+    timingOf(claims, input).entries,
+    input.scannedAt.toISOString(),
+    eventOf(input.knowledge),
+  );
+  const outcome = exitOutcome({ ...facts, holder });
   const notes = notesOf(claims, input);
   if (outcome === 'checked_out' || outcome === 'revoked') {
     return { verdict: 'exit', reason: outcome, tid: claims.tid, claims, refusal: null, ...notes };

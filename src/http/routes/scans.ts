@@ -7,7 +7,7 @@ import { annulByScanner, type AnnulRequest } from '../../domain/annul.ts';
 import { annulSchema } from '../schemas/annul.ts';
 import { annulDeps } from './annul.ts';
 import type { ApiKeyRecord } from '../../store/store.ts';
-import { isStoreUnavailable } from '../../store/unavailable.ts';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../store/unavailable.ts';
 import { scannerKeyOf, scannerLogFields } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
 import { envelope, FRAMEWORK_ERRORS, STATUS_OF, validationEnvelope } from '../errors.ts';
@@ -54,11 +54,33 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
       if (elsewhere) throw elsewhere;
       const upload = uploadOf(ctx, request, reply);
       // The event's settings read once, before the scans ask for them all at once.
-      await upload.deps.rules?.(upload.key.eid);
+      const rules = await upload.deps.rules?.(upload.key.eid);
       const scans = request.body.scans as Scan[];
-      return {
-        results: await inTicketOrder(scans, ticketOfScan(scans), (scan) => resultOf(upload, scan)),
-      };
+      // Check-ins of an event where no holder comes in twice join the store's batches, which hold no
+      // connection each; the others take a transaction each, a few at a time.
+      const concurrency = rules?.reentry === false ? Number.POSITIVE_INFINITY : ctx.store.uploadConcurrency;
+      let unavailable: unknown = null;
+      const results = await inTicketOrder(
+        scans,
+        ticketOfScan(scans),
+        (scan) => resultOf(upload, scan),
+        (error, scan) => {
+          unavailable ??= error;
+          return unavailableResult(upload, scan, error);
+        },
+        concurrency,
+      );
+      // A store that could not serve some scans answers them 503 inside the results; one that is down
+      // answers the whole upload 503, so that the scanner keeps its queue and retries it.
+      if (
+        unavailable !== null &&
+        !(await ctx.store.ping().then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw unavailable;
+      return { results };
     },
   );
 }
@@ -79,6 +101,29 @@ function uploadOf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply)
   const validate = request.compileValidationSchema(CheckInBody as object, 'body');
   const validateAnnul = request.compileValidationSchema(annulSchema.body as object, 'body');
   return { ctx, request, reply, key, deps: scanDeps(ctx, request, key), validate, validateAnnul };
+}
+
+/**
+ * The answer of a scan the store could not serve: its single endpoint's 503 (the body's
+ * `retry_after_seconds` stands for the header an upload cannot carry per scan). Anything else thrown
+ * is the issuer's fault: 500, logged.
+ */
+function unavailableResult(upload: Upload, scan: Scan, error: unknown): ScanUploadResult {
+  const idempotency_key = typeof scan.idempotency_key === 'string' ? scan.idempotency_key : null;
+  if (isStoreUnavailable(error) || (error instanceof IssuerError && STATUS_OF[error.code] === 503)) {
+    upload.request.log.warn({ err: error, ...scannerLogFields(upload.request) }, 'scan of an upload not served');
+    const details = { retry_after_seconds: STORE_RETRY_AFTER_SECONDS };
+    return {
+      idempotency_key,
+      status_code: 503,
+      body: envelope('UNAVAILABLE', 'the store is unavailable; retry later', details),
+    };
+  }
+  upload.request.log.error({ err: error, ...scannerLogFields(upload.request) }, 'scan of an upload failed');
+  const body = envelope('INTERNAL', 'internal error; retry with exponential backoff', {
+    request_id: upload.request.id,
+  });
+  return { idempotency_key, status_code: 500, body };
 }
 
 /** A scan's result: what its single endpoint would have answered, status and body. */

@@ -9,7 +9,21 @@ export const Change = named(
   'Change',
   Type.Union(
     [
-      Type.Object({ type: StringEnum(['checked_in']), tid: S, at: Instant, scanner_id: S, gate_id: Nullable(S) }),
+      Type.Object(
+        {
+          type: StringEnum(['checked_in']),
+          tid: S,
+          at: Instant,
+          scanner_id: S,
+          gate_id: Nullable(S),
+          idempotency_key: Nullable(S, {
+            description:
+              'the entry’s idempotency key, which an `annulled` change names to undo exactly this entry (null only ' +
+              'for an entry recorded before entries carried their key and found nowhere since)',
+          }),
+        },
+        { description: 'An entry; `at` is its scan time' },
+      ),
       Type.Object(
         {
           type: StringEnum(['checked_out']),
@@ -112,6 +126,7 @@ export const changesSchema = {
                 at: EXAMPLE.scannedAt,
                 scanner_id: EXAMPLE.scannerId,
                 gate_id: 'north',
+                idempotency_key: EXAMPLE.idempotencyKey,
               },
               { type: 'revoked', tid: '01JTQ5B3D5F7H9K1M3N5Q7S9W2', at: '2026-05-01T18:31:05Z' },
               {

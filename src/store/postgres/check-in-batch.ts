@@ -297,7 +297,8 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
     const known = state.known.get(knownKey(attempt.eid, attempt.idempotency_key));
     if (known) {
       const again = replayOrConflict(attempt, known);
-      log(attempt, again.outcome, again.reason, again.replay);
+      // One line per scan, whatever the retries: a replay writes none.
+      if (!again.replay) log(attempt, again.outcome, again.reason, false);
       plan.answers.push({ ok: true, result: again.result });
       continue;
     }
@@ -310,9 +311,10 @@ function decideAll(batch: PendingCheckIn[], state: BatchState): BatchPlan {
       plan.answers.push({ ok: false, error: asError(error) });
       continue;
     }
-    // Batches carry first entries only (an event with re-entry takes the presence path).
+    // Batches carry first entries only (an event with re-entry takes the presence path), and no
+    // automatic exit an entry missed (rare: an offline entry uploaded after the next day start).
     const move = verdict.move;
-    if (move?.to === 'inside' && move.from !== 'unused') {
+    if (move?.to === 'inside' && (move.from !== 'unused' || verdict.autoExitAt !== undefined)) {
       deferredTickets.add(attempt.tid);
       plan.deferred.push(index);
       plan.answers.push({ ok: true, result: DEFERRED });

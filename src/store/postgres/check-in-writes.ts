@@ -89,12 +89,12 @@ const WRITE_SQL = `
     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
     ON CONFLICT (eid, minute, gate_key) DO UPDATE SET entries = arrival_counts.entries + EXCLUDED.entries
   ), fed AS (
-    INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+    INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, idempotency_key)
     SELECT c.eid,
       counters.last_position - count(*) OVER (PARTITION BY c.eid) + row_number() OVER (PARTITION BY c.eid ORDER BY c.n),
-      'checked_in', c.tid, c.at, c.scanner_id, c.gate_id
-    FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[]) WITH ORDINALITY
-      AS c (eid, tid, at, scanner_id, gate_id, n)
+      'checked_in', c.tid, c.at, c.scanner_id, c.gate_id, c.idempotency_key
+    FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $29::text[]) WITH ORDINALITY
+      AS c (eid, tid, at, scanner_id, gate_id, idempotency_key, n)
     JOIN counters ON counters.eid = c.eid
     RETURNING eid, position, tid, at, scanner_id, gate_id
   )

@@ -26,7 +26,8 @@ import type {
   TicketRecord,
 } from '../store.ts';
 import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
-import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
+import { autoExitMessage, checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
+import { MISSED_EXIT_SQL } from '../auto-exit.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
@@ -123,7 +124,8 @@ function recordAttempt(
     );
     if (known) {
       const result = replayOrConflict(attempt, known);
-      await logScan(db, attempt, result.outcome, result.reason, result.replay);
+      // One line per scan, whatever the retries: a replay writes none (a conflict is another attempt).
+      if (!result.replay) await logScan(db, attempt, result.outcome, result.reason, false);
       return result.result;
     }
     const verdict = await decide(db, ticket);
@@ -187,11 +189,12 @@ function recordAttempt(
         'checked_in',
         attempt.tid,
         move!.at,
-        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
+        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id, idempotency_key: attempt.idempotency_key },
         checkedInMessage(ticket!, attempt, move!.at),
       );
       if (repeat) await db.query(REPEAT, [attempt.eid, attempt.gate_id ?? '']);
       else await applyLateExit(db, attempt, move!.at);
+      if (verdict.autoExitAt !== undefined) await missedAutoExit(db, attempt, verdict.autoExitAt);
     }
     if (checkedOut) {
       await appendChange(
@@ -219,6 +222,7 @@ const GATE_COUNTS = numbered(GATE_COUNTS_SQL);
 const ENTRIES = numbered(ENTRIES_SQL);
 const INSERT_ENTRY = numbered(INSERT_ENTRY_SQL);
 const REPEAT = numbered(REPEAT_SQL);
+const MISSED_EXIT = numbered(MISSED_EXIT_SQL);
 
 /**
  * After an entry: the exit it turns into one, if any (see late-exit.ts), in the entry's transaction
@@ -244,6 +248,14 @@ export async function recordLateExit(db: Db, entry: CheckInAttempt, exit: LateEx
     { scanner_id: exit.scanner_id, gate_id: exit.gate_id },
     lateExitMessage(entry, exit),
   );
+}
+
+/** The automatic exit the entry missed (see MISSED_EXIT_SQL), with its change and message. */
+async function missedAutoExit(db: Db, entry: CheckInAttempt, at: string): Promise<void> {
+  const out = await db.query(MISSED_EXIT, [at, entry.tid, entry.tid, at]);
+  if ((out.rowCount ?? 0) === 0) return;
+  const message = autoExitMessage(entry.eid, entry.tid, at, entry.received_at);
+  await appendChange(db, entry.eid, 'checked_out', entry.tid, at, { auto: true }, message);
 }
 
 /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */

@@ -56,8 +56,8 @@ export async function appendChange(
        ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1
        RETURNING last_position),
      fed AS (
-       INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text, idempotency_key)
-       SELECT $1, last_position, $2, $3, $4, $5, $6, $7, $11::boolean, $12::text, $13::text FROM next)
+       INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text, idempotency_key, auto)
+       SELECT $1, last_position, $2, $3, $4, $5, $6, $7, $11::boolean, $12::text, $13::text, $14::boolean FROM next)
      INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
      SELECT ${NEW_MESSAGE_ID}, s.webhook_id, $8, $9, next.last_position, $10, 'pending', $10
        FROM next, webhook_subscriptions s
@@ -76,6 +76,7 @@ export async function appendChange(
       extra.attention ?? null,
       extra.checkin_text ?? null,
       extra.idempotency_key ?? null,
+      extra.auto === true ? true : null,
     ],
   );
   // After the counter row: the lock order of every writer (see the check-in batch).

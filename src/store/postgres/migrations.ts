@@ -435,6 +435,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX admin_sessions_by_user ON admin_sessions (user_id);
     `,
   },
+  {
+    // Entry identity in the feed, as SQLite's version 23 explains.
+    version: 23,
+    sql: `
+      UPDATE changes SET idempotency_key = COALESCE(
+        (SELECT e.idempotency_key FROM entries e WHERE e.tid = changes.tid AND e.scanned_at = changes.at
+          ORDER BY e.idempotency_key LIMIT 1),
+        (SELECT s.idempotency_key FROM scans s WHERE s.eid = changes.eid AND s.tid = changes.tid
+          AND s.scanned_at = changes.at AND s.outcome = 'valid' AND NOT s.replay ORDER BY s.scan_id LIMIT 1))
+      WHERE type = 'checked_in' AND idempotency_key IS NULL;
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -88,6 +88,8 @@ export class PostgresStore implements Store {
   private readonly batcher: CheckInBatcher;
   readonly audit: AuditStore;
   readonly people: PeopleStore;
+  /** A quarter of the pool's ten connections: two uploads at once still leave half to the other gates. */
+  readonly uploadConcurrency = 3;
   readonly sso: SsoStore;
 
   private constructor(private readonly pool: pg.Pool) {

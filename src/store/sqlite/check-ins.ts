@@ -28,7 +28,8 @@ import {
   scanValues,
 } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
-import { checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
+import { autoExitMessage, checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
+import { MISSED_EXIT_SQL } from '../auto-exit.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
@@ -104,13 +105,17 @@ function recordAttempt(
   );
   if (known) {
     const result = replayOrConflict(attempt, known);
-    logScan(c, attempt, result.outcome, result.reason, result.replay);
+    // One line per scan, whatever the retries: a replay writes none (a conflict is another attempt).
+    if (!result.replay) logScan(c, attempt, result.outcome, result.reason, false);
     return result.result;
   }
   const ticket = toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, attempt.tid));
   const verdict = decide(ticket);
   const move = verdict.move;
-  if (move?.to === 'inside') enter(c, attempt, ticket!, move, verdict.counted === true);
+  if (move?.to === 'inside') {
+    enter(c, attempt, ticket!, move, verdict.counted === true);
+    if (verdict.autoExitAt !== undefined) missedAutoExit(c, attempt, verdict.autoExitAt);
+  }
   if (move?.to === 'out') {
     const out = c.run(
       'UPDATE presence SET inside = 0, checked_out_at = ? WHERE tid = ? AND inside = 1',
@@ -194,7 +199,7 @@ function enter(
     'checked_in',
     attempt.tid,
     move.at,
-    { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
+    { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id, idempotency_key: attempt.idempotency_key },
     checkedInMessage(ticket, attempt, move.at),
   );
   if (repeat) c.run(REPEAT_SQL, attempt.eid, attempt.gate_id ?? '');
@@ -215,6 +220,13 @@ function applyLateExit(c: SqliteContext, entry: CheckInAttempt, enteredAt: strin
     { scanner_id: exit.scanner_id, gate_id: exit.gate_id },
     lateExitMessage(entry, exit),
   );
+}
+
+/** The automatic exit the entry missed (see MISSED_EXIT_SQL), with its change and message. */
+function missedAutoExit(c: SqliteContext, entry: CheckInAttempt, at: string): void {
+  if (c.run(MISSED_EXIT_SQL, at, entry.tid, entry.tid, at) === 0) return;
+  const message = autoExitMessage(entry.eid, entry.tid, at, entry.received_at);
+  appendChange(c, entry.eid, 'checked_out', entry.tid, at, { auto: true }, message);
 }
 
 export function logRefusedAttempt(c: SqliteContext, attempt: CheckInAttempt, reason: string): Promise<void> {

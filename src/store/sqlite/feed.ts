@@ -26,8 +26,8 @@ export function appendChange(
     eid,
   )!.last_position;
   c.run(
-    `INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text, idempotency_key)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text, idempotency_key, auto)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     eid,
     position,
     type,
@@ -39,6 +39,7 @@ export function appendChange(
     extra.attention === undefined ? null : Number(extra.attention),
     extra.checkin_text ?? null,
     extra.idempotency_key ?? null,
+    extra.auto === true ? 1 : null,
   );
   if (type === 'checked_in' || type === 'checked_out') {
     const entry = type === 'checked_in' ? 1 : 0;

@@ -438,6 +438,20 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX admin_sessions_by_user ON admin_sessions (user_id);
     `,
   },
+  {
+    // Entry identity in the feed (fifth release): every `checked_in` change carries its entry's
+    // idempotency key, so that an `annulled` change removes exactly that entry on every device. Changes
+    // written before take the key of the counted entry (or the valid scan) of that ticket at that time.
+    version: 23,
+    sql: `
+      UPDATE changes SET idempotency_key = COALESCE(
+        (SELECT e.idempotency_key FROM entries e WHERE e.tid = changes.tid AND e.scanned_at = changes.at
+          ORDER BY e.idempotency_key LIMIT 1),
+        (SELECT s.idempotency_key FROM scans s WHERE s.eid = changes.eid AND s.tid = changes.tid
+          AND s.scanned_at = changes.at AND s.outcome = 'valid' AND s.replay = 0 ORDER BY s.scan_id LIMIT 1))
+      WHERE type = 'checked_in' AND idempotency_key IS NULL;
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
