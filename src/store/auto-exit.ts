@@ -59,11 +59,3 @@ export const AUTO_EXIT_MESSAGE_TYPE = 'ticket.checked_out';
 /** The `data` of each exit's `ticket.checked_out` message (the builder of every such message), as JSON text. */
 export const exitMessageData = (run: AutoExitRun, tids: readonly string[]): string[] =>
   tids.map((tid) => JSON.stringify(autoExitMessage(run.eid, tid, run.at, run.now).data));
-
-/**
- * The automatic exit an entry missed (`CheckInVerdict.autoExitAt`), in the entry's transaction: the
- * holder it put inside goes out at that day start, unless a later entry had them inside since
- * (params: checked_out_at, tid, tid, day start). A `checked_out` change marked `auto` follows.
- */
-export const MISSED_EXIT_SQL = `UPDATE presence SET inside = FALSE, checked_out_at = ?
-  WHERE tid = ? AND inside = TRUE AND (SELECT checked_in_at FROM tickets WHERE tid = ?) < ?`;

@@ -16,21 +16,13 @@ export interface LateExit {
 }
 
 /**
- * The first `not_inside` exit of the ticket scanned after the entry (params: eid, tid, the
- * entry's scanned_at), read among the ticket's scans by index. An exit scanned before the holder's
- * previous exit belongs to an earlier stay, and is left alone (`presence.checked_out_at`, which an
- * entry keeps).
+ * A ticket's exit scans answered `not_inside` (params: eid, tid), in scan order, read among the
+ * ticket's scans by index (`scans_by_outcome`): almost always none. An exit scanned before the holder's
+ * previous exit belongs to an earlier stay, and is left alone (`presence.checked_out_at`, which an entry
+ * keeps): see check-in-plan.ts.
  */
-export const LATE_EXIT_SQL = `
-  SELECT s.scanner_id, s.gate_id, s.scanned_at FROM scans s JOIN presence p ON p.tid = s.tid
-  WHERE s.eid = ? AND s.outcome = 'not_inside' AND s.tid = ? AND s.replay = FALSE AND s.scanned_at > ?
-    AND (p.checked_out_at IS NULL OR s.scanned_at > p.checked_out_at)
-  ORDER BY s.scanned_at, s.scan_id LIMIT 1`;
-
-/** The first of a ticket's `not_inside` exits (read in scan order) scanned after `enteredAt`. */
-export function firstLateExit(exits: readonly LateExit[], enteredAt: string): LateExit | null {
-  return exits.find((exit) => exit.scanned_at > enteredAt) ?? null;
-}
+export const NOT_INSIDE_SQL = `SELECT scanner_id, gate_id, scanned_at FROM scans
+  WHERE eid = ? AND outcome = 'not_inside' AND tid = ? AND replay = FALSE ORDER BY scanned_at, scan_id`;
 
 /** The `ticket.checked_out` message of a late exit: its own scanner and gate, sent with the entry. */
 export function lateExitMessage(entry: CheckInAttempt, exit: LateExit) {

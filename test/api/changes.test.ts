@@ -26,7 +26,7 @@ describe('GET /api/v1/events/{eid}/changes', () => {
   });
   after(() => t.close());
 
-  it('lists checked_in, revoked and token_superseded entries in the order they happened', async () => {
+  it('lists checked_in (with its entry’s idempotency key), revoked and token_superseded entries in the order they happened', async () => {
     const [second, third] = (
       await adminCall<{ tickets: { tid: string; ticket_token: string }[] }>(
         t.app,
@@ -35,7 +35,8 @@ describe('GET /api/v1/events/{eid}/changes', () => {
         { tickets: [1, 2].map((i) => ({ holder_name: `Guest ${i}`, ticket_type: 'GA' })) },
       )
     ).tickets as [{ tid: string; ticket_token: string }, { tid: string; ticket_token: string }];
-    const scanned = await postCheckIn(t.app, s.apiKey, checkInBody(s, '2026-06-01T11:59:30Z', { gate_id: 'north' }));
+    const entry = checkInBody(s, '2026-06-01T11:59:30Z', { gate_id: 'north' });
+    const scanned = await postCheckIn(t.app, s.apiKey, entry);
     assert.equal(scanned.json().status, 'valid');
     await adminCall(t.app, 'POST', `/admin/v1/tickets/${second.tid}/revoke`, { reason: 'refund' });
     const oldJti = JSON.parse(Buffer.from(third.ticket_token.split('.')[1]!, 'base64url').toString()).jti;
@@ -44,7 +45,14 @@ describe('GET /api/v1/events/{eid}/changes', () => {
     assert.equal(res.statusCode, 200);
     const body = res.json();
     assert.deepEqual(body.changes, [
-      { type: 'checked_in', tid: s.tid, at: '2026-06-01T11:59:30Z', scanner_id: s.scannerId, gate_id: 'north' },
+      {
+        type: 'checked_in',
+        tid: s.tid,
+        at: '2026-06-01T11:59:30Z',
+        scanner_id: s.scannerId,
+        gate_id: 'north',
+        idempotency_key: entry.idempotency_key,
+      },
       { type: 'revoked', tid: second.tid, at: T0.replace('.000Z', 'Z') },
       { type: 'token_superseded', tid: third.tid, jti: oldJti, at: T0.replace('.000Z', 'Z') },
     ]);

@@ -36,6 +36,7 @@ export function feedConformance(c: FeedSuiteContext): void {
           scanner_id: 'scanner-7',
           gate_id: 'north',
           jti: null,
+          idempotency_key: first.idempotency_key,
         },
       ]);
     });

@@ -15,7 +15,6 @@ import {
 import type {
   ApiKeyRecord,
   CheckInAttempt,
-  CheckInDecider,
   CheckInResult,
   CheckInVerdict,
   GateRecord,
@@ -26,22 +25,14 @@ import type {
   TicketRecord,
 } from '../store.ts';
 import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
-import { autoExitMessage, checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
-import { MISSED_EXIT_SQL } from '../auto-exit.ts';
+import { type HolderRows, planCheckIn, UPSERT_PRESENCE_SQL } from '../check-in-plan.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
 import { keepCheckInCounts } from './counters.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
-import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
+import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
-
-/** One check-in in a transaction of its own: what a batch falls back to when it fails as a whole. */
-export function checkInAlone(tx: Tx, attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult> {
-  return recordAttempt(tx, attempt, async (db, ticket) =>
-    decide(ticket, await gateOf(db, attempt), await entriesOf(db, ticket)),
-  );
-}
 
 /** The `scanned_at` of the ticket's counted entries (not annulled), read under the ticket's row lock. */
 async function entriesOf(db: Db, ticket: TicketRecord | null): Promise<string[]> {
@@ -57,21 +48,16 @@ async function gateOf(db: Db, attempt: CheckInAttempt): Promise<GateRecord | nul
 }
 
 /**
- * An exit scan, or an entry of an event with re-entry, in a transaction of its own (not batched):
- * decided with the holder's presence, locked for the transaction.
+ * A check-in or an exit in a transaction of its own, decided with the holder's presence (locked for
+ * the transaction): what a batch falls back to when it fails as a whole (see CheckInBatcher).
  */
 export function withPresence(tx: Tx, attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
-  return recordAttempt(tx, attempt, async (db, ticket) =>
-    decide(
-      ticket,
-      ticket === null ? null : await presenceOf(db, ticket.tid, true),
-      await gateOf(db, attempt),
-      await entriesOf(db, ticket),
-    ),
+  return recordAttempt(tx, attempt, async (db, ticket, rows) =>
+    decide(ticket, rows?.presence ?? null, await gateOf(db, attempt), await entriesOf(db, ticket)),
   );
 }
 
-/** The holder's presence (locked for the exit's transaction when `forUpdate`). */
+/** The holder's presence (locked for the attempt's transaction when `forUpdate`). */
 async function presenceOf(db: Db, tid: string, forUpdate = false): Promise<Presence | null> {
   const row = await one<Presence>(
     db,
@@ -79,6 +65,15 @@ async function presenceOf(db: Db, tid: string, forUpdate = false): Promise<Prese
     [tid],
   );
   return row ? { inside: row.inside, checked_out_at: row.checked_out_at } : null;
+}
+
+/** The ticket's rows a plan moves (see check-in-plan.ts), presence locked, read under the ticket's lock. */
+async function holderRows(db: Db, ticket: TicketRecord): Promise<HolderRows> {
+  return {
+    ticket,
+    presence: await presenceOf(db, ticket.tid, true),
+    notInside: await all<LateExit>(db, NOT_INSIDE, [ticket.eid, ticket.tid]),
+  };
 }
 
 export function getPresence(db: Db, tid: string): Promise<Presence | null> {
@@ -96,13 +91,13 @@ export async function occupancy(db: Db, eid: string): Promise<Occupancy> {
 
 /**
  * An attempt (entry or exit) in a transaction of its own: the key's standing, a replay or conflict
- * of a known idempotency key, else the decision, its effect on the ticket, the remembered answer, the
- * scan log, and last the feed.
+ * of a known idempotency key, else the decision, its plan applied to the ticket's rows, the remembered
+ * answer, the scan log, and last the feed.
  */
 function recordAttempt(
   tx: Tx,
   attempt: CheckInAttempt,
-  decide: (db: Db, ticket: TicketRecord | null) => Promise<CheckInVerdict>,
+  decide: (db: Db, ticket: TicketRecord | null, rows: HolderRows | null) => Promise<CheckInVerdict>,
 ): Promise<CheckInResult> {
   return tx(async (db): Promise<CheckInResult> => {
     // Lock order is always key then ticket, so two attempts can never wait on each other in a cycle.
@@ -128,42 +123,16 @@ function recordAttempt(
       if (!result.replay) await logScan(db, attempt, result.outcome, result.reason, false);
       return result.result;
     }
-    const verdict = await decide(db, ticket);
-    const move = verdict.move;
-    let checkedIn = false;
-    let checkedOut = false;
-    if (move?.to === 'out') {
-      const out = await db.query('UPDATE presence SET inside = false, checked_out_at = $1 WHERE tid = $2 AND inside', [
-        move.at,
-        attempt.tid,
-      ]);
-      checkedOut = (out.rowCount ?? 0) > 0;
+    const rows = ticket === null ? null : await holderRows(db, ticket);
+    const verdict = await decide(db, ticket, rows);
+    const { plan } = planCheckIn(rows, attempt, verdict);
+    if (plan.checkedInAt !== null) {
+      await db.query('UPDATE tickets SET checked_in_at = $1 WHERE tid = $2', [plan.checkedInAt, attempt.tid]);
     }
-    let repeat = false;
-    if (move?.to === 'inside') {
-      // Only from the state the move names: a first entry while unused, a re-entry while out, a
-      // wristband's entry while inside (the ticket's row is locked: nothing moves it meanwhile).
-      const changed = await db.query(
-        move.from === 'inside'
-          ? 'UPDATE tickets SET checked_in_at = GREATEST(checked_in_at, $1) WHERE tid = $2 AND checked_in_at IS NOT NULL'
-          : 'UPDATE tickets SET checked_in_at = $1 WHERE tid = $2 AND (checked_in_at IS NULL OR $3::boolean)',
-        move.from === 'inside' ? [move.at, attempt.tid] : [move.at, attempt.tid, move.from === 'out'],
-      );
-      checkedIn = (changed.rowCount ?? 0) > 0;
-      if (checkedIn) {
-        // Whether the holder was counted inside already: then the entry adds nothing to occupancy.
-        const before = await one<{ inside: boolean }>(
-          db,
-          `WITH before AS (SELECT inside FROM presence WHERE tid = $1 FOR UPDATE),
-                upserted AS (INSERT INTO presence (tid, eid, inside) VALUES ($1, $2, true)
-                             ON CONFLICT (tid) DO UPDATE SET inside = true)
-           SELECT inside FROM before`,
-          [attempt.tid, attempt.eid],
-        );
-        repeat = before?.inside === true;
-        if (verdict.counted === true) await db.query(INSERT_ENTRY, entryValues(attempt, move.at, repeat));
-      }
+    if (plan.presence !== null) {
+      await db.query(UPSERT_PRESENCE, [attempt.tid, attempt.eid, plan.presence.inside, plan.presence.checked_out_at]);
     }
+    if (plan.entry !== null) await db.query(INSERT_ENTRY, entryValues(attempt, plan.entry.at, plan.entry.wasInside));
     await db.query(
       `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -178,85 +147,33 @@ function recordAttempt(
         attempt.received_at,
       ],
     );
-    await logScan(db, attempt, verdict.outcome, verdict.reason, false);
     const duplicate = mayConflict(verdict.outcome, attempt.admitted_offline);
     if (duplicate) await fanOutConflicts(db, attempt.eid, [attempt.idempotency_key], attempt.received_at);
-    // Last: the feed's per-event lock is then held only until the commit that follows.
-    if (checkedIn) {
-      await appendChange(
-        db,
-        attempt.eid,
-        'checked_in',
-        attempt.tid,
-        move!.at,
-        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id, idempotency_key: attempt.idempotency_key },
-        checkedInMessage(ticket!, attempt, move!.at),
-      );
-      if (repeat) await db.query(REPEAT, [attempt.eid, attempt.gate_id ?? '']);
-      else await applyLateExit(db, attempt, move!.at);
-      if (verdict.autoExitAt !== undefined) await missedAutoExit(db, attempt, verdict.autoExitAt);
+    // Last: the feed's and the scan log's per-event lock is then held only until the commit that follows.
+    await logScan(db, attempt, verdict.outcome, verdict.reason, false);
+    for (const change of plan.changes) {
+      const { type, tid, at, scanner_id, gate_id, idempotency_key, auto } = change;
+      const extra = {
+        scanner_id: scanner_id ?? undefined,
+        gate_id,
+        auto,
+        ...(idempotency_key ? { idempotency_key } : {}),
+      };
+      await appendChange(db, attempt.eid, type, tid, at, extra, change.message);
     }
-    if (checkedOut) {
-      await appendChange(
-        db,
-        attempt.eid,
-        'checked_out',
-        attempt.tid,
-        move!.at,
-        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
-        checkedOutMessage(attempt, move!.at),
-      );
-    }
-    await keepCheckInCounts(
-      db,
-      attempt.eid,
-      checkedIn && ticket!.checked_in_at === null ? 1 : 0,
-      duplicate ? [attempt.idempotency_key] : [],
-    );
+    // After the entry's change, which wrote the gate's row.
+    if (plan.repeat) await db.query(REPEAT, [attempt.eid, attempt.gate_id ?? '']);
+    await keepCheckInCounts(db, attempt.eid, plan.firstEntry ? 1 : 0, duplicate ? [attempt.idempotency_key] : []);
     return { kind: 'answered', answer: verdict.answer, replay: false };
   });
 }
 
-const LATE_EXIT = numbered(LATE_EXIT_SQL);
+const NOT_INSIDE = numbered(NOT_INSIDE_SQL);
+const UPSERT_PRESENCE = numbered(UPSERT_PRESENCE_SQL);
 const GATE_COUNTS = numbered(GATE_COUNTS_SQL);
 const ENTRIES = numbered(ENTRIES_SQL);
 const INSERT_ENTRY = numbered(INSERT_ENTRY_SQL);
 const REPEAT = numbered(REPEAT_SQL);
-const MISSED_EXIT = numbered(MISSED_EXIT_SQL);
-
-/**
- * After an entry: the exit it turns into one, if any (see late-exit.ts), in the entry's transaction
- * (which holds the ticket's row, and the event's feed counter since the entry's change).
- */
-async function applyLateExit(db: Db, entry: CheckInAttempt, enteredAt: string): Promise<void> {
-  const exit = await one<LateExit>(db, LATE_EXIT, [entry.eid, entry.tid, enteredAt]);
-  if (exit !== null) await recordLateExit(db, entry, exit);
-}
-
-/** Takes the holder that `entry` put inside out again at `exit`'s scan time, with its change and messages. */
-export async function recordLateExit(db: Db, entry: CheckInAttempt, exit: LateExit): Promise<void> {
-  await db.query('UPDATE presence SET inside = false, checked_out_at = $1 WHERE tid = $2', [
-    exit.scanned_at,
-    entry.tid,
-  ]);
-  await appendChange(
-    db,
-    entry.eid,
-    'checked_out',
-    entry.tid,
-    exit.scanned_at,
-    { scanner_id: exit.scanner_id, gate_id: exit.gate_id },
-    lateExitMessage(entry, exit),
-  );
-}
-
-/** The automatic exit the entry missed (see MISSED_EXIT_SQL), with its change and message. */
-async function missedAutoExit(db: Db, entry: CheckInAttempt, at: string): Promise<void> {
-  const out = await db.query(MISSED_EXIT, [at, entry.tid, entry.tid, at]);
-  if ((out.rowCount ?? 0) === 0) return;
-  const message = autoExitMessage(entry.eid, entry.tid, at, entry.received_at);
-  await appendChange(db, entry.eid, 'checked_out', entry.tid, at, { auto: true }, message);
-}
 
 /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */
 export async function logRefusedAttempt(db: Db, attempt: CheckInAttempt, reason: string): Promise<void> {

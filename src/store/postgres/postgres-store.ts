@@ -88,12 +88,15 @@ export class PostgresStore implements Store {
   private readonly batcher: CheckInBatcher;
   readonly audit: AuditStore;
   readonly people: PeopleStore;
-  /** A quarter of the pool's ten connections: two uploads at once still leave half to the other gates. */
-  readonly uploadConcurrency = 3;
+  /**
+   * Check-ins and exits join the check-in batches (at most two transactions at once whatever the number
+   * waiting): an upload may hand them all over at once.
+   */
+  readonly uploadConcurrency = Number.POSITIVE_INFINITY;
   readonly sso: SsoStore;
 
   private constructor(private readonly pool: pg.Pool) {
-    this.batcher = new CheckInBatcher(pool, (attempt, decide) => checkIns.checkInAlone(this.tx, attempt, decide));
+    this.batcher = new CheckInBatcher(pool, (attempt, decide) => checkIns.withPresence(this.tx, attempt, decide));
     this.audit = postgresAudit(pool, this.tx);
     this.people = new PostgresPeopleStore(pool, (work) => this.tx(work));
     this.sso = postgresSso(pool, this.tx);
@@ -251,7 +254,7 @@ export class PostgresStore implements Store {
    * together share one transaction (see CheckInBatcher); each is still decided on its own.
    */
   checkIn(attempt: CheckInAttempt, decide: CheckInDecider): Promise<CheckInResult> {
-    return this.batcher.run(attempt, decide);
+    return this.batcher.run(attempt, (ticket, _presence, gate, entries) => decide(ticket, gate, entries));
   }
 
   /** How many check-in batches were committed (for tests and benchmarks). */
@@ -263,12 +266,14 @@ export class PostgresStore implements Store {
     return checkIns.logRefusedAttempt(this.pool, attempt, reason);
   }
 
+  /** An exit, in the check-in batches as every check-in (see CheckInBatcher). */
   checkOut(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
-    return checkIns.withPresence(this.tx, attempt, decide);
+    return this.batcher.run(attempt, decide);
   }
 
+  /** An entry decided on the holder's presence, in the check-in batches as every check-in. */
   checkInWithPresence(attempt: CheckInAttempt, decide: PresenceDecider): Promise<CheckInResult> {
-    return checkIns.withPresence(this.tx, attempt, decide);
+    return this.batcher.run(attempt, decide);
   }
 
   getPresence(tid: string): Promise<Presence | null> {

@@ -9,7 +9,6 @@ import type {
   Presence,
   PresenceDecider,
   ScanLogPage,
-  TicketMove,
   TicketRecord,
 } from '../store.ts';
 import { keyRefusal } from '../key-standing.ts';
@@ -28,13 +27,12 @@ import {
   scanValues,
 } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
-import { autoExitMessage, checkedInMessage, checkedOutMessage } from '../outbox-data.ts';
-import { MISSED_EXIT_SQL } from '../auto-exit.ts';
+import { type CheckInPlan, type HolderRows, planCheckIn, UPSERT_PRESENCE_SQL } from '../check-in-plan.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
 import { bumpCounters, recordConflicts } from './counters.ts';
-import { LATE_EXIT_SQL, type LateExit, lateExitMessage } from '../late-exit.ts';
+import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
@@ -57,8 +55,8 @@ function gateOf(c: SqliteContext, attempt: CheckInAttempt): GateRecord | null {
 
 /** An exit scan, or an entry of an event with re-entry: decided with the holder's presence known. */
 export function withPresence(c: SqliteContext, attempt: CheckInAttempt, decide: PresenceDecider): CheckInResult {
-  return recordAttempt(c, attempt, (ticket) =>
-    decide(ticket, ticket === null ? null : presenceOf(c, ticket.tid), gateOf(c, attempt), entriesOf(c, ticket)),
+  return recordAttempt(c, attempt, (ticket, rows) =>
+    decide(ticket, rows?.presence ?? null, gateOf(c, attempt), entriesOf(c, ticket)),
   );
 }
 
@@ -68,6 +66,15 @@ function presenceOf(c: SqliteContext, tid: string): Presence | null {
     tid,
   );
   return row ? { inside: row.inside === 1, checked_out_at: row.checked_out_at } : null;
+}
+
+/** The ticket's rows a plan moves (see check-in-plan.ts), read in the attempt's transaction. */
+function holderRows(c: SqliteContext, ticket: TicketRecord): HolderRows {
+  return {
+    ticket,
+    presence: presenceOf(c, ticket.tid),
+    notInside: c.all<LateExit>(NOT_INSIDE_SQL, ticket.eid, ticket.tid),
+  };
 }
 
 export async function getPresence(c: SqliteContext, tid: string): Promise<Presence | null> {
@@ -84,13 +91,13 @@ export async function occupancy(c: SqliteContext, eid: string): Promise<Occupanc
 
 /**
  * An attempt (entry or exit) in the caller's transaction: the key's standing, a replay or conflict
- * of a known idempotency key, else the decision, its effect on the ticket, the remembered answer and
- * the scan log.
+ * of a known idempotency key, else the decision, its plan applied to the ticket's rows, the remembered
+ * answer and the scan log.
  */
 function recordAttempt(
   c: SqliteContext,
   attempt: CheckInAttempt,
-  decide: (ticket: TicketRecord | null) => CheckInVerdict,
+  decide: (ticket: TicketRecord | null, rows: HolderRows | null) => CheckInVerdict,
 ): CheckInResult {
   const key = c.one<ApiKeyRecord>(
     'SELECT revoked_at, expires_at FROM api_keys WHERE api_key_id = ?',
@@ -110,30 +117,9 @@ function recordAttempt(
     return result.result;
   }
   const ticket = toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, attempt.tid));
-  const verdict = decide(ticket);
-  const move = verdict.move;
-  if (move?.to === 'inside') {
-    enter(c, attempt, ticket!, move, verdict.counted === true);
-    if (verdict.autoExitAt !== undefined) missedAutoExit(c, attempt, verdict.autoExitAt);
-  }
-  if (move?.to === 'out') {
-    const out = c.run(
-      'UPDATE presence SET inside = 0, checked_out_at = ? WHERE tid = ? AND inside = 1',
-      move.at,
-      attempt.tid,
-    );
-    if (out > 0) {
-      appendChange(
-        c,
-        attempt.eid,
-        'checked_out',
-        attempt.tid,
-        move.at,
-        { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id },
-        checkedOutMessage(attempt, move.at),
-      );
-    }
-  }
+  const rows = ticket === null ? null : holderRows(c, ticket);
+  const verdict = decide(ticket, rows);
+  applyPlan(c, attempt, planCheckIn(rows, attempt, verdict).plan);
   c.run(
     `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -154,79 +140,30 @@ function recordAttempt(
   return { kind: 'answered', answer: verdict.answer, replay: false };
 }
 
-/**
- * An entry's effect, only from the state its move names (a first entry while unused, a re-entry while
- * out, a wristband's entry while inside): the ticket's last entry, the holder inside, the counted
- * entry, the feed's `checked_in` change and its webhook message. An entry while counted inside adds
- * to its gate's entries but not to occupancy (the gate's `repeats`).
- */
-function enter(
-  c: SqliteContext,
-  attempt: CheckInAttempt,
-  ticket: TicketRecord,
-  move: Extract<TicketMove, { to: 'inside' }>,
-  counted: boolean,
-): void {
-  const changed =
-    move.from === 'inside'
-      ? c.run(
-          'UPDATE tickets SET checked_in_at = MAX(checked_in_at, ?) WHERE tid = ? AND checked_in_at IS NOT NULL',
-          move.at,
-          attempt.tid,
-        )
-      : c.run(
-          'UPDATE tickets SET checked_in_at = ? WHERE tid = ? AND (checked_in_at IS NULL OR ? = 1)',
-          move.at,
-          attempt.tid,
-          move.from === 'out' ? 1 : 0,
-        );
-  if (changed === 0) return;
-  if (ticket.checked_in_at === null) bumpCounters(c, attempt.eid, { checked_in: 1 });
-  const repeat = presenceOf(c, attempt.tid)?.inside === true;
-  c.run(
-    'INSERT INTO presence (tid, eid, inside) VALUES (?, ?, 1) ON CONFLICT (tid) DO UPDATE SET inside = 1',
-    attempt.tid,
-    attempt.eid,
-  );
-  if (counted)
-    c.run(
-      INSERT_ENTRY_SQL,
-      ...entryValues(attempt, move.at, repeat).map((v) => (v === true ? 1 : v === false ? 0 : v)),
-    );
-  appendChange(
-    c,
-    attempt.eid,
-    'checked_in',
-    attempt.tid,
-    move.at,
-    { scanner_id: attempt.scanner_id, gate_id: attempt.gate_id, idempotency_key: attempt.idempotency_key },
-    checkedInMessage(ticket, attempt, move.at),
-  );
-  if (repeat) c.run(REPEAT_SQL, attempt.eid, attempt.gate_id ?? '');
-  else applyLateExit(c, attempt, move.at);
-}
-
-/** After an entry: the exit it turns into one, if any (see late-exit.ts), in the entry's transaction. */
-function applyLateExit(c: SqliteContext, entry: CheckInAttempt, enteredAt: string): void {
-  const exit = c.one<LateExit>(LATE_EXIT_SQL, entry.eid, entry.tid, enteredAt);
-  if (exit === null) return;
-  c.run('UPDATE presence SET inside = 0, checked_out_at = ? WHERE tid = ?', exit.scanned_at, entry.tid);
-  appendChange(
-    c,
-    entry.eid,
-    'checked_out',
-    entry.tid,
-    exit.scanned_at,
-    { scanner_id: exit.scanner_id, gate_id: exit.gate_id },
-    lateExitMessage(entry, exit),
-  );
-}
-
-/** The automatic exit the entry missed (see MISSED_EXIT_SQL), with its change and message. */
-function missedAutoExit(c: SqliteContext, entry: CheckInAttempt, at: string): void {
-  if (c.run(MISSED_EXIT_SQL, at, entry.tid, entry.tid, at) === 0) return;
-  const message = autoExitMessage(entry.eid, entry.tid, at, entry.received_at);
-  appendChange(c, entry.eid, 'checked_out', entry.tid, at, { auto: true }, message);
+/** Applies a check-in's plan (see check-in-plan.ts) in the caller's transaction. */
+function applyPlan(c: SqliteContext, attempt: CheckInAttempt, plan: CheckInPlan): void {
+  if (plan.checkedInAt !== null)
+    c.run('UPDATE tickets SET checked_in_at = ? WHERE tid = ?', plan.checkedInAt, attempt.tid);
+  if (plan.presence !== null) {
+    c.run(UPSERT_PRESENCE_SQL, attempt.tid, attempt.eid, Number(plan.presence.inside), plan.presence.checked_out_at);
+  }
+  if (plan.entry !== null) {
+    const values = entryValues(attempt, plan.entry.at, plan.entry.wasInside);
+    c.run(INSERT_ENTRY_SQL, ...values.map((v) => (typeof v === 'boolean' ? Number(v) : v)));
+  }
+  if (plan.firstEntry) bumpCounters(c, attempt.eid, { checked_in: 1 });
+  for (const change of plan.changes) {
+    const { type, tid, at, scanner_id, gate_id, idempotency_key, auto } = change;
+    const extra = {
+      scanner_id: scanner_id ?? undefined,
+      gate_id,
+      auto,
+      ...(idempotency_key ? { idempotency_key } : {}),
+    };
+    appendChange(c, attempt.eid, type, tid, at, extra, change.message);
+  }
+  // After the entry's change, which wrote the gate's row.
+  if (plan.repeat) c.run(REPEAT_SQL, attempt.eid, attempt.gate_id ?? '');
 }
 
 export function logRefusedAttempt(c: SqliteContext, attempt: CheckInAttempt, reason: string): Promise<void> {
