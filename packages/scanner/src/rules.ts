@@ -182,7 +182,11 @@ export async function fetchRules(client: IssuerClient, discovery: DiscoveryDocum
  * Keeps the rules a sync read (`rules.json`), with `device_time`: this device's clock when the issuer
  * answered, beside the issuer's own `server_time`.
  */
-export async function writeRules(storage: Storage, answer: RulesAnswer, deviceTime: string | null = null) {
+export async function writeRules(
+  storage: Storage,
+  answer: RulesAnswer,
+  deviceTime: string | null = null,
+): Promise<void> {
   const kept = deviceTime === null ? answer : { ...answer, device_time: deviceTime };
   await storage.writeFileAtomic(STATE_FILES.rules, `${JSON.stringify(kept)}\n`);
 }
