@@ -162,6 +162,8 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
     const res = await rules(apiKey);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), {
+      annul_window_s: 900,
+      server_time: '2026-06-01T12:00:00Z',
       gates: [{ gate_id: 'north', name: 'North', admits: ['Weekend'] }],
       reentry: true,
       timezone: 'Europe/Berlin',
@@ -210,6 +212,8 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
       headers: { authorization: `Bearer ${otherKey}` },
     });
     assert.deepEqual(own.json(), {
+      annul_window_s: 900,
+      server_time: '2026-06-01T12:00:00Z',
       gates: [],
       reentry: false,
       timezone: 'UTC',

@@ -210,4 +210,26 @@ describe('the web scanner’s Undo past the window', { skip }, () => {
       await context.close();
     }
   });
+
+  it('offline too: the device judges by the issuer’s window it synced, not the default 900 s', async () => {
+    const eid = await createEvent(issuer, 'Late Undo Offline');
+    const [ada] = await issueTickets(issuer, eid, ['Ada Lovelace']);
+    const { context, page } = await openPhone(browser, await webScannerLink(issuer, eid));
+    try {
+      await enrolled(page);
+      await page.waitForFunction(() => document.querySelector('[data-testid="last-sync"]')?.hasAttribute('datetime'));
+      await context.setOffline(true);
+      await page.getByText('Offline', { exact: true }).waitFor();
+      await checkCode(page, ada!.ticket_token);
+      assert.match(await verdictOf(page, 'Admit'), /Decided on this device/);
+      await page.waitForTimeout(2500);
+      await undoButton(page).click();
+      const answer = await undoAnswer(page);
+      assert.equal(answer.outcome, 'refused');
+      assert.match(answer.text, /^Not undone: too late: .*The entry stands: Admit #1/);
+      assert.equal(await page.getByTestId('queued').textContent(), '1', 'the scan only: no undo queued');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -19,6 +19,7 @@ import type {
   Store,
   TicketRecord,
 } from '../../src/store/store.ts';
+import { bulkTicketsConformance } from './bulk-tickets-conformance.ts';
 import { consoleConformance } from './console-conformance.ts';
 import { countersConformance } from './counters-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
@@ -415,6 +416,7 @@ export function storeConformance(
     countersConformance({ test, store, newAttempt });
     ticketTypesConformance({ test, store, seed, newTicket, at });
     ticketNotesConformance({ test, store, seed, newTicket, at });
+    bulkTicketsConformance({ test, store, seed, newTicket });
     ssoConformance({ test, store, at });
 
     describe('tickets', () => {

@@ -281,6 +281,13 @@ export interface RulesAnswer extends GatesAnswer {
   day_starts_at: string;
   auto_exit: boolean;
   ticket_types: TicketTypeRules[];
+  /**
+   * The issuer's `ANNUL_WINDOW_S`: devices judge an offline undo by it and keep their admissions at least
+   * that long. Absent from an issuer before the fifth release (the default, `DEFAULT_ANNUL_WINDOW_S`).
+   */
+  annul_window_s?: number;
+  /** The issuer's clock when it answered, ISO 8601 UTC; absent from an issuer before the fifth release. */
+  server_time?: string;
 }
 export {
   ANNUL_CASES,

@@ -4,13 +4,7 @@
  * (`annulOutcome`) with what it knows, queues the annul after the scan it undoes, and at once counts
  * the entry no more and puts the holder back where they were before it.
  */
-import {
-  ANNUL_REFUSALS,
-  type AnnulRefusal,
-  annulOutcome,
-  DEFAULT_ANNUL_WINDOW_S,
-  withinAnnulWindow,
-} from '@ticket-issuer/protocol';
+import { ANNUL_REFUSALS, type AnnulRefusal, annulOutcome, withinAnnulWindow } from '@ticket-issuer/protocol';
 import type { AnnulAnswer } from './client.ts';
 import { entriesOf, holderOnDevice } from './device-knowledge.ts';
 import { type IssuerHttpError, isKeyRejected, isRefusal, ScannerError } from './errors.ts';
@@ -54,7 +48,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEVICE_REFUSALS: Record<AnnulRefusal | 'not_found', string> = {
   not_found: 'this device knows no entry of its own under this idempotency key',
   not_an_entry: 'this scan let no one in, so there is nothing to annul',
-  window_passed: `this entry was scanned more than ${DEFAULT_ANNUL_WINDOW_S} s ago, too long to be annulled`,
+  window_passed: "this entry was scanned longer ago than the issuer's annul window, too long to be annulled",
   not_latest: 'the ticket moved since this entry (an exit, or a later entry), so it can no longer be annulled',
 };
 
@@ -132,10 +126,10 @@ function refusedBy(key: string, tid: string | null, error: IssuerHttpError): Ann
 }
 
 /**
- * The device judges (`annulOutcome`): an entry it made (an admission it remembers), within
- * `DEFAULT_ANNUL_WINDOW_S` of its scan (the issuer's `ANNUL_WINDOW_S` is not published, so the
- * default is the device's window), with no later entry or exit of the ticket that it knows of. An
- * annul it allows is queued after the scan it undoes.
+ * The device judges (`annulOutcome`): an entry it made (an admission it remembers), within the
+ * issuer's window of its scan (`annul_window_s` of the rules last synced; the default before), with
+ * no later entry or exit of the ticket that it knows of. An annul it allows is queued after the scan
+ * it undoes.
  */
 async function annulOnDevice(ctx: ScanContext, key: string, annulledAt: Date): Promise<AnnulResult> {
   const admission = ctx.queue.admission(key);
@@ -150,7 +144,7 @@ async function annulOnDevice(ctx: ScanContext, key: string, annulledAt: Date): P
   }
   const outcome = annulOutcome({
     isEntry: true,
-    withinWindow: withinAnnulWindow(admission.at, annulledAt, DEFAULT_ANNUL_WINDOW_S),
+    withinWindow: withinAnnulWindow(admission.at, annulledAt, ctx.rules.annulWindowS),
     latest: isLatest(ctx, admission),
   });
   if (outcome !== 'annulled') return deviceRefusal(key, tid, outcome);

@@ -1,11 +1,13 @@
 /**
  * The event's rules as a scanner keeps them, so that its offline verdicts judge as the issuer does:
  * the declared gates, re-entry, the event's calendar (time zone, day start) and its declared ticket
- * types. Read on every sync from `GET /api/v1/events/{eid}/rules`; an issuer from before that route
- * answers 404 there, and the device then reads `GET /api/v1/events/{eid}/gates` (gates and re-entry
- * only; no ticket type is declared on such an issuer, and its days are UTC days from midnight).
+ * types, and the issuer's undo window and clock. Read on every sync from `GET /api/v1/events/{eid}/rules`;
+ * an issuer from before that route answers 404 there, and the device then reads
+ * `GET /api/v1/events/{eid}/gates` (gates and re-entry only; no ticket type is declared on such an
+ * issuer, and its days are UTC days from midnight).
  */
 import {
+  DEFAULT_ANNUL_WINDOW_S,
   DEFAULT_EVENT_RULES,
   defaultTicketTypeRules,
   type DiscoveryDocument,
@@ -32,14 +34,23 @@ export interface KnownRules {
   autoExit: boolean;
   /** The declared ticket types (a label not listed has no rules). */
   ticketTypes: TicketTypeRules[];
+  /** The issuer's `ANNUL_WINDOW_S`, by which an offline undo is judged (the default until it says). */
+  annulWindowS: number;
+  /**
+   * This device's clock minus the issuer's, in milliseconds (positive: the device is ahead), as the
+   * last sync of the rules measured it; null when not known (never synced, or an issuer that does not say).
+   */
+  clockOffsetMs: number | null;
 }
 
-/** Before the first sync: no gate, no ticket type, UTC days, no re-entry. */
+/** Before the first sync: no gate, no ticket type, UTC days, no re-entry, the default undo window. */
 export const noRules = (): KnownRules => ({
   gates: new Map(),
   event: { ...DEFAULT_EVENT_RULES },
   autoExit: false,
   ticketTypes: [],
+  annulWindowS: DEFAULT_ANNUL_WINDOW_S,
+  clockOffsetMs: null,
 });
 
 /** The rules answer of an issuer that only has the gates route: the defaults besides gates and re-entry. */
@@ -61,6 +72,10 @@ export function rulesUrl(discovery: DiscoveryDocument, eid: string): string {
 export function gatesUrl(discovery: DiscoveryDocument, eid: string): string {
   return changesUrl(discovery, eid).replace(/\/changes$/, '/gates');
 }
+
+/** An ISO 8601 instant (with its zone), as the issuer writes them. */
+const isInstant = (value: unknown): value is string =>
+  typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(value) && !isNaN(Date.parse(value));
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -115,6 +130,10 @@ export function checkRules(data: unknown, where: (what: string) => ScannerError)
   if (!Array.isArray(listed)) throw where('field ticket_types is malformed');
   const ticketTypes = listed.map(ticketTypeOf);
   if (ticketTypes.some((type) => type === null)) throw where('a ticket type is malformed');
+  const annulWindow = data.annul_window_s ?? DEFAULT_ANNUL_WINDOW_S;
+  const windowOk = Number.isSafeInteger(annulWindow) && (annulWindow as number) > 0;
+  if (!windowOk) throw where('field annul_window_s is malformed');
+  if (data.server_time !== undefined && !isInstant(data.server_time)) throw where('field server_time is malformed');
   return {
     gates: data.gates,
     reentry: data.reentry,
@@ -122,16 +141,27 @@ export function checkRules(data: unknown, where: (what: string) => ScannerError)
     day_starts_at: dayStartsAt,
     auto_exit: autoExit,
     ticket_types: ticketTypes as TicketTypeRules[],
+    annul_window_s: annulWindow as number,
+    ...(data.server_time === undefined ? {} : { server_time: data.server_time }),
   };
 }
 
-/** The rules as verdicts read them. */
-export function knownRules(answer: RulesAnswer): KnownRules {
+/**
+ * The rules as verdicts read them. `deviceTime`: this device's clock when the issuer answered (halfway
+ * through the request); the answer's `server_time` then tells how far off that clock is.
+ */
+export function knownRules(answer: RulesAnswer, deviceTime: string | null = null): KnownRules {
+  const offset =
+    answer.server_time === undefined || deviceTime === null
+      ? null
+      : Date.parse(deviceTime) - Date.parse(answer.server_time);
   return {
     gates: new Map(answer.gates.map((gate) => [gate.gate_id, gate])),
     event: { timezone: answer.timezone, day_starts_at: answer.day_starts_at, reentry: answer.reentry },
     autoExit: answer.auto_exit,
     ticketTypes: answer.ticket_types,
+    annulWindowS: answer.annul_window_s ?? DEFAULT_ANNUL_WINDOW_S,
+    clockOffsetMs: offset,
   };
 }
 
@@ -148,9 +178,17 @@ export async function fetchRules(client: IssuerClient, discovery: DiscoveryDocum
   }
 }
 
-/** Keeps the rules a sync read (`rules.json`). */
-export async function writeRules(storage: Storage, answer: RulesAnswer): Promise<void> {
-  await storage.writeFileAtomic(STATE_FILES.rules, `${JSON.stringify(answer)}\n`);
+/**
+ * Keeps the rules a sync read (`rules.json`), with `device_time`: this device's clock when the issuer
+ * answered, beside the issuer's own `server_time`.
+ */
+export async function writeRules(
+  storage: Storage,
+  answer: RulesAnswer,
+  deviceTime: string | null = null,
+): Promise<void> {
+  const kept = deviceTime === null ? answer : { ...answer, device_time: deviceTime };
+  await storage.writeFileAtomic(STATE_FILES.rules, `${JSON.stringify(kept)}\n`);
 }
 
 /**
@@ -168,7 +206,8 @@ export async function readRules(storage: Storage): Promise<KnownRules> {
     } catch {
       throw corrupt('not JSON');
     }
-    return knownRules(checkRules(data, corrupt));
+    const deviceTime = isObject(data) && isInstant(data.device_time) ? data.device_time : null;
+    return knownRules(checkRules(data, corrupt), deviceTime);
   }
   return noRules();
 }

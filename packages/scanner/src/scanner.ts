@@ -1,15 +1,10 @@
-import {
-  DEFAULT_ANNUL_WINDOW_S,
-  type DiscoveryDocument,
-  type FoundHolder,
-  type GateRule,
-} from '@ticket-issuer/protocol';
+import type { DiscoveryDocument, FoundHolder, GateRule } from '@ticket-issuer/protocol';
 import { annulEntry, type AnnulOptions, type AnnulResult } from './annul.ts';
 import { IssuerClient } from './client.ts';
 import { isKeyRejected, ScannerError } from './errors.ts';
 import { FeedKnowledge } from './knowledge.ts';
 import { ScanQueue } from './queue.ts';
-import { DEFAULT_RETRY_POLICY, realTimer, type RetryPolicy, type Timer } from './retry.ts';
+import { DEFAULT_RETRY_POLICY, realTimer } from './retry.ts';
 import { exitOffline, exitOnline } from './exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
 import { checkInManual, type ChosenHolder } from './manual.ts';
@@ -18,61 +13,13 @@ import type { ScanContext, ScanResult } from './scan-result.ts';
 import { fetchRules, knownRules, type KnownRules, readRules, writeRules } from './rules.ts';
 import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
-import { pullChanges, type SyncOutcome, uploadQueue } from './sync.ts';
-import type { Transport } from './transport.ts';
+import { pullChanges, uploadQueue } from './sync.ts';
+import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
+import { statusReport, type StatusReport } from './status.ts';
 import { KeyRing } from './verdict.ts';
 
-/** Tuning and test seams of a Scanner. */
-export interface ScannerOptions {
-  fetch?: typeof fetch;
-  /** How requests travel; takes precedence over `fetch` (see `IssuerClientOptions`). */
-  transport?: Transport;
-  /** The clock of scan times (default: the system's). */
-  now?: () => Date;
-  /** How long an online scan waits for the issuer (default 3000 ms). */
-  onlineTimeoutMs?: number;
-  /** How long any other request (sync, feed, discovery) waits for an answer (default 5000 ms). */
-  requestTimeoutMs?: number;
-  retryPolicy?: RetryPolicy;
-  timer?: Timer;
-  /** Tickets uploaded at once during sync (default `SYNC_IN_FLIGHT`, 32). */
-  concurrency?: number;
-  /** Open without taking the state's lock: for reading only (status). */
-  readOnly?: boolean;
-}
-
-/** How to scan: online (default) or offline, and at which gate. */
-export interface ScanOptions {
-  offline?: boolean;
-  /** The gate; defaults to the key's gate, else none. */
-  gate?: string | null;
-}
-
-/** The result of a sync, as the CLI prints it, plus what went wrong if anything did. */
-export interface SyncResult {
-  uploaded: number;
-  remaining: number;
-  refused: number;
-  /** The issuer's answers by outcome, and `turned_away_offline` (see `settleScan`). */
-  outcomes: Record<SyncOutcome, number>;
-  /** Feed entries pulled. */
-  changes: number;
-  /** Why the sync did not complete (scans remain, or the feed or discovery could not be read), or null. */
-  problem: Error | null;
-}
-
-/** What `status` reports. */
-export interface StatusReport {
-  issuer: string;
-  eid: string;
-  gate_id: string | null;
-  scanner_id: string;
-  api_key_id: string;
-  queued: number;
-  last_sync_at: string | null;
-  revoked_known: number;
-  checked_in_known: number;
-}
+export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
+export type { StatusReport } from './status.ts';
 
 /** An enrolled scanner device over its Storage: scan, sync, status. */
 export class Scanner {
@@ -218,7 +165,7 @@ export class Scanner {
           policy,
           timer,
         );
-        const syncedAt = (this.options.now?.() ?? new Date()).toISOString();
+        const syncedAt = this.now().toISOString();
         this.knowledge.lastSyncAt = syncedAt;
         pulled = true;
         await this.refreshDiscovery();
@@ -232,8 +179,8 @@ export class Scanner {
       await this.storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(this.knowledge)}\n`);
       if (pulled) await this.queue.movesInFeed(movesSeen);
     }
-    // Admissions are kept as long as an annul on the device may name them.
-    if (this.queue.compactable) await this.queue.compact(this.options.now?.() ?? new Date(), DEFAULT_ANNUL_WINDOW_S);
+    // Admissions are kept as long as an annul on the device may name them: the issuer's window.
+    if (this.queue.compactable) await this.queue.compact(this.now(), this.rules.annulWindowS);
     const { uploaded, refused, outcomes } = upload;
     return { uploaded, refused, outcomes, remaining: this.queue.size, changes, problem };
   }
@@ -251,21 +198,14 @@ export class Scanner {
     return [...this.rules.gates.values()];
   }
 
-  /** Who this scanner is and what it knows. */
+  /** Who this scanner is and what it knows (see `statusReport`). */
   status(): StatusReport {
-    let checkedIn = this.knowledge.checkedIn.size;
-    for (const tid of this.queue.admitted) if (!this.knowledge.checkedIn.has(tid)) checkedIn += 1;
-    return {
-      issuer: this.identity.issuer,
-      eid: this.identity.eid,
-      gate_id: this.identity.gate_id,
-      scanner_id: this.identity.scanner_id,
-      api_key_id: this.identity.api_key_id,
-      queued: this.queue.size,
-      last_sync_at: this.knowledge.lastSyncAt,
-      revoked_known: this.knowledge.revoked.size,
-      checked_in_known: checkedIn,
-    };
+    return statusReport(this.identity, this.knowledge, this.queue, this.rules);
+  }
+
+  /** The device's clock (the option's, else the system's). */
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
   }
 
   private async refreshDiscovery(): Promise<void> {
@@ -277,12 +217,15 @@ export class Scanner {
 
   /**
    * Reads the event's rules (offline scans then apply them) and keeps them: the rules route, or the
-   * gates route of an issuer from before it (see `fetchRules`).
+   * gates route of an issuer from before it (see `fetchRules`). The device's clock halfway through the
+   * request is kept beside the issuer's `server_time`: how far off this device's clock is.
    */
   private async refreshRules(): Promise<void> {
+    const asked = this.now().getTime();
     const answer = await fetchRules(this.client, this.discovery, this.identity.eid);
-    await writeRules(this.storage, answer);
-    this.rules = knownRules(answer);
+    const deviceTime = new Date((asked + this.now().getTime()) / 2).toISOString();
+    await writeRules(this.storage, answer, deviceTime);
+    this.rules = knownRules(answer, deviceTime);
   }
 
   private uploadTarget() {

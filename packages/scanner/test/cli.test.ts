@@ -146,6 +146,11 @@ describe('the ticket-scanner CLI', { concurrency: true }, () => {
       assert.equal(status!.eid, eid);
       for (const field of ['queued', 'revoked_known', 'checked_in_known'])
         assert.equal(typeof status![field], 'number');
+      // What the rules told at enrolment's sync: the issuer's undo window, and how far off this clock is.
+      assert.equal(status!.annul_window_s, 900);
+      assert.ok(typeof status!.clock_offset_s === 'number' && Math.abs(status!.clock_offset_s) <= 2);
+      const line = await runCli(['status', '--state', state]);
+      assert.match(line.stdout, /; undo within 900 s; clock (in step with|\d+ s (ahead of|behind)) the issuer's\n$/);
       assert.ok(
         'last_sync_at' in status! && 'api_key_id' in status! && 'scanner_id' in status! && 'gate_id' in status!,
       );

@@ -3,10 +3,11 @@ import { IssuerError } from '../../domain/errors.ts';
 import { requireEvent } from '../../domain/events.ts';
 import { gateView } from '../../domain/gates.ts';
 import { scannerRules } from '../../domain/ticket-types.ts';
+import { toStored, toWire } from '../../domain/time.ts';
 import { scannerKeyOf } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
 import { scannerGatesSchema } from '../schemas/gates.ts';
-import { scannerRulesSchema } from '../schemas/ticket-types.ts';
+import { rulesAnswerSchema } from '../schemas/scanner-rules.ts';
 
 /** The event of the path, which must be the scanner key's own (another event's key: 403). */
 function keyEventOf(request: FastifyRequest, eid: string): string {
@@ -15,7 +16,7 @@ function keyEventOf(request: FastifyRequest, eid: string): string {
   return key.eid;
 }
 
-/** What a scanner syncs to judge entries offline: the gates (since the third release), and all the rules. */
+/** What a scanner syncs to judge entries and undos offline: the gates (since the third release), and all the rules. */
 export function eventRuleRoutes(app: App, ctx: AppContext): void {
   const scanner = { onRequest: [ctx.limits.changesPerKey, ctx.auth.scanner] };
 
@@ -25,7 +26,10 @@ export function eventRuleRoutes(app: App, ctx: AppContext): void {
     return { gates: gates.map(gateView), reentry: event.reentry };
   });
 
-  app.get('/api/v1/events/:eid/rules', { schema: scannerRulesSchema, ...scanner }, async (request) =>
-    scannerRules(ctx.store, keyEventOf(request, request.params.eid)),
-  );
+  // With the event's rules, the issuer's undo window (devices judge an offline undo by it) and its clock.
+  app.get('/api/v1/events/:eid/rules', { schema: rulesAnswerSchema, ...scanner }, async (request) => ({
+    ...(await scannerRules(ctx.store, keyEventOf(request, request.params.eid))),
+    annul_window_s: ctx.config.annulWindowSeconds,
+    server_time: toWire(toStored(ctx.clock.now())),
+  }));
 }

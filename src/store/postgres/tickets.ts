@@ -7,6 +7,8 @@ import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
 import { bumpCounters } from './counters.ts';
+import { inChunks } from '../chunks.ts';
+import { CountsByEvent } from '../counters.ts';
 import { hasNotes } from '../ticket-notes.ts';
 import { appendNotesChanges, lockFeedCounters } from './ticket-notes.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
@@ -31,64 +33,86 @@ const TICKET_COLUMNS = [
   'valid_from',
   'checkin_text',
 ] as const;
+const INSERTED_COLUMNS = [...TICKET_COLUMNS, 'search_name', 'search_words', 'attention'];
+
+/**
+ * Inserts a part of an import in the order given (one array parameter per column stays clear of the
+ * 65,535 bind-parameter limit), but those whose external_id their event holds: the tids created.
+ */
+const INSERT_TICKETS = `INSERT INTO tickets (${INSERTED_COLUMNS.join(', ')})
+  SELECT ${INSERTED_COLUMNS.join(', ')}
+    FROM unnest(${INSERTED_COLUMNS.map((name, i) => `$${i + 1}::${name === 'attention' ? 'boolean' : 'text'}[]`).join(', ')})
+      WITH ORDINALITY AS u (${INSERTED_COLUMNS.join(', ')}, n)
+   ORDER BY u.n
+  ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING
+  RETURNING tid`;
+
+const KNOWN_BY_EXTERNAL_ID = `SELECT ${TICKET_COLUMNS_SQL} FROM tickets t
+  JOIN unnest($1::text[], $2::text[]) AS s (known_eid, known_id) ON t.eid = s.known_eid AND t.external_id = s.known_id`;
+
+/** One order for every import: by external_id (then eid), those without one last. */
+function byExternalId(a: TicketRecord, b: TicketRecord): number {
+  if (a.external_id === null || b.external_id === null)
+    return Number(a.external_id === null) - Number(b.external_id === null);
+  if (a.external_id !== b.external_id) return a.external_id < b.external_id ? -1 : 1;
+  return a.eid < b.eid ? -1 : a.eid > b.eid ? 1 : 0;
+}
+
+/** Inserts one part of an import; the tids it created. */
+async function insertTickets(db: Db, part: TicketRecord[]): Promise<string[]> {
+  const values = [
+    ...TICKET_COLUMNS.map((column) => part.map((ticket) => ticket[column])),
+    part.map((ticket) => searchKey(ticket.holder_name)),
+    part.map((ticket) => searchWords(ticket.holder_name)),
+    part.map((ticket) => ticket.attention),
+  ];
+  return (await db.query(INSERT_TICKETS, values)).rows.map((row) => row.tid as string);
+}
+
+/**
+ * What new tickets move besides themselves: a `ticket_notes` change for each with gate notes (the feed
+ * counters locked first, in eid order), then each event's counters, the lock order of every writer.
+ */
+async function recordNewTickets(db: Db, created: TicketRecord[]): Promise<void> {
+  const noted = created.filter(hasNotes);
+  if (noted.length > 0) {
+    await lockFeedCounters(
+      db,
+      noted.map((ticket) => ticket.eid),
+    );
+    for (const part of inChunks(noted)) await appendNotesChanges(db, part);
+  }
+  const counts = new CountsByEvent();
+  for (const ticket of created) counts.add(ticket);
+  for (const [eid, moved] of counts.events()) await bumpCounters(db, eid, moved);
+}
 
 /**
  * Inserts the tickets, all or none, but those whose external_id their event holds already; answers
- * the existing tickets of those. ON CONFLICT waits for a concurrent insert of the same external_id
- * and skips it once that commits, and the read that follows (a statement of its own, so a snapshot
- * of its own) sees it: concurrent imports create each ticket once. Rows go in in external_id order,
- * so two imports of the same rows wait on each other in one order, never in a deadlock. A created
- * ticket with gate notes gets a `ticket_notes` change (the feed counter locked first, as every writer does).
+ * the existing tickets of those. Rows go in parts of ROWS_PER_STATEMENT (chunks.ts), each statement
+ * well within the pool's statement_timeout, in one transaction. ON CONFLICT waits for a concurrent
+ * insert of the same external_id and skips it once that commits, and the read that follows (a
+ * statement of its own, so a snapshot of its own) sees it: concurrent imports create each ticket once.
+ * Every import inserts in one order (`byExternalId`, across its parts), so two imports of the same
+ * rows wait on each other in that order, never in a deadlock. The feed and the event's counters are
+ * written after the inserts, so their rows are locked only for the end of the transaction.
  */
 export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRecord[]> {
-  // One statement whatever the batch size: one array parameter per column stays clear of the
-  // 65,535 bind-parameter limit, and a single statement is all-or-none by itself.
-  const columns = [
-    ...TICKET_COLUMNS.map((column) => tickets.map((ticket) => ticket[column])),
-    tickets.map((ticket) => searchKey(ticket.holder_name)),
-    tickets.map((ticket) => searchWords(ticket.holder_name)),
-    tickets.map((ticket) => ticket.attention),
-  ];
-  const names = [...TICKET_COLUMNS, 'search_name', 'search_words', 'attention'];
-  const types = names.map((name) => (name === 'attention' ? 'boolean[]' : 'text[]'));
-  const noted = tickets.filter(hasNotes);
+  const ordered = [...tickets].sort(byExternalId);
   return tx(async (db) => {
-    if (noted.length > 0)
-      await lockFeedCounters(
-        db,
-        noted.map((ticket) => ticket.eid),
-      );
-    // The event's counters move in the same statement (after the tickets: see counters.ts).
-    const inserted = await db.query(
-      `WITH inserted AS (
-         INSERT INTO tickets (${names.join(', ')})
-         SELECT * FROM unnest(${names.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')}) AS u
-           (${names.join(', ')}) ORDER BY u.external_id
-         ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING
-         RETURNING tid, eid, checked_in_at, revoked_at),
-       counted AS (
-         INSERT INTO event_counters (eid, issued, checked_in, revoked, conflicts)
-         SELECT eid, count(*), count(checked_in_at), count(revoked_at), 0 FROM inserted GROUP BY eid ORDER BY eid
-         ON CONFLICT (eid) DO UPDATE SET issued = event_counters.issued + EXCLUDED.issued,
-           checked_in = event_counters.checked_in + EXCLUDED.checked_in,
-           revoked = event_counters.revoked + EXCLUDED.revoked)
-       SELECT tid FROM inserted`,
-      columns,
-    );
-    const created = new Set(inserted.rows.map((row) => row.tid as string));
+    const created = new Set<string>();
+    for (const part of inChunks(ordered)) for (const tid of await insertTickets(db, part)) created.add(tid);
     noteAudit({ details: { created: created.size } });
-    await appendNotesChanges(
+    await recordNewTickets(
       db,
-      noted.filter((ticket) => created.has(ticket.tid)),
+      tickets.filter((ticket) => created.has(ticket.tid)),
     );
-    if (inserted.rowCount === tickets.length) return [];
-    const skipped = tickets.filter((ticket) => !created.has(ticket.tid));
-    return all<TicketRecord>(
-      db,
-      `SELECT ${TICKET_COLUMNS_SQL} FROM tickets t JOIN unnest($1::text[], $2::text[]) AS s (known_eid, known_id)
-         ON t.eid = s.known_eid AND t.external_id = s.known_id`,
-      [skipped.map((ticket) => ticket.eid), skipped.map((ticket) => ticket.external_id)],
-    );
+    const existing: TicketRecord[] = [];
+    for (const part of inChunks(tickets.filter((ticket) => !created.has(ticket.tid)))) {
+      const ids = [part.map((ticket) => ticket.eid), part.map((ticket) => ticket.external_id)];
+      existing.push(...(await all<TicketRecord>(db, KNOWN_BY_EXTERNAL_ID, ids)));
+    }
+    return existing;
   });
 }
 

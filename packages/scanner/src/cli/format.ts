@@ -117,5 +117,12 @@ export const human = {
   status: (r: StatusReport) =>
     `Scanner ${r.scanner_id} (key ${r.api_key_id}) of ${r.issuer}, event ${r.eid}, ${
       r.gate_id === null ? 'all gates' : `gate ${r.gate_id}`
-    }: ${r.queued} queued, last sync ${r.last_sync_at ?? 'never'}, ${r.revoked_known} revoked and ${r.checked_in_known} checked in known`,
+    }: ${r.queued} queued, last sync ${r.last_sync_at ?? 'never'}, ${r.revoked_known} revoked and ${r.checked_in_known} checked in known; undo within ${r.annul_window_s} s; ${clockWords(r.clock_offset_s)}`,
 };
+
+/** How far this device's clock is from the issuer's, as the last sync of the rules measured it. */
+function clockWords(offsetS: number | null): string {
+  if (offsetS === null) return "clock not yet compared with the issuer's";
+  if (offsetS === 0) return "clock in step with the issuer's";
+  return `clock ${Math.abs(offsetS)} s ${offsetS > 0 ? 'ahead of' : 'behind'} the issuer's`;
+}
