@@ -37,6 +37,8 @@ export interface CheckInDeps {
   rules?: (eid: string) => Promise<EventEntryRules>;
   /** Told when a refused attempt could not be written to the scan log. */
   onLogFailure?: (error: unknown) => void;
+  /** The scans come from an upload of a scanner's queue (`CheckInAttempt.queued`). */
+  queued?: boolean;
 }
 
 /**
@@ -164,6 +166,7 @@ async function attemptCheckIn(
     received_at: toStored(now),
     admitted_offline: request.admitted_offline ?? null,
     manual: request.manual === true,
+    ...(deps.queued === true ? { queued: true } : {}),
   };
   const presented = request.ticket_token ?? null;
   const entry = async () => {

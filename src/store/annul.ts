@@ -1,7 +1,7 @@
 /**
  * Annulling an entry (SQL shared by every backend, `?` placeholders), in one transaction that holds
- * the ticket: the entry no longer counts (`entries.annulled_at`), the holder goes back where they were
- * before it (the ticket's last entry, presence), the kept counts move back (the gate's entries and
+ * the ticket: the entry no longer counts (`entries.annulled_at`), the holder goes where the remaining
+ * moves put them in scan-time order (the ticket's last entry, presence), the kept counts move back (the gate's entries and
  * repeats, the minute's arrivals, the event's checked-in counter when the ticket is unused again), the
  * scan log marks the scan, and the feed and the webhooks get an `annulled` change. Whether it may be
  * annulled is the shared rule's (`annulOutcome` in packages/protocol), on facts read here.
@@ -59,7 +59,19 @@ export const ANNUL_SCANS_SQL = `UPDATE scans SET annulled_at = ?
 /** The ticket's last entry as it is after the annul (params: checked_in_at or null, tid). */
 export const BACK_TO_LAST_ENTRY_SQL = 'UPDATE tickets SET checked_in_at = ? WHERE tid = ?';
 
-/** One entry fewer at its gate, and one repeat fewer when the holder was inside already (params: was_inside 0/1, eid, gate_key). */
+/**
+ * Where the remaining moves put the holder, in scan-time order (params: the latest remaining entry's
+ * scanned_at, tid): inside when that entry came after their last exit (or they never went out), out
+ * otherwise. Answers `inside`. Only with a remaining entry; with none, the presence row goes.
+ */
+export const BACK_WHERE_MOVES_LEAVE_SQL = `UPDATE presence SET inside = (checked_out_at IS NULL OR checked_out_at < ?)
+  WHERE tid = ? RETURNING inside`;
+
+/**
+ * One entry fewer at its gate, and as many repeats fewer as keep occupancy equal to the holders inside
+ * (params: 1 when the holder is still inside after the annul, else 0 (they were inside before it: only
+ * the latest move is annulled); eid; gate_key). Occupancy counts entries less exits less repeats.
+ */
 export const GATE_ENTRY_BACK_SQL = `UPDATE gate_counts SET entries = entries - 1, repeats = repeats - ?
   WHERE eid = ? AND gate_key = ?`;
 

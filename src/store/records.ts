@@ -262,6 +262,11 @@ export interface CheckInAttempt {
   admitted_offline: boolean | null;
   /** The scanner chose the ticket from a search by the holder's name (no ticket token); absent: false. */
   manual?: boolean;
+  /**
+   * Part of an upload of queued scans (`POST /api/v1/tickets/scans`): nobody waits at a gate for it, so
+   * a store may let the scans of gates online go first. Absent: false.
+   */
+  queued?: boolean;
 }
 
 export type CheckInResult =

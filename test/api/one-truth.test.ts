@@ -124,6 +124,32 @@ await eachBackend('one truth for a holder', ({ it: itOn, issuer }) => {
     assert.equal(back.body.status, 'valid');
   });
 
+  itOn('an undo after a late upload leaves the holder where the remaining moves put them, by scan time', async () => {
+    const t = issuer();
+    t.clock.set('2026-06-01T18:00:00Z');
+    const f = await festival(t, {});
+    const tid = await f.ticket();
+    const entry = f.scan(tid, '2026-06-01T18:00:00Z');
+    assert.equal((await f.call('POST', '/api/v1/tickets/check-in', entry)).body.status, 'valid');
+    // Another gate let the holder in offline ten minutes earlier; its upload arrives now.
+    const [late] = await f.upload([
+      { action: 'check_in', ...f.scan(tid, '2026-06-01T17:50:00Z', { admitted_offline: true }) },
+    ]);
+    assert.equal(late.body.status, 'already_used');
+    const undo = await f.call('POST', '/api/v1/tickets/check-in/annul', {
+      eid: f.eid,
+      scanner_id: entry.scanner_id,
+      idempotency_key: entry.idempotency_key,
+      annulled_at: '2026-06-01T18:00:30Z',
+    });
+    assert.equal(undo.status, 200, JSON.stringify(undo.body));
+    // The 17:50 entry still counts, and nobody took the holder out since: inside.
+    const now = await f.status(tid);
+    assert.equal(now.inside, true);
+    assert.equal(now.entries, 1);
+    assert.equal((await f.occupancy()).inside, 1);
+  });
+
   itOn('a replayed scan writes no second scan-log line; a conflict is logged', async () => {
     const t = issuer();
     t.clock.set('2026-06-01T18:00:00Z');

@@ -100,7 +100,8 @@ function uploadOf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply)
   const key = scannerKeyOf(request);
   const validate = request.compileValidationSchema(CheckInBody as object, 'body');
   const validateAnnul = request.compileValidationSchema(annulSchema.body as object, 'body');
-  return { ctx, request, reply, key, deps: scanDeps(ctx, request, key), validate, validateAnnul };
+  const deps = { ...scanDeps(ctx, request, key), queued: true };
+  return { ctx, request, reply, key, deps, validate, validateAnnul };
 }
 
 /**

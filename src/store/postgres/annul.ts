@@ -7,6 +7,7 @@ import {
   type AnnulSeen,
   ARRIVAL_BACK_SQL,
   BACK_TO_LAST_ENTRY_SQL,
+  BACK_WHERE_MOVES_LEAVE_SQL,
   ENTRY_BY_KEY_SQL,
   GATE_ENTRY_BACK_SQL,
   LATEST_ENTRY_SQL,
@@ -29,6 +30,7 @@ const LATEST_ENTRY = numbered(LATEST_ENTRY_SQL);
 const ANNUL_ENTRY = numbered(ANNUL_ENTRY_SQL);
 const ANNUL_SCANS = numbered(ANNUL_SCANS_SQL);
 const BACK_TO_LAST_ENTRY = numbered(BACK_TO_LAST_ENTRY_SQL);
+const BACK_WHERE_MOVES_LEAVE = numbered(BACK_WHERE_MOVES_LEAVE_SQL);
 const GATE_ENTRY_BACK = numbered(GATE_ENTRY_BACK_SQL);
 const ARRIVAL_BACK = numbered(ARRIVAL_BACK_SQL);
 const ENTRIES = numbered(ENTRIES_SQL);
@@ -92,10 +94,11 @@ export function annulEntry(
     await db.query(ANNUL_SCANS, [attempt.annulled_at, attempt.eid, scan.idempotency_key]);
     const before = (await one<{ scanned_at: string }>(db, LATEST_ENTRY, [scan.tid]))?.scanned_at ?? null;
     await db.query(BACK_TO_LAST_ENTRY, [before, scan.tid]);
-    if (!done.was_inside) {
-      if (before === null) await db.query('DELETE FROM presence WHERE tid = $1', [scan.tid]);
-      else await db.query('UPDATE presence SET inside = false WHERE tid = $1', [scan.tid]);
-    }
+    // Where the remaining moves put the holder: unused (no presence), inside or out by scan time.
+    let stillInside = false;
+    if (before === null) await db.query('DELETE FROM presence WHERE tid = $1', [scan.tid]);
+    else
+      stillInside = (await one<{ inside: boolean }>(db, BACK_WHERE_MOVES_LEAVE, [before, scan.tid]))?.inside === true;
     const gate = done.gate_key === '' ? null : done.gate_key;
     // The feed's counter, then the kept counts: the lock order of every writer (see counters.ts).
     await appendChange(
@@ -111,7 +114,7 @@ export function annulEntry(
         attempt.received_at,
       ),
     );
-    await db.query(GATE_ENTRY_BACK, [done.was_inside ? 1 : 0, attempt.eid, done.gate_key]);
+    await db.query(GATE_ENTRY_BACK, [stillInside ? 1 : 0, attempt.eid, done.gate_key]);
     await db.query(ARRIVAL_BACK, [attempt.eid, minuteOf(done.scanned_at), done.gate_key]);
     if (before === null) await bumpCounters(db, attempt.eid, { checked_in: -1 });
     return { kind: 'annulled', ticket: await ticketOf(), entries: await entriesOf(db), again: false };

@@ -33,6 +33,9 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
  * whole, each of its check-ins is applied again alone, so that one bad item cannot fail its neighbours.
  */
 export class CheckInBatcher {
+  /** Scans of gates online, answered first. */
+  private urgent: PendingCheckIn[] = [];
+  /** Scans of uploads of scanners' queues. */
   private queue: PendingCheckIn[] = [];
   private inFlight = 0;
   private scheduled = false;
@@ -44,14 +47,32 @@ export class CheckInBatcher {
     private readonly alone: (attempt: CheckInAttempt, decide: PendingCheckIn['decide']) => Promise<CheckInResult>,
     private readonly maxInFlight = 2,
     private readonly maxBatch = 250,
+    private readonly maxQueued = 100,
   ) {}
 
-  /** Queues a check-in for the next batch; settles once that batch is committed (or the check-in failed). */
+  /**
+   * Queues a check-in for the next batch; settles once that batch is committed (or the check-in failed).
+   * A gate's own scan goes before the scans of uploads still waiting (`attempt.queued`): a holder
+   * stands at that gate, while an upload's 500 scans may take a few batches.
+   */
   run(attempt: CheckInAttempt, decide: PendingCheckIn['decide']): Promise<CheckInResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ attempt, decide, resolve, reject });
+      (attempt.queued === true ? this.queue : this.urgent).push({ attempt, decide, resolve, reject });
       this.schedule();
     });
+  }
+
+  private get waiting(): number {
+    return this.urgent.length + this.queue.length;
+  }
+
+  /**
+   * The next batch: the gates' own scans first, `maxBatch` at most, then queued ones up to
+   * `maxQueued`, so that a batch in flight that a gate's scan waits for is a short one.
+   */
+  private nextBatch(): PendingCheckIn[] {
+    const batch = this.urgent.splice(0, this.maxBatch);
+    return batch.concat(this.queue.splice(0, Math.max(0, Math.min(this.maxQueued, this.maxBatch) - batch.length)));
   }
 
   /** Check-ins of one turn of the event loop join one batch; more wait while two batches are in flight. */
@@ -60,12 +81,12 @@ export class CheckInBatcher {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+      while (this.inFlight < this.maxInFlight && this.waiting > 0) {
+        const batch = this.nextBatch();
         this.inFlight += 1;
         void this.execute(batch).finally(() => {
           this.inFlight -= 1;
-          if (this.queue.length > 0) this.schedule();
+          if (this.waiting > 0) this.schedule();
         });
       }
     });
@@ -80,7 +101,7 @@ export class CheckInBatcher {
       // every check-in gets the batch's answer (a 503; a retry under its key learns what was committed).
       // Those still queued would meet the same outage after waiting for it: they are answered now too.
       if (isStoreUnavailable(error)) {
-        for (const item of batch.concat(this.queue.splice(0))) item.reject(asError(error));
+        for (const item of batch.concat(this.urgent.splice(0), this.queue.splice(0))) item.reject(asError(error));
         return;
       }
       // A deadlock, a constraint one item broke: each check-in gets a transaction of its own.

@@ -7,6 +7,7 @@ import {
   type AnnulSeen,
   ARRIVAL_BACK_SQL,
   BACK_TO_LAST_ENTRY_SQL,
+  BACK_WHERE_MOVES_LEAVE_SQL,
   ENTRY_BY_KEY_SQL,
   GATE_ENTRY_BACK_SQL,
   LATEST_ENTRY_SQL,
@@ -73,11 +74,11 @@ export function annulEntry(
     c.run(ANNUL_SCANS_SQL, attempt.annulled_at, attempt.eid, scan.idempotency_key);
     const before = c.one<{ scanned_at: string }>(LATEST_ENTRY_SQL, scan.tid)?.scanned_at ?? null;
     c.run(BACK_TO_LAST_ENTRY_SQL, before, scan.tid);
-    // Back where the holder was: unused (no presence), out, or still inside (a wristband's entry).
-    if (done.was_inside !== 1) {
-      if (before === null) c.run('DELETE FROM presence WHERE tid = ?', scan.tid);
-      else c.run('UPDATE presence SET inside = 0 WHERE tid = ?', scan.tid);
-    }
+    // Where the remaining moves put the holder: unused (no presence), inside or out by scan time.
+    const stillInside =
+      before === null
+        ? (c.run('DELETE FROM presence WHERE tid = ?', scan.tid), false)
+        : c.one<{ inside: number }>(BACK_WHERE_MOVES_LEAVE_SQL, before, scan.tid)?.inside === 1;
     if (before === null) bumpCounters(c, attempt.eid, { checked_in: -1 });
     const gate = done.gate_key === '' ? null : done.gate_key;
     appendChange(
@@ -93,7 +94,7 @@ export function annulEntry(
         attempt.received_at,
       ),
     );
-    c.run(GATE_ENTRY_BACK_SQL, done.was_inside, attempt.eid, done.gate_key);
+    c.run(GATE_ENTRY_BACK_SQL, Number(stillInside), attempt.eid, done.gate_key);
     c.run(ARRIVAL_BACK_SQL, attempt.eid, minuteOf(done.scanned_at), done.gate_key);
     return { kind: 'annulled', ticket: ticketOf(), entries: entriesOf(), again: false };
   });
