@@ -15,6 +15,7 @@ import { EventSettingsCache } from './domain/event-settings.ts';
 import { RecentKeys } from './domain/credentials.ts';
 import { authHooks, scannerLogFields } from './http/auth.ts';
 import { authorizeAdminScope, requireRouteRule } from './http/authorization.ts';
+import { requireScannerScope } from './http/scanner-scopes.ts';
 import { auditTrail } from './http/audit-trail.ts';
 import { adminAuditRoutes } from './http/routes/admin/audit.ts';
 import { registerConsole } from './http/console.ts';
@@ -198,6 +199,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   validators.attach(app);
   // Before any route: every /admin/v1 operation must have its rule (see authorization.ts).
   app.addHook('onRoute', requireRouteRule);
+  app.addHook('onRoute', requireScannerScope);
   // Before any route too: each admin write's handler runs with its audit entry pending (see audit-trail.ts).
   app.addHook('onRoute', auditTrail(config, clock));
 

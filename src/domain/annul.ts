@@ -1,3 +1,4 @@
+import { checkScannerScope } from './scanner-scope.ts';
 import { annulOutcome, gateNotes, rulesFor, withinAnnulWindow } from '@ticket-issuer/protocol';
 import type { AnnulResult, AnnulTarget } from '../store/annul.ts';
 import type { ApiKeyRecord, Store } from '../store/store.ts';
@@ -37,10 +38,7 @@ const REFUSALS = {
  * annul again answers the same way.
  */
 export async function annulByScanner(deps: AnnulDeps, key: ApiKeyRecord, request: AnnulRequest) {
-  if (request.eid !== key.eid) throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
-  if (request.scanner_id !== key.scanner_id) {
-    throw new IssuerError('FORBIDDEN', 'this API key was enrolled by another scanner');
-  }
+  checkScannerScope(key, { eid: request.eid, scanner_id: request.scanner_id });
   const idempotencyKey = normalizeUuid(request.idempotency_key);
   if (idempotencyKey === null) {
     throw invalidRequest('idempotency_key must be a UUID', [{ field: 'idempotency_key', problem: 'must be a UUID' }]);

@@ -2,6 +2,7 @@ import type { ApiKeyRecord, CheckInAttempt, CheckInResult, StoredAnswer, Store, 
 import type { Clock } from './clock.ts';
 import { unauthorizedKey } from './credentials.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
+import { checkScannerScope } from './scanner-scope.ts';
 import { normalizeUuid } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
 import { decide, decideExit, type EntryState, keepTurnedAway, withMissedAutoExit, withoutTypes } from './decide.ts';
@@ -280,15 +281,13 @@ function checkScanWindow(scannedAt: Date, now: Date): void {
   }
 }
 
-/** The key's event, gate and scanner must match the request. */
+/** The key's event, gate and scanner must match the request (see scanner-scope.ts). */
 function checkScope(key: ApiKeyRecord, request: CheckInRequest): void {
-  if (request.eid !== key.eid) throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
-  if (key.gate_id !== null && request.gate_id !== undefined && request.gate_id !== key.gate_id) {
-    throw new IssuerError('FORBIDDEN', 'this API key is not valid for this gate');
-  }
-  if (request.scanner_id !== key.scanner_id) {
-    throw new IssuerError('FORBIDDEN', 'this API key was enrolled by another scanner');
-  }
+  checkScannerScope(key, {
+    eid: request.eid,
+    scanner_id: request.scanner_id,
+    ...(request.gate_id === undefined ? {} : { gate_id: request.gate_id }),
+  });
 }
 
 /**

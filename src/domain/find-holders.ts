@@ -1,8 +1,8 @@
 import { gateNotes, rulesFor } from '@ticket-issuer/protocol';
-import type { ApiKeyRecord, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import { searchKey } from '../store/search-key.ts';
 import type { Clock } from './clock.ts';
-import { invalidRequest, IssuerError } from './errors.ts';
+import { invalidRequest } from './errors.ts';
 import type { EventEntryRules } from './event-settings.ts';
 import { ticketState } from './ticket-state.ts';
 import { toStored } from './time.ts';
@@ -11,21 +11,6 @@ import { toStored } from './time.ts';
 export const MIN_QUERY_CHARACTERS = 3;
 /** The most holders one search answers. */
 export const MAX_HOLDERS_FOUND = 10;
-
-/**
- * Whether this key may find holders of the event: its own event, and a key enrolled with a token that
- * allowed it. Judged before the query is even read, so a key without the permission learns nothing.
- */
-export function checkHolderSearch(key: ApiKeyRecord, eid: string): void {
-  if (eid !== key.eid) throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
-  if (!key.allow_search) {
-    throw new IssuerError(
-      'FORBIDDEN',
-      'this API key may not find holders by name: enrol the scanner with a token created with allow_search',
-      { reason: 'allow_search' },
-    );
-  }
-}
 
 export interface FindHoldersDeps {
   store: Store;

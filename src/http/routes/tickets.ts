@@ -1,11 +1,8 @@
-import { gateNotes, rulesFor } from '@ticket-issuer/protocol';
 import { readChanges } from '../../domain/changes.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkIn, type CheckInDeps, checkOut } from '../../domain/check-in.ts';
 import type { ApiKeyRecord, StoredAnswer } from '../../store/store.ts';
-import { IssuerError } from '../../domain/errors.ts';
-import { scannerStatusView } from '../../domain/ticket-state.ts';
-import { toStored } from '../../domain/time.ts';
+import { ticketStatus } from '../../domain/ticket-status.ts';
 import { scannerKeyOf } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
 import { SCAN_BODY_LIMIT_BYTES } from '../oversized-body.ts';
@@ -42,30 +39,20 @@ export function ticketRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/v1/tickets/:tid/status',
     { schema: statusSchema, onRequest: [ctx.limits.statusPerKey, ctx.auth.scanner] },
-    async (request) => {
-      const key = scannerKeyOf(request);
-      const ticket = await ctx.store.getTicket(request.params.tid);
-      if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
-      if (ticket.eid !== key.eid)
-        throw new IssuerError('FORBIDDEN', 'this API key is not valid for the event of this ticket');
-      const [presence, entries, rules] = await Promise.all([
-        ctx.store.getPresence(ticket.tid),
-        ctx.store.getEntries(ticket.tid),
-        ctx.eventSettings.rules(ticket.eid),
-      ]);
-      const notes = gateNotes(rulesFor(rules.types, ticket.ticket_type), ticket);
-      return scannerStatusView(ticket, presence, toStored(ctx.clock.now()), { entries: entries.length, ...notes });
-    },
+    async (request) =>
+      ticketStatus(
+        { store: ctx.store, clock: ctx.clock, rules: (eid) => ctx.eventSettings.rules(eid) },
+        scannerKeyOf(request),
+        request.params.tid,
+      ),
   );
 
   app.get(
     '/api/v1/events/:eid/changes',
     { schema: changesSchema, onRequest: [ctx.limits.changesPerKey, ctx.auth.scanner] },
     async (request) => {
-      const key = scannerKeyOf(request);
-      if (request.params.eid !== key.eid)
-        throw new IssuerError('FORBIDDEN', 'this API key is not valid for this event');
-      return readChanges(ctx.store, key.eid, request.query);
+      // Of the key's own event: the route's scope (see scanner-scopes.ts).
+      return readChanges(ctx.store, scannerKeyOf(request).eid, request.query);
     },
   );
 }
