@@ -1,18 +1,17 @@
 import type { ApiKeyRecord, CheckInAttempt, CheckInResult, StoredAnswer, Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { unauthorizedKey } from './credentials.ts';
-import { IssuerError, invalidRequest } from './errors.ts';
-import { checkScannerScope } from './scanner-scope.ts';
+import { IssuerError } from './errors.ts';
 import { normalizeUuid } from './ids.ts';
-import type { TicketClaims, TicketSigner } from './signing.ts';
-import { decide, decideExit, type EntryState, keepTurnedAway, withMissedAutoExit, withoutTypes } from './decide.ts';
+import type { TicketSigner } from './signing.ts';
+import { checkScanWindow, checkScope, parseScanTime, resolveIdempotencyKey } from './scan-request.ts';
+import { checkSignature, readToken, SignatureCheckNeeded, signatureProblem } from './ticket-token.ts';
+import { decide, type EntryState, keepTurnedAway, withMissedAutoExit, withoutTypes } from './decide.ts';
+import { decideExit } from './decide-exit.ts';
 import type { EventEntryRules } from './event-settings.ts';
-import { HOUR_MS, parseUtcInstant, toStored } from './time.ts';
+import { parseUtcInstant, toStored } from './time.ts';
 
-/** How old a queued offline scan may be and still be accepted (the spec's 48 hours). */
-export const MAX_OFFLINE_SCAN_AGE_MS = 48 * HOUR_MS;
-/** How far ahead of the issuer's clock a scanner's clock may run. */
-export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+export { MAX_CLOCK_SKEW_MS, MAX_OFFLINE_SCAN_AGE_MS } from './scan-request.ts';
 
 export interface CheckInRequest {
   tid: string;
@@ -229,128 +228,4 @@ async function attemptCheckIn(
     );
   }
   return result;
-}
-
-/** The key from the body or the `Idempotency-Key` header; both must agree when both are sent. */
-function resolveIdempotencyKey(bodyKey: string | undefined, headerKey: string | undefined): string {
-  const fromBody = bodyKey === undefined ? undefined : normalizeUuid(bodyKey);
-  const fromHeader = headerKey === undefined ? undefined : normalizeUuid(headerKey);
-  if (fromBody === null)
-    throw invalidRequest('idempotency_key must be a UUID', [{ field: 'idempotency_key', problem: 'must be a UUID' }]);
-  if (fromHeader === null)
-    throw invalidRequest('the Idempotency-Key header must be a UUID', [
-      { field: 'Idempotency-Key', problem: 'must be a UUID' },
-    ]);
-  if (fromBody && fromHeader && fromBody !== fromHeader) {
-    throw invalidRequest('the Idempotency-Key header and the body field idempotency_key differ', [
-      { field: 'idempotency_key', problem: 'differs from the Idempotency-Key header' },
-    ]);
-  }
-  const key = fromBody ?? fromHeader;
-  if (!key) {
-    throw invalidRequest('an idempotency key is required, in the body or the Idempotency-Key header', [
-      { field: 'idempotency_key', problem: 'required (or send the Idempotency-Key header)' },
-    ]);
-  }
-  return key;
-}
-
-/** `scanned_at` as an instant; it must be ISO 8601 UTC. */
-function parseScanTime(text: string): Date {
-  const scannedAt = parseUtcInstant(text);
-  if (!scannedAt) {
-    throw invalidRequest('scanned_at must be an ISO 8601 UTC timestamp', [
-      { field: 'scanned_at', problem: 'must be an ISO 8601 UTC timestamp such as 2026-05-01T18:30:00Z' },
-    ]);
-  }
-  return scannedAt;
-}
-
-/** Accepts scans up to 48 hours old and at most 5 minutes ahead of the issuer's clock; throws otherwise. */
-function checkScanWindow(scannedAt: Date, now: Date): void {
-  const age = now.getTime() - scannedAt.getTime();
-  if (age > MAX_OFFLINE_SCAN_AGE_MS) {
-    throw invalidRequest('scanned_at is more than 48 hours in the past', [
-      { field: 'scanned_at', problem: 'more than 48 hours in the past' },
-    ]);
-  }
-  if (-age > MAX_CLOCK_SKEW_MS) {
-    throw invalidRequest('scanned_at is more than 5 minutes in the future', [
-      { field: 'scanned_at', problem: 'more than 5 minutes in the future' },
-    ]);
-  }
-}
-
-/** The key's event, gate and scanner must match the request (see scanner-scope.ts). */
-function checkScope(key: ApiKeyRecord, request: CheckInRequest): void {
-  checkScannerScope(key, {
-    eid: request.eid,
-    scanner_id: request.scanner_id,
-    ...(request.gate_id === undefined ? {} : { gate_id: request.gate_id }),
-  });
-}
-
-/**
- * What the issuer makes of the presented token before the store step: why it is not acceptable
- * (`settled`, null when it is, or when there is no token), or a token that passed every check but its
- * signature (`signature_pending`). The issuer's own verification outranks the scanner's verdict.
- */
-type TokenVerdict =
-  | { kind: 'settled'; problem: string | null }
-  | { kind: 'signature_pending'; claims: TicketClaims; signatureValid: () => Promise<boolean> };
-
-async function readToken(deps: CheckInDeps, request: CheckInRequest): Promise<TokenVerdict> {
-  // A scanner that could not verify the signature turned the holder away: its report stands, token or
-  // not, so that a key it did not know yet never turns a rejection into a check-in.
-  if (request.signature_valid === false) return { kind: 'settled', problem: 'scanner reported an invalid signature' };
-  if (request.ticket_token === undefined) return { kind: 'settled', problem: null };
-  const read = await deps.signer.read(request.ticket_token);
-  if (!read.ok) {
-    if ('version' in read) {
-      throw new IssuerError('PROTOCOL_VERSION_UNSUPPORTED', 'the ticket token uses an unsupported protocol version', {
-        supported: ['1'],
-      });
-    }
-    return { kind: 'settled', problem: read.reason };
-  }
-  return { kind: 'signature_pending', claims: read.claims, signatureValid: read.signatureValid };
-}
-
-/** Why a token whose signature is genuine is still not acceptable for this request, or null. */
-function claimsProblem(claims: TicketClaims, deps: CheckInDeps, request: CheckInRequest): string | null {
-  if (claims.v !== 1) return 'missing v';
-  if (claims.iss !== deps.issuer) return 'token issued by another issuer';
-  if (claims.tid !== request.tid) return 'token tid differs from the request';
-  if (claims.eid !== request.eid) return 'token eid differs from the request';
-  return null;
-}
-
-/** Checks a pending signature: the verdict on a token that is not the ticket's stored one. */
-async function checkSignature(
-  deps: CheckInDeps,
-  request: CheckInRequest,
-  pending: Extract<TokenVerdict, { kind: 'signature_pending' }>,
-): Promise<TokenVerdict> {
-  const problem = (await pending.signatureValid()) ? claimsProblem(pending.claims, deps, request) : 'bad signature';
-  return { kind: 'settled', problem };
-}
-
-/** Thrown from inside the store step: this token's signature must be checked before it is decided. */
-class SignatureCheckNeeded extends Error {}
-
-/**
- * The signature verdict inside the store step, on the ticket as stored. The token the issuer stored
- * for the ticket, character for character, carries the issuer's own signature (only the issuer
- * writes it, right after signing it), so its check is skipped; any other token (superseded, forged,
- * of an unknown tid) sends the attempt back to have its signature checked first.
- */
-function signatureProblem(
-  verdict: TokenVerdict,
-  ticket: TicketRecord | null,
-  deps: CheckInDeps,
-  request: CheckInRequest,
-): string | null {
-  if (verdict.kind === 'settled') return verdict.problem;
-  if (ticket === null || request.ticket_token !== ticket.ticket_token) throw new SignatureCheckNeeded();
-  return claimsProblem(verdict.claims, deps, request);
 }

@@ -1,28 +1,24 @@
 import {
   DEFAULT_EVENT_RULES,
   type EventRules,
-  exitOutcome,
   gateNotes,
-  holderAtScan,
   judgeEntry,
   missedAutoExit,
-  type RuleRefusal,
-  type RuleRefusalReason,
   rulesFor,
   type TicketFacts,
   type TicketTypeRules,
 } from '@ticket-issuer/protocol';
 import type { CheckInVerdict, GateRecord, Presence, StoredAnswer, TicketRecord } from '../store/store.ts';
 import { gateRefusal } from './gates.ts';
-import { holderAtExit, holderState, moveFor, outSince, scannerTicket } from './ticket-state.ts';
-import { toWire } from './time.ts';
+import { RULE_MESSAGES, ruleReason, wireRefusal } from './rule-refusals.ts';
+import { holderState, moveFor, scannerTicket } from './ticket-state.ts';
 
 const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
 
-const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
+export const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
 
 /** The facts of the shared rules, as the store's rows show them inside the transaction. */
-function factsOf(
+export function factsOf(
   ticket: TicketRecord,
   eid: string,
   scannedAt: string,
@@ -41,12 +37,16 @@ function factsOf(
 }
 
 /** Why a revoked ticket is refused: the organizer's reason, or the reissue that superseded the token. */
-function revokedReason(ticket: TicketRecord): string | null {
+export function revokedReason(ticket: TicketRecord): string | null {
   return ticket.revoked_at !== null ? ticket.revoke_reason : 'token superseded by a reissue';
 }
 
 /** The answers shared by entries and exits: a bad signature, an unknown tid, another event's ticket. */
-function unusable(ticket: TicketRecord | null, eid: string, signatureProblem: string | null): CheckInVerdict | null {
+export function unusable(
+  ticket: TicketRecord | null,
+  eid: string,
+  signatureProblem: string | null,
+): CheckInVerdict | null {
   if (signatureProblem !== null) {
     return {
       outcome: 'invalid_signature',
@@ -97,36 +97,6 @@ export interface EntryState {
   presence?: Presence | null;
   /** The `scanned_at` of the ticket's counted entries (not annulled). */
   entries: readonly string[];
-}
-
-const RULE_MESSAGES: Record<RuleRefusalReason, string> = {
-  not_valid_now: 'this ticket is not valid at this time',
-  entry_limit_reached: 'this ticket has reached its entry limit',
-  too_soon: 'too soon after this ticket’s last entry',
-};
-
-/** A refusal's instants in the answered form (no zero milliseconds), as every answer writes them. */
-function wireRefusal(refusal: RuleRefusal): RuleRefusal {
-  switch (refusal.reason) {
-    case 'not_valid_now':
-      return { ...refusal, valid_from: toWire(refusal.valid_from) };
-    case 'too_soon':
-      return { ...refusal, last_entry_at: toWire(refusal.last_entry_at), next_entry_at: toWire(refusal.next_entry_at) };
-    default:
-      return refusal;
-  }
-}
-
-/** The scan log's reason for a refusal by the entry rules, in plain words. */
-function ruleReason(refusal: RuleRefusal): string {
-  switch (refusal.reason) {
-    case 'not_valid_now':
-      return `not valid now (event day ${refusal.event_day})`;
-    case 'entry_limit_reached':
-      return `entry limit reached (${refusal.entries} entries, ${refusal.entries_today} on ${refusal.event_day})`;
-    case 'too_soon':
-      return `too soon (last entry ${refusal.last_entry_at}, next from ${refusal.next_entry_at})`;
-  }
 }
 
 /**
@@ -261,48 +231,6 @@ export function keepTurnedAway(verdict: CheckInVerdict): CheckInVerdict {
         },
       },
     },
-  };
-}
-
-/** The ticket as an exit answer shows it. */
-function exitTicket(ticket: TicketRecord, presence: Presence | null, checkedOutAt: string | null) {
-  return { ...scannerTicket(ticket), checked_out_at: toWire(checkedOutAt ?? outSince(presence)) };
-}
-
-/**
- * The outcome of an exit scan; pure, run inside the store's transaction, on the shared rules
- * (`exitOutcome`). The signature, the ticket and the event are judged as for an entry. A revoked
- * ticket (or a superseded token) answers `revoked`, and a holder inside is still counted out.
- * Otherwise a holder inside goes out (`checked_out`), and one who is not is `not_inside`, as is an
- * exit scanned before the entry that has the holder inside now (see `holderAtExit`).
- */
-export function decideExit(
-  ticket: TicketRecord | null,
-  eid: string,
-  scannedAt: string,
-  signatureProblem: string | null,
-  presentedToken: string | null,
-  presence: Presence | null,
-  event: EventRules = DEFAULT_EVENT_RULES,
-): CheckInVerdict {
-  const early = unusable(ticket, eid, signatureProblem);
-  if (early !== null || ticket === null) return early!;
-  const entered = ticket.checked_in_at === null ? [] : [ticket.checked_in_at];
-  const facts = {
-    ...factsOf(ticket, eid, scannedAt, presentedToken, presence),
-    // A holder inside since before the scan's event day was counted out at its start (auto_exit).
-    holder: holderAtScan(holderAtExit(ticket, presence, scannedAt), entered, scannedAt, event),
-  };
-  const outcome = exitOutcome(facts);
-  if (outcome !== 'checked_out' && outcome !== 'not_inside' && outcome !== 'revoked') {
-    throw new Error(`unexpected exit outcome ${outcome}`);
-  }
-  const move = moveFor(facts.holder, 'out', outcome, scannedAt);
-  return {
-    outcome,
-    reason: outcome === 'revoked' ? revokedReason(ticket) : null,
-    move,
-    answer: answer(200, { status: outcome, ticket: exitTicket(ticket, presence, move?.at ?? null) }),
   };
 }
 

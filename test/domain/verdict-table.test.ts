@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CASE_GATES, CASE_TICKET_TYPE, VERDICT_CASES, type VerdictCase } from '@ticket-issuer/protocol';
-import { decide, decideExit, withoutTypes } from '../../src/domain/decide.ts';
+import { decide, withoutTypes } from '../../src/domain/decide.ts';
+import { decideExit } from '../../src/domain/decide-exit.ts';
 import type { TicketRecord } from '../../src/store/store.ts';
 
 const SCANNED_AT = '2026-06-01T12:00:00.000Z';
