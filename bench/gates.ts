@@ -58,7 +58,7 @@ if (gatesDatabase) {
 // measured above; here only the read matters).
 async function seedBig(store: Store, raw: (sql: string) => Promise<void>): Promise<string> {
   const eid = 'evt_01BENCHOCCUPANCY00000000000';
-  await store.createEvent({
+  await store.events.createEvent({
     eid,
     name: 'Big',
     event_date: '2030-01-01T18:00:00.000Z',
@@ -91,7 +91,7 @@ async function readings(store: Store, eid: string, count = 20): Promise<number[]
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = process.hrtime.bigint();
-    const reading = await store.occupancy(eid);
+    const reading = await store.checkIns.occupancy(eid);
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
     if (reading.inside !== 400_000) throw new Error(`inside ${reading.inside}`);
   }

@@ -105,14 +105,14 @@ async function webhookCost(store: Store) {
   const backlogs: number[] = [];
   const workerShare: number[] = [];
   const rates = { plain: [] as number[], hooked: [] as number[] };
-  const drained = () => until(async () => (await store.countPendingWebhookMessages()) === 0, 'draining', 50);
+  const drained = () => until(async () => (await store.webhooks.countPendingWebhookMessages()) === 0, 'draining', 50);
   for (let round = 0; round < ROUNDS; round++) {
     const slice = (t: { tids: string[] }) => t.tids.slice(round * PER_ROUND, (round + 1) * PER_ROUND);
     await drained();
     const a = await checkIns(app, plain, slice(plain));
     const before = { ...spent };
     const b = await checkIns(app, hooked, slice(hooked));
-    backlogs.push(await store.countPendingWebhookMessages());
+    backlogs.push(await store.webhooks.countPendingWebhookMessages());
     // The worker's claims and recordings during the round, against the round's length.
     workerShare.push((spent.claimMs + spent.finishMs - before.claimMs - before.finishMs) / ((PER_ROUND / b) * 1000));
     rates.plain.push(a);
@@ -128,9 +128,9 @@ async function webhookCost(store: Store) {
 /** Times the store's claims and recordings of attempts while the worker runs. */
 function timeWorkerQueries(store: Store) {
   const spent = { claims: 0, claimMs: 0, claimed: 0, finishes: 0, finishMs: 0 };
-  const claim = store.claimWebhookMessages.bind(store);
-  const finish = store.finishWebhookAttempts.bind(store);
-  store.claimWebhookMessages = async (request) => {
+  const claim = store.webhooks.claimWebhookMessages.bind(store);
+  const finish = store.webhooks.finishWebhookAttempts.bind(store);
+  store.webhooks.claimWebhookMessages = async (request) => {
     const started = performance.now();
     const claimed = await claim(request);
     spent.claimMs += performance.now() - started;
@@ -138,7 +138,7 @@ function timeWorkerQueries(store: Store) {
     spent.claimed += claimed.length;
     return claimed;
   };
-  store.finishWebhookAttempts = async (results) => {
+  store.webhooks.finishWebhookAttempts = async (results) => {
     const started = performance.now();
     await finish(results);
     spent.finishMs += performance.now() - started;
@@ -154,7 +154,7 @@ async function delivery(store: Store) {
   const webhookId = await subscribe(seeding, target.eid);
   await checkIns(seeding, target, target.tids);
   await seeding.close();
-  const pending = await store.countPendingWebhookMessages();
+  const pending = await store.webhooks.countPendingWebhookMessages();
   if (pending !== MESSAGES) throw new Error(`${pending} messages in the outbox, not ${MESSAGES}`);
 
   const receivedBefore = receiver.distinct();
@@ -165,7 +165,7 @@ async function delivery(store: Store) {
   await app.ready(); // the worker starts here
   await until(() => receiver.distinct() - receivedBefore >= MESSAGES, 'receiving', 5);
   const receivedS = (performance.now() - started) / 1000;
-  await until(async () => (await store.countPendingWebhookMessages()) === 0, 'recording', 5);
+  await until(async () => (await store.webhooks.countPendingWebhookMessages()) === 0, 'recording', 5);
   const recordedS = (performance.now() - started) / 1000;
   const { deliveries } = await json<{ deliveries: { state: string }[] }>(
     app.inject({ method: 'GET', url: `/admin/v1/webhooks/${webhookId}/deliveries?limit=100`, headers: admin }),

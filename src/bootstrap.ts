@@ -169,7 +169,7 @@ export async function openIssuer(configured: Config): Promise<Issuer> {
   const store = await openNamedStore(configured.databaseUrl, configured.requestTimeoutSeconds);
   const redis = await connectRedis(configured);
   try {
-    const storeHasKeys = (await store.listSigningKeys()).length > 0;
+    const storeHasKeys = (await store.signingKeys.listSigningKeys()).length > 0;
     const keyEncryptionKey = resolveKeyEncryptionKey(configured, storeHasKeys);
     const identity = await resolveIdentity(store, configured);
     const config = { ...configured, baseUrl: identity.baseUrl };

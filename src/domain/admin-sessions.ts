@@ -64,7 +64,7 @@ async function startSession(store: Store, clock: Clock, tag: string, userId: str
     last_seen_at: toStored(now),
     expires_at: toStored(new Date(now.getTime() + SESSION_LIFETIME_MS)),
   };
-  await store.createAdminSession(record);
+  await store.sessions.createAdminSession(record);
   return { sessionId, record };
 }
 
@@ -114,11 +114,11 @@ export async function findAdminSession(
   const record = found.session;
   const now = toStored(clock.now());
   if (sessionEndsAt(record) <= now || !stillValid(found, adminTokenHash)) {
-    await store.deleteAdminSession(hash);
+    await store.sessions.deleteAdminSession(hash);
     return null;
   }
   if (Date.parse(now) - Date.parse(record.last_seen_at) >= TOUCH_RESOLUTION_MS) {
-    await store.touchAdminSession(hash, now);
+    await store.sessions.touchAdminSession(hash, now);
     return { record: { ...record, last_seen_at: now }, user: found.user };
   }
   return { record, user: found.user };
@@ -126,5 +126,5 @@ export async function findAdminSession(
 
 /** Ends a session on the server: its cookie no longer works anywhere. */
 export async function endAdminSession(store: Store, sessionId: string): Promise<void> {
-  await store.deleteAdminSession(hashSecret(sessionId));
+  await store.sessions.deleteAdminSession(hashSecret(sessionId));
 }

@@ -13,18 +13,18 @@ export async function resolveAdminToken(
   configured: string | null,
 ): Promise<{ hash: string; generated: string | null }> {
   if (configured !== null) return { hash: hashSecret(configured), generated: null };
-  const existing = await store.getSetting(SETTING);
+  const existing = await store.settings.getSetting(SETTING);
   if (existing !== null) return { hash: existing, generated: null };
   const token = newSecret(ADMIN_TOKEN_PREFIX);
   const hash = hashSecret(token);
-  const kept = await store.putSettingIfAbsent(SETTING, hash);
+  const kept = await store.settings.putSettingIfAbsent(SETTING, hash);
   return { hash: kept, generated: kept === hash ? token : null };
 }
 
 /** Replaces the stored admin token with a new one and returns it (to print once). */
 export async function resetAdminToken(store: Store): Promise<string> {
   const token = newSecret(ADMIN_TOKEN_PREFIX);
-  await store.putSetting(SETTING, hashSecret(token));
+  await store.settings.putSetting(SETTING, hashSecret(token));
   return token;
 }
 
@@ -42,7 +42,7 @@ export function adminTokenHashSource(store: Store, initial: string, configured: 
   return async () => {
     if (Date.now() - readAt >= REFRESH_MS) {
       readAt = Date.now();
-      current = (await store.getSetting(SETTING)) ?? current;
+      current = (await store.settings.getSetting(SETTING)) ?? current;
     }
     return current;
   };

@@ -63,7 +63,7 @@ async function answer(
   now: Date,
   windowSeconds: number | null,
 ) {
-  const result: AnnulResult = await deps.store.annulEntry(
+  const result: AnnulResult = await deps.store.checkIns.annulEntry(
     { eid, target, annulled_at: annulledAt, received_at: toStored(now) },
     (seen) =>
       annulOutcome({

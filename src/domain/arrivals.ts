@@ -47,5 +47,5 @@ export function arrivalsOf(rows: ArrivalCount[]): Arrivals {
 /** The arrivals answer of an event, from its kept counts (a row per minute and gate that had entries). */
 export async function arrivalsView(store: Store, eid: string): Promise<Arrivals> {
   const event = await requireEvent(store, eid);
-  return arrivalsOf(await store.arrivals(event.eid));
+  return arrivalsOf(await store.checkIns.arrivals(event.eid));
 }

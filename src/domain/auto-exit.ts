@@ -74,7 +74,7 @@ export class AutoExitLoop {
   private async look(): Promise<void> {
     const now = this.o.clock.now();
     try {
-      const events = await this.o.store.listAutoExitEvents(toStored(now));
+      const events = await this.o.store.checkIns.listAutoExitEvents(toStored(now));
       const done = new Map<string, string>();
       for (const event of events) {
         if (this.stopped) break;
@@ -103,7 +103,7 @@ export class AutoExitLoop {
     }
     if (due === null || due.day === seen) return seen;
     try {
-      const exited = await this.o.store.runAutoExit({
+      const exited = await this.o.store.checkIns.runAutoExit({
         eid: event.eid,
         day: due.day,
         at: toStored(due.at),

@@ -102,7 +102,7 @@ function changeView(change: ChangeRecord) {
 export async function readChanges(store: Store, eid: string, query: { after?: string; limit?: string }) {
   const after = query.after === undefined ? 0 : decodeCursor(eid, query.after);
   const limit = changesLimit(query.limit);
-  const { items, has_more } = await store.listChanges(eid, after, limit);
+  const { items, has_more } = await store.feed.listChanges(eid, after, limit);
   const last = items[items.length - 1]?.position ?? after;
   return { changes: items.map(changeView), next_cursor: encodeCursor(eid, last), has_more };
 }

@@ -71,7 +71,7 @@ async function recordScan(
     // at authentication, is not the scanner's attempt at all.
     if (error instanceof IssuerError && error.code !== 'IDEMPOTENCY_CONFLICT' && error.code !== 'UNAUTHORIZED') {
       // The scanner is owed the refusal, not a 500: a scan log that cannot be written is the issuer's problem.
-      await deps.store
+      await deps.store.checkIns
         .logRefusedAttempt(refusedAttempt(key, request, headerKey, now), `${error.code}: ${error.message}`)
         .catch((logError: unknown) => deps.onLogFailure?.(logError));
     }
@@ -192,16 +192,16 @@ async function attemptCheckIn(
     };
     // With re-entry, an entry depends on whether the holder is out: decided on their presence.
     if (rules.reentry) {
-      return deps.store.checkInWithPresence(attempt, (ticket, presence, gate, entries) =>
+      return deps.store.checkIns.checkInWithPresence(attempt, (ticket, presence, gate, entries) =>
         judge(ticket, { gate, presence, entries }),
       );
     }
-    return deps.store.checkIn(attempt, (ticket, gate, entries) => judge(ticket, { gate, entries }));
+    return deps.store.checkIns.checkIn(attempt, (ticket, gate, entries) => judge(ticket, { gate, entries }));
   };
   // Exits are never refused for the gate: the holder is leaving.
   const exit = async () => {
     const rules = (await deps.rules?.(request.eid)) ?? withoutTypes(false);
-    return deps.store.checkOut(attempt, (ticket, presence) => {
+    return deps.store.checkIns.checkOut(attempt, (ticket, presence) => {
       checkScanWindow(scannedAtDate, now);
       const problem = signatureProblem(token, ticket, deps, request);
       return decideExit(ticket, request.eid, scannedAt, problem, presented, presence, rules.event);

@@ -73,7 +73,7 @@ export async function checkApiKey(
     return standing === true ? { ok: true, key: remembered } : { ok: false, why: standing };
   }
   // The hash finds the key and is then compared in constant time with what was found.
-  const key = await store.findApiKey(presentedHash);
+  const key = await store.scanners.findApiKey(presentedHash);
   if (!hashMatches(presentedHash, key?.key_hash ?? null) || !key) return { ok: false, why: 'unknown' };
   const standing = keyStanding(key, now);
   if (standing !== true) return { ok: false, why: standing };

@@ -62,7 +62,7 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
   }
   const apiKey = newSecret(API_KEY_PREFIX);
   const name = request.scanner_name?.trim() ?? '';
-  const result = await deps.store.redeemEnrollmentToken(
+  const result = await deps.store.scanners.redeemEnrollmentToken(
     hashSecret(token),
     toStored(deps.clock.now()),
     {
@@ -91,7 +91,7 @@ export async function enroll(deps: EnrollDeps, request: EnrollRequest) {
   }
   const scannerName = result.key.scanner_name;
   if (scannerName === null) throw new Error('the store enrolled a scanner without naming it');
-  const event = await deps.store.getEvent(result.key.eid);
+  const event = await deps.store.events.getEvent(result.key.eid);
   if (!event) throw new Error(`event ${result.key.eid} of a redeemed token is missing`);
   return {
     api_key: apiKey,

@@ -33,7 +33,7 @@ async function declaredGate(
   gateId: string | null,
 ): Promise<{ gate_id: string | null; declared: boolean | null }> {
   if (gateId === null) return { gate_id: null, declared: null };
-  const gates = await store.listGates(eid);
+  const gates = await store.events.listGates(eid);
   const match =
     gates.find((gate) => gate.gate_id === gateId) ??
     gates.find((gate) => gate.gate_id.toLowerCase() === gateId.toLowerCase());
@@ -76,7 +76,7 @@ export async function createEnrollmentToken(
     }
   }
   noteAudit({ target: record.token_id });
-  await deps.store.createEnrollmentToken(record);
+  await deps.store.scanners.createEnrollmentToken(record);
   return { record, token, gateDeclared: gate.declared };
 }
 

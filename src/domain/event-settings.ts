@@ -30,7 +30,7 @@ export class EventSettingsCache {
   async rules(eid: string): Promise<EventEntryRules> {
     const cached = this.entries.get(eid);
     if (cached && this.now() - cached.readAt < SETTINGS_TTL_MS) return cached.rules;
-    const [event, types] = await Promise.all([this.store.getEvent(eid), this.store.listTicketTypes(eid)]);
+    const [event, types] = await Promise.all([this.store.events.getEvent(eid), this.store.events.listTicketTypes(eid)]);
     const calendar = {
       reentry: event?.reentry ?? false,
       timezone: event?.timezone ?? DEFAULT_EVENT_RULES.timezone,

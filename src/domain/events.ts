@@ -74,13 +74,13 @@ export async function createEvent(store: Store, clock: Clock, input: NewEvent): 
     auto_exit: input.auto_exit ?? DEFAULT_CALENDAR.auto_exit,
   };
   noteAudit({ target: event.eid, eid: event.eid });
-  await store.createEvent(event);
+  await store.events.createEvent(event);
   return event;
 }
 
 /** The event or NOT_FOUND. */
 export async function requireEvent(store: Store, eid: string): Promise<EventRecord> {
-  const event = await store.getEvent(eid);
+  const event = await store.events.getEvent(eid);
   if (!event) throw new IssuerError('NOT_FOUND', 'no event has this eid');
   return event;
 }
@@ -125,13 +125,13 @@ export async function updateEventSettings(store: Store, eid: string, settings: E
   }
   // Nothing to set writes nothing (on every store: the audit trail records no change).
   if (Object.values(checked).every((value) => value === undefined)) return requireEvent(store, eid);
-  const event = await store.updateEventSettings(eid, checked);
+  const event = await store.events.updateEventSettings(eid, checked);
   if (!event) throw new IssuerError('NOT_FOUND', 'no event has this eid');
   return event;
 }
 
 async function refuseHoursOutOfOrder(store: Store, eid: string, dayStartsAt: string): Promise<void> {
-  const clash = (await store.listTicketTypes(eid)).find(
+  const clash = (await store.events.listTicketTypes(eid)).find(
     (type) => type.hours !== null && !hoursInOrder(type.hours, { day_starts_at: dayStartsAt }),
   );
   if (clash)

@@ -30,7 +30,10 @@ export async function findHolders(deps: FindHoldersDeps, eid: string, query: str
       { field: 'q', problem: `must hold at least ${MIN_QUERY_CHARACTERS} letters or digits` },
     ]);
   }
-  const [matches, rules] = await Promise.all([deps.store.findHolders(eid, query, MAX_HOLDERS_FOUND), deps.rules(eid)]);
+  const [matches, rules] = await Promise.all([
+    deps.store.tickets.findHolders(eid, query, MAX_HOLDERS_FOUND),
+    deps.rules(eid),
+  ]);
   const now = toStored(deps.clock.now());
   return {
     tickets: matches.map(({ ticket, inside }) => ({

@@ -25,14 +25,14 @@ export async function putGate(
     admits: input.admits,
     updated_at: toStored(clock.now()),
   };
-  await store.putGate(gate);
+  await store.events.putGate(gate);
   return gate;
 }
 
 /** Removes a gate's declaration; NOT_FOUND when the event or the gate is unknown. */
 export async function deleteGate(store: Store, eid: string, gateId: string): Promise<void> {
   await requireEvent(store, eid);
-  if (!(await store.deleteGate(eid, gateId)))
+  if (!(await store.events.deleteGate(eid, gateId)))
     throw new IssuerError('NOT_FOUND', 'no gate of this event has this gate_id');
 }
 
@@ -45,7 +45,7 @@ export { gateRefusal } from '@ticket-issuer/protocol';
  */
 export async function occupancyView(store: Store, eid: string, now: Date) {
   const event = await requireEvent(store, eid);
-  const [counts, declared] = await Promise.all([store.occupancy(eid), store.listGates(eid)]);
+  const [counts, declared] = await Promise.all([store.checkIns.occupancy(eid), store.events.listGates(eid)]);
   const names = new Map(declared.map((gate) => [gate.gate_id, gate.name]));
   const seen = new Set(counts.gates.map((gate) => gate.gate_id));
   const gates = [

@@ -13,7 +13,7 @@ export async function resolveIdentity(
   store: Store,
   config: Pick<Config, 'baseUrl' | 'baseUrlExplicit' | 'port'>,
 ): Promise<{ baseUrl: string; notice: string | null }> {
-  const stored = await store.putSettingIfAbsent(SETTING, config.baseUrl);
+  const stored = await store.settings.putSettingIfAbsent(SETTING, config.baseUrl);
   if (stored === config.baseUrl) return { baseUrl: stored, notice: null };
   if (!config.baseUrlExplicit) {
     return {
@@ -23,7 +23,7 @@ export async function resolveIdentity(
         `(PORT is ${config.port}); set BASE_URL to change it`,
     };
   }
-  await store.putSetting(SETTING, config.baseUrl);
+  await store.settings.putSetting(SETTING, config.baseUrl);
   return {
     baseUrl: config.baseUrl,
     notice:

@@ -55,7 +55,7 @@ async function checkAccess(store: Store, role: Role, events: string[] | null): P
     ]);
   }
   for (const eid of new Set(events)) {
-    if ((await store.getEvent(eid)) === null) {
+    if ((await store.events.getEvent(eid)) === null) {
       throw invalidRequest(`no event has the eid ${eid}`, [
         { field: 'events', problem: `no event has the eid ${eid}` },
       ]);

@@ -70,7 +70,8 @@ export class TicketSigner {
   /** Makes a signing key on first start (concurrent instances agree on one). */
   async ensureKey(): Promise<void> {
     const active =
-      (await this.store.getActiveSigningKey()) ?? (await this.store.ensureSigningKey(await this.generate()));
+      (await this.store.signingKeys.getActiveSigningKey()) ??
+      (await this.store.signingKeys.ensureSigningKey(await this.generate()));
     try {
       this.privateKey(active);
     } catch {
@@ -85,7 +86,7 @@ export class TicketSigner {
   async rotate(): Promise<SigningKeyRecord> {
     const key = await this.generate();
     noteAudit({ target: key.kid });
-    await this.store.addSigningKey(key);
+    await this.store.signingKeys.addSigningKey(key);
     return key;
   }
 
@@ -95,7 +96,7 @@ export class TicketSigner {
    * signature, which made bulk issue several times slower and its memory grow with the batch.
    */
   async signerForActiveKey(): Promise<{ kid: string; sign: (claims: TicketClaims) => string }> {
-    const record = await this.store.getActiveSigningKey();
+    const record = await this.store.signingKeys.getActiveSigningKey();
     if (!record) throw new Error('no active signing key');
     const privateKey = this.privateKey(record);
     const header = base64url(JSON.stringify({ alg: 'EdDSA', kid: record.kid, typ: 'JWT' }));
@@ -140,7 +141,7 @@ export class TicketSigner {
 
   /** Marks a retired key removed (see `Store.removeSigningKey`); this instance stops verifying with it at once. */
   async remove(kid: string): Promise<'removed' | 'active' | 'unknown'> {
-    const outcome = await this.store.removeSigningKey(kid, toStored(this.clock.now()));
+    const outcome = await this.store.signingKeys.removeSigningKey(kid, toStored(this.clock.now()));
     this.records.delete(kid);
     return outcome;
   }
@@ -150,7 +151,7 @@ export class TicketSigner {
     const now = Date.now();
     const cached = this.records.get(kid);
     if (cached && cached.until > now) return cached.record;
-    const record = await this.store.getSigningKey(kid);
+    const record = await this.store.signingKeys.getSigningKey(kid);
     // Only kids that exist are remembered: made-up kids must not fill the memory.
     if (record) this.records.set(kid, { record, until: now + KEY_RECORD_TTL_MS });
     else this.records.delete(kid);
@@ -159,7 +160,7 @@ export class TicketSigner {
 
   /** The public keys scanners may verify with: every key not removed, newest first. */
   async publishedKeys(): Promise<PublicJwk[]> {
-    const keys = await this.store.listSigningKeys();
+    const keys = await this.store.signingKeys.listSigningKeys();
     return keys.filter((k) => k.removed_at === null).map(toPublicJwk);
   }
 

@@ -62,7 +62,7 @@ export async function changeTicketNotes(
     ...(request.attention === undefined ? {} : { attention: request.attention }),
     ...(request.checkin_text === undefined ? {} : { checkin_text: checkinText(request.checkin_text) }),
   };
-  const ticket = await store.updateTicketNotes(tid, change, toStored(clock.now()));
+  const ticket = await store.tickets.updateTicketNotes(tid, change, toStored(clock.now()));
   if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
   return ticket;
 }

@@ -19,12 +19,12 @@ export interface TicketStatusDeps {
  * unknown tid: 404; a ticket of another event than the key's: 403.
  */
 export async function ticketStatus(deps: TicketStatusDeps, key: ApiKeyRecord, tid: string) {
-  const ticket = await deps.store.getTicket(tid);
+  const ticket = await deps.store.tickets.getTicket(tid);
   if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
   checkScannerScope(key, { ticketEid: ticket.eid });
   const [presence, entries, rules] = await Promise.all([
-    deps.store.getPresence(ticket.tid),
-    deps.store.getEntries(ticket.tid),
+    deps.store.checkIns.getPresence(ticket.tid),
+    deps.store.checkIns.getEntries(ticket.tid),
     deps.rules(ticket.eid),
   ]);
   const notes = gateNotes(rulesFor(rules.types, ticket.ticket_type), ticket);

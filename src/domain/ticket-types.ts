@@ -131,14 +131,14 @@ export async function putTicketType(
     eid,
     updated_at: toStored(clock.now()),
   };
-  await store.putTicketType(record);
+  await store.events.putTicketType(record);
   return record;
 }
 
 /** Removes a ticket type's declaration; NOT_FOUND when the event is unknown or the label not declared. */
 export async function deleteTicketType(store: Store, eid: string, label: string): Promise<void> {
   await requireEvent(store, eid);
-  if (!(await store.deleteTicketType(eid, ticketTypeKey(label))))
+  if (!(await store.events.deleteTicketType(eid, ticketTypeKey(label))))
     throw new IssuerError('NOT_FOUND', 'no ticket type of this event is declared with this label');
 }
 
@@ -148,7 +148,7 @@ export async function deleteTicketType(store: Store, eid: string, label: string)
  */
 export async function listTicketTypes(store: Store, eid: string) {
   await requireEvent(store, eid);
-  const [declared, labels] = await Promise.all([store.listTicketTypes(eid), store.listTicketLabels(eid)]);
+  const [declared, labels] = await Promise.all([store.events.listTicketTypes(eid), store.events.listTicketLabels(eid)]);
   const seen = new Set(declared.map((type) => ticketTypeKey(type.ticket_type)));
   const found: TicketTypeRules[] = [];
   for (const label of [...labels].sort(byCodeUnits)) {
@@ -171,8 +171,8 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 export async function scannerRules(store: Store, eid: string) {
   const [event, gates, types] = await Promise.all([
     requireEvent(store, eid),
-    store.listGates(eid),
-    store.listTicketTypes(eid),
+    store.events.listGates(eid),
+    store.events.listTicketTypes(eid),
   ]);
   return {
     gates: gates.map(gateView),

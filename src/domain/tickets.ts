@@ -127,7 +127,7 @@ export async function issueTickets(
     };
   });
   if (!bulk) noteAudit({ target: tickets[0]!.tid });
-  const existing = new Map((await deps.store.createTickets(tickets)).map((t) => [t.external_id, t]));
+  const existing = new Map((await deps.store.tickets.createTickets(tickets)).map((t) => [t.external_id, t]));
   const created: TicketRecord[] = [];
   const skipped: IssuedTickets['skipped'] = [];
   for (const ticket of tickets) {
@@ -179,7 +179,7 @@ function reissueRefused(why: ReissueFailure, tid: string, jtiNamed: boolean): Is
  */
 export async function reissueTicket(deps: TicketDeps, tid: string, replacing?: string): Promise<TicketRecord> {
   const jtiNamed = replacing !== undefined;
-  const ticket = await deps.store.getTicket(tid);
+  const ticket = await deps.store.tickets.getTicket(tid);
   if (!ticket) throw reissueRefused('unknown', tid, jtiNamed);
   const currentJti = tokenIdOf(ticket.ticket_token);
   // In the store's order: the ticket's own state first, then whether the token is still the current one.
@@ -189,7 +189,7 @@ export async function reissueTicket(deps: TicketDeps, tid: string, replacing?: s
   const now = deps.clock.now();
   const signer = await deps.signer.signerForActiveKey();
   const token = signer.sign(ticketClaims(deps, ticket, now));
-  const result = await deps.store.reissueTicket(tid, ticket.ticket_token, token, currentJti, toStored(now));
+  const result = await deps.store.tickets.reissueTicket(tid, ticket.ticket_token, token, currentJti, toStored(now));
   if (result.kind === 'reissued') return result.ticket;
   throw reissueRefused(result.why, tid, jtiNamed);
 }

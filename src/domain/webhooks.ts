@@ -82,7 +82,7 @@ export async function receiverUrl(url: string, allowPrivate: boolean): Promise<s
 
 async function eventScope(store: Store, eid: string | null | undefined): Promise<string | null> {
   if (eid === undefined || eid === null) return null;
-  if ((await store.getEvent(eid)) === null) {
+  if ((await store.events.getEvent(eid)) === null) {
     throw invalidRequest('eid names no event', [{ field: 'eid', problem: 'no event has this eid' }]);
   }
   return eid;
@@ -123,12 +123,12 @@ export async function createWebhook(
     disabled_reason: null,
   };
   noteAudit({ target: webhook.webhook_id });
-  await store.createWebhook(webhook);
+  await store.webhooks.createWebhook(webhook);
   return { webhook, secret };
 }
 
 export async function requireWebhook(store: Store, webhookId: string): Promise<WebhookRecord> {
-  const webhook = await store.getWebhook(webhookId);
+  const webhook = await store.webhooks.getWebhook(webhookId);
   if (webhook === null) throw new IssuerError('NOT_FOUND', 'no webhook endpoint has this webhook_id');
   return webhook;
 }
@@ -149,7 +149,7 @@ export async function updateWebhook(
     change.enabled = input.enabled;
     if (!input.enabled) change.disabled_reason = 'by the organizer';
   }
-  const updated = await store.updateWebhook(webhookId, change);
+  const updated = await store.webhooks.updateWebhook(webhookId, change);
   if (updated === null) throw new IssuerError('NOT_FOUND', 'no webhook endpoint has this webhook_id');
   return updated;
 }
@@ -158,7 +158,7 @@ export async function updateWebhook(
 export async function rotateWebhookSecret(store: Store, clock: Clock, kek: Buffer, webhookId: string) {
   const webhook = await requireWebhook(store, webhookId);
   const secret = newWebhookSecret();
-  await store.updateWebhook(webhookId, {
+  await store.webhooks.updateWebhook(webhookId, {
     secret_enc: sealWebhookSecret(kek, webhookId, secret),
     previous_secret_enc: webhook.secret_enc,
     previous_secret_until: toStored(new Date(clock.now().getTime() + ROTATION_OVERLAP_MS)),
@@ -169,7 +169,7 @@ export async function rotateWebhookSecret(store: Store, clock: Clock, kek: Buffe
 /** Queues the endpoint's `webhook.test` message, whatever it subscribes to. */
 export async function sendTestMessage(store: Store, clock: Clock, webhookId: string): Promise<{ message_id: string }> {
   await requireWebhook(store, webhookId);
-  const message_id = await store.enqueueWebhookMessage(webhookId, {
+  const message_id = await store.webhooks.enqueueWebhookMessage(webhookId, {
     type: 'webhook.test',
     eid: null,
     data: { webhook_id: webhookId },
@@ -182,7 +182,7 @@ export async function sendTestMessage(store: Store, clock: Clock, webhookId: str
 /** Makes a message pending again, with the same `webhook-id`. */
 export async function redeliverMessage(store: Store, clock: Clock, webhookId: string, messageId: string) {
   await requireWebhook(store, webhookId);
-  if (!(await store.redeliverWebhookMessage(webhookId, messageId, toStored(clock.now())))) {
+  if (!(await store.webhooks.redeliverWebhookMessage(webhookId, messageId, toStored(clock.now())))) {
     throw new IssuerError('NOT_FOUND', 'this webhook endpoint has no message with this message_id');
   }
 }

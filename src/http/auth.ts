@@ -56,7 +56,7 @@ export async function authenticateScanner(
   if (!check.ok) throw unauthorizedKey(check.why);
   const lastSeen = check.key.last_seen_at;
   if (lastSeen === null || Date.parse(now) - Date.parse(lastSeen) >= LAST_SEEN_RESOLUTION_MS) {
-    await store.touchApiKey(check.key.api_key_id, now);
+    await store.scanners.touchApiKey(check.key.api_key_id, now);
     // The remembered record moves on too, so that a cached key is not touched on every request.
     check.key.last_seen_at = now;
   }

@@ -119,7 +119,7 @@ export function requireRouteRule(this: FastifyInstance, route: RouteOptions): vo
 async function eventInScope(store: Store, scope: NonNullable<RouteRule['scope']>, request: FastifyRequest) {
   const id = (request.params as Record<string, string | undefined>)[scope.param] ?? '';
   if (scope.names === 'event') return id;
-  const eid = await store.eventOf(scope.names, id);
+  const eid = await store.events.eventOf(scope.names, id);
   if (eid === null) throw new IssuerError('NOT_FOUND', UNKNOWN[scope.names]);
   return eid;
 }

@@ -25,7 +25,7 @@ export function webhookDelivery(
   },
 ): WebhookWorker | null {
   const { store, metrics } = options;
-  metrics.webhookPending(() => store.countPendingWebhookMessages());
+  metrics.webhookPending(() => store.webhooks.countPendingWebhookMessages());
   if (!options.run) return null;
   const pressure = new RequestPressure();
   app.addHook('onRequest', async (request) => {

@@ -62,7 +62,7 @@ export class OutboxUpkeep {
   private async step(): Promise<void> {
     let next = this.idleMs;
     try {
-      const done = await this.o.store.upkeepWebhookOutbox({
+      const done = await this.o.store.webhooks.upkeepWebhookOutbox({
         now: this.o.clock.now().toISOString(),
         retentionSeconds: this.o.retentionDays * DAY_S,
         batch: UPKEEP_BATCH,

@@ -152,7 +152,7 @@ export class WebhookWorker {
       webhook_id,
       free: Math.max(0, perEndpoint - n),
     }));
-    const claimed = await this.o.store.claimWebhookMessages({
+    const claimed = await this.o.store.webhooks.claimWebhookMessages({
       now: now.toISOString(),
       leaseSeconds: this.o.settings.timeoutSeconds + LEASE_MARGIN_MS / 1000,
       limit: claimLimit,
@@ -166,7 +166,7 @@ export class WebhookWorker {
       if (!endpoints.has(message.webhook_id)) {
         endpoints.set(
           message.webhook_id,
-          this.o.store.getWebhook(message.webhook_id).catch(() => null),
+          this.o.store.webhooks.getWebhook(message.webhook_id).catch(() => null),
         );
       }
       this.inFlight.set(message.webhook_id, (this.inFlight.get(message.webhook_id) ?? 0) + 1);
@@ -246,7 +246,7 @@ export class WebhookWorker {
       if (batch.length === 0) return;
       this.results = [];
       try {
-        await this.o.store.finishWebhookAttempts(batch);
+        await this.o.store.webhooks.finishWebhookAttempts(batch);
       } catch (error) {
         if (!this.storeFailing) {
           this.o.log.warn({ err: error }, 'webhook delivery: recording attempts failed; kept to try again');

@@ -29,16 +29,32 @@ const faultError = (fault: Fault): Error =>
       ? Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
       : new TypeError(BUG_MESSAGE);
 
-/** A store whose named method fails as `fault` says, while `failing` is set. */
-function faultyStore(inner: Store): { store: Store; fail: (method: keyof Store | null, fault?: Fault) => void } {
-  let failing: keyof Store | null = null;
+/** The store's areas, and the methods of any of them. */
+type Area =
+  'settings' | 'events' | 'tickets' | 'feed' | 'scanners' | 'checkIns' | 'webhooks' | 'signingKeys' | 'sessions';
+type StoreMethod = { [A in Area]: keyof Store[A] }[Area];
+
+/** A store whose named method (of whichever area has it) fails as `fault` says, while `failing` is set. */
+function faultyStore(inner: Store): { store: Store; fail: (method: StoreMethod | null, fault?: Fault) => void } {
+  let failing: StoreMethod | null = null;
   let kind: Fault = 'disk';
+  const failingIn = <T extends object>(area: T): T =>
+    new Proxy(area, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== failing || typeof value !== 'function')
+          return typeof value === 'function' ? value.bind(target) : value;
+        return () => Promise.reject(faultError(kind));
+      },
+    });
+  const areas = new Map<PropertyKey, object>();
   const store = new Proxy(inner, {
     get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (property !== failing || typeof value !== 'function')
-        return typeof value === 'function' ? value.bind(target) : value;
-      return () => Promise.reject(faultError(kind));
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value === 'function') return value.bind(target);
+      if (typeof value !== 'object' || value === null) return value;
+      if (!areas.has(property)) areas.set(property, failingIn(value));
+      return areas.get(property);
     },
   });
   return {
@@ -53,7 +69,7 @@ function faultyStore(inner: Store): { store: Store; fail: (method: keyof Store |
 describe('failures inside the issuer', () => {
   let t: TestIssuer;
   let s: Scenario;
-  let fail: (method: keyof Store | null, fault?: Fault) => void;
+  let fail: (method: StoreMethod | null, fault?: Fault) => void;
 
   before(async () => {
     const faulty = faultyStore(new SqliteStore(':memory:'));
@@ -123,7 +139,7 @@ describe('failures inside the issuer', () => {
 
   it('every route answers 503 UNAVAILABLE in the envelope, with Retry-After, when its store call fails', async () => {
     const cases: [
-      keyof Store,
+      StoreMethod,
       () => Promise<{ statusCode: number; body: string; json(): { error: { code: string } } }>,
     ][] = [
       [

@@ -173,7 +173,7 @@ describe('an upload the store serves in part', () => {
   const flaky = (failing: Set<string>, down: { now: boolean }) => {
     const store = new SqliteStore(':memory:');
     const ioError = () => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
-    return new Proxy(store, {
+    const checkIns = new Proxy(store.checkIns, {
       get(target, name, receiver) {
         const value = Reflect.get(target, name, receiver) as unknown;
         if (name === 'checkIn' || name === 'checkInWithPresence')
@@ -181,7 +181,14 @@ describe('an upload the store serves in part', () => {
             failing.has(attempt.tid)
               ? Promise.reject(ioError())
               : (value as (...args: unknown[]) => unknown).call(target, attempt, ...rest);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return new Proxy(store, {
+      get(target, name, receiver) {
+        if (name === 'checkIns') return checkIns;
         if (name === 'ping') return () => (down.now ? Promise.reject(ioError()) : target.ping());
+        const value = Reflect.get(target, name, receiver) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });

@@ -87,7 +87,7 @@ describe('check-ins batched on PostgreSQL, two instances', () => {
         { holder_name: 'Two', ticket_type: 'GA' },
       ],
     });
-    const key = await store.findApiKey(hashSecret(other.apiKey));
+    const key = await store.scanners.findApiKey(hashSecret(other.apiKey));
     const attempt = (tid: string, gate: string | null) => ({
       eid: s.eid,
       tid,
@@ -109,15 +109,15 @@ describe('check-ins batched on PostgreSQL, two instances', () => {
     const before = store.committedBatches;
     // PostgreSQL refuses a NUL in text: the batch's write statement fails as a whole.
     const results = await Promise.allSettled([
-      store.checkIn(attempt(issued.tickets[0]!.tid, 'north'), valid),
-      store.checkIn(attempt(issued.tickets[1]!.tid, 'bad\u0000gate'), valid),
+      store.checkIns.checkIn(attempt(issued.tickets[0]!.tid, 'north'), valid),
+      store.checkIns.checkIn(attempt(issued.tickets[1]!.tid, 'bad\u0000gate'), valid),
     ]);
     assert.deepEqual(
       results.map((r) => r.status),
       ['fulfilled', 'rejected'],
     );
     assert.equal(store.committedBatches, before, 'the batch did not commit');
-    const states = await Promise.all(issued.tickets.map((t) => store.getTicket(t.tid)));
+    const states = await Promise.all(issued.tickets.map((t) => store.tickets.getTicket(t.tid)));
     assert.deepEqual(
       states.map((t) => t!.checked_in_at),
       [T0, null],

@@ -82,8 +82,8 @@ for (const backend of BACKENDS) {
       if (backend.skip !== undefined) return;
       const opened = await backend.open();
       drop = opened.drop;
-      const eventOf = opened.store.eventOf.bind(opened.store);
-      opened.store.eventOf = async (resource, id) => {
+      const eventOf = opened.store.events.eventOf.bind(opened.store);
+      opened.store.events.eventOf = async (resource, id) => {
         eventReads += 1;
         return eventOf(resource, id);
       };

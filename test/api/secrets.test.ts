@@ -107,7 +107,7 @@ describe('secrets never appear in logs, answers or the database file', () => {
   });
 
   it('no private signing key material in logs, answers or the database file', async () => {
-    const keys = await t.store.listSigningKeys();
+    const keys = await t.store.signingKeys.listSigningKeys();
     assert.equal(keys.length, 2);
     for (const key of keys) {
       const pkcs8 = unseal(Buffer.alloc(32, 7), key.private_key_enc, key.kid);

@@ -8,21 +8,21 @@ test('an event’s re-entry setting is read at most once a second, and at once a
   const store = new SqliteStore(':memory:');
   let now = 0;
   let reads = 0;
-  const getEvent = store.getEvent.bind(store);
-  store.getEvent = async (eid) => {
+  const getEvent = store.events.getEvent.bind(store);
+  store.events.getEvent = async (eid) => {
     reads += 1;
     return getEvent(eid);
   };
   const cache = new EventSettingsCache(store, () => now);
   const event = newEvent();
-  await store.createEvent(event);
+  await store.events.createEvent(event);
   assert.equal(await cache.reentry(event.eid), false);
-  await store.updateEventSettings(event.eid, { reentry: true });
+  await store.events.updateEventSettings(event.eid, { reentry: true });
   assert.equal(await cache.reentry(event.eid), false, 'within the second: the setting read before');
   assert.equal(reads, 1);
   now += SETTINGS_TTL_MS;
   assert.equal(await cache.reentry(event.eid), true, 'a second later: read again');
-  await store.updateEventSettings(event.eid, { reentry: false });
+  await store.events.updateEventSettings(event.eid, { reentry: false });
   cache.forget(event.eid);
   assert.equal(await cache.reentry(event.eid), false, 'forgotten after a change made here');
   assert.equal(await cache.reentry('evt_unknown'), false);

@@ -89,10 +89,10 @@ describe('check-in and the signature check', () => {
     await signer.ensureKey();
     const event = newEvent();
     eid = event.eid;
-    await store.createEvent(event);
+    await store.events.createEvent(event);
     const enrolment = newToken(eid, { created_at: NOW, expires_at: '2026-06-02T00:00:00.000Z' });
-    await store.createEnrollmentToken(enrolment);
-    const redeemed = await store.redeemEnrollmentToken(enrolment.token_hash, NOW, newApiKey());
+    await store.scanners.createEnrollmentToken(enrolment);
+    const redeemed = await store.scanners.redeemEnrollmentToken(enrolment.token_hash, NOW, newApiKey());
     assert.equal(redeemed.kind, 'enrolled');
     key = redeemed.kind === 'enrolled' ? redeemed.key : assert.fail();
     ({ created: tickets } = await issueTickets({ store, clock, signer, issuer: ISSUER }, eid, [
@@ -134,7 +134,7 @@ describe('check-in and the signature check', () => {
       replay: false,
       checks: 1,
     });
-    assert.equal((await store.getTicket(b.tid))!.checked_in_at, null);
+    assert.equal((await store.tickets.getTicket(b.tid))!.checked_in_at, null);
     assert.deepEqual(await scan(b.tid, b.ticket_token), { status: 'valid', replay: false, checks: 0 });
   });
 

@@ -20,7 +20,7 @@ const MANY = ROWS_PER_STATEMENT * 2 + 1;
  */
 export function bulkTicketsConformance(c: BulkTicketsSuiteContext): void {
   const { test, store, seed, newTicket } = c;
-  const feedOf = async (eid: string) => (await store().listChanges(eid, 0, 10_000)).items;
+  const feedOf = async (eid: string) => (await store().feed.listChanges(eid, 0, 10_000)).items;
 
   describe('tickets created in parts', () => {
     test('createTickets of more rows than one statement carries fails whole on a duplicate tid in the last part', async () => {
@@ -29,10 +29,11 @@ export function bulkTicketsConformance(c: BulkTicketsSuiteContext): void {
         newTicket(event.eid, { external_id: `row-${i}`, attention: i % 100 === 0 }),
       );
       batch[MANY - 1] = { ...batch[0]!, external_id: 'row-last', holder_name: 'Twin' };
-      await assert.rejects(store().createTickets(batch));
-      assert.equal((await store().countTickets(event.eid)).issued, 0);
-      assert.deepEqual((await store().listTickets(event.eid, 10, null)).items, [], 'nothing created');
-      for (const i of [0, ROWS_PER_STATEMENT, MANY - 2]) assert.equal(await store().getTicket(batch[i]!.tid), null);
+      await assert.rejects(store().tickets.createTickets(batch));
+      assert.equal((await store().events.countTickets(event.eid)).issued, 0);
+      assert.deepEqual((await store().tickets.listTickets(event.eid, 10, null)).items, [], 'nothing created');
+      for (const i of [0, ROWS_PER_STATEMENT, MANY - 2])
+        assert.equal(await store().tickets.getTicket(batch[i]!.tid), null);
       assert.deepEqual(await feedOf(event.eid), [], 'no ticket_notes change');
     });
 
@@ -40,10 +41,10 @@ export function bulkTicketsConformance(c: BulkTicketsSuiteContext): void {
       const { event, tickets } = await seed(1);
       const batch = Array.from({ length: MANY }, () => newTicket(event.eid));
       batch[MANY - 1] = { ...tickets[0]!, holder_name: 'Twin' };
-      await assert.rejects(store().createTickets(batch));
-      assert.equal((await store().countTickets(event.eid)).issued, 1);
-      assert.equal(await store().getTicket(batch[0]!.tid), null);
-      assert.deepEqual(await store().getTicket(tickets[0]!.tid), tickets[0]);
+      await assert.rejects(store().tickets.createTickets(batch));
+      assert.equal((await store().events.countTickets(event.eid)).issued, 1);
+      assert.equal(await store().tickets.getTicket(batch[0]!.tid), null);
+      assert.deepEqual(await store().tickets.getTicket(tickets[0]!.tid), tickets[0]);
     });
 
     test('external_ids known in any part are answered, the others created once; counts and notes follow', async () => {
@@ -51,13 +52,13 @@ export function bulkTicketsConformance(c: BulkTicketsSuiteContext): void {
       const first = Array.from({ length: ROWS_PER_STATEMENT + 5 }, (_, i) =>
         newTicket(event.eid, { external_id: `row-${String(i).padStart(5, '0')}` }),
       );
-      assert.deepEqual(await store().createTickets(first), []);
+      assert.deepEqual(await store().tickets.createTickets(first), []);
       // Again, shuffled among new rows: the known ones spread over several parts.
       const again = Array.from({ length: MANY }, (_, i) =>
         newTicket(event.eid, { external_id: `row-${String(i * 2).padStart(5, '0')}`, attention: i % 2 === 1 }),
       ).reverse();
       const known = new Set(first.map((ticket) => ticket.external_id));
-      const existing = await store().createTickets(again);
+      const existing = await store().tickets.createTickets(again);
       const expected = first.filter((ticket) => again.some((other) => other.external_id === ticket.external_id));
       assert.deepEqual(
         existing.map((ticket) => ticket.tid).sort(),
@@ -65,8 +66,8 @@ export function bulkTicketsConformance(c: BulkTicketsSuiteContext): void {
         'the first import’s tickets answered',
       );
       const created = again.filter((ticket) => !known.has(ticket.external_id));
-      assert.equal((await store().countTickets(event.eid)).issued, first.length + created.length);
-      assert.deepEqual(await store().getTicket(created.at(-1)!.tid), created.at(-1));
+      assert.equal((await store().events.countTickets(event.eid)).issued, first.length + created.length);
+      assert.deepEqual(await store().tickets.getTicket(created.at(-1)!.tid), created.at(-1));
       assert.deepEqual(
         (await feedOf(event.eid)).map((change) => change.tid),
         created.filter((ticket) => ticket.attention).map((ticket) => ticket.tid),

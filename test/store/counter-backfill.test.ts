@@ -24,7 +24,7 @@ const FORGET = `DROP TABLE event_counters; DROP TABLE ticket_conflicts; DROP TAB
 async function liveKey(store: Store): Promise<string> {
   const at = '2026-06-01T12:00:00.000Z';
   const eid = newEventId();
-  await store.createEvent({
+  await store.events.createEvent({
     eid,
     name: 'Keys',
     event_date: at,
@@ -47,7 +47,7 @@ async function liveKey(store: Store): Promise<string> {
     used_at: null,
     revoked_at: null,
   };
-  await store.createEnrollmentToken(token);
+  await store.scanners.createEnrollmentToken(token);
   const api_key_id = newApiKeyId();
   const key = {
     api_key_id,
@@ -56,7 +56,7 @@ async function liveKey(store: Store): Promise<string> {
     scanner_name: null,
     scanner_platform: null,
   };
-  assert.equal((await store.redeemEnrollmentToken(token.token_hash, at, key)).kind, 'enrolled');
+  assert.equal((await store.scanners.redeemEnrollmentToken(token.token_hash, at, key)).kind, 'enrolled');
   return api_key_id;
 }
 

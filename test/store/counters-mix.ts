@@ -35,7 +35,7 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
   const turnedAway = new Set<string>();
   const event = async (reentry: boolean) => {
     const eid = newEventId();
-    await store.createEvent({
+    await store.events.createEvent({
       eid,
       name: reentry ? 'Counted Fest (re-entry)' : 'Counted Fest',
       event_date: at(600),
@@ -63,9 +63,9 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
       attention: false,
       checkin_text: null,
     }));
-    await store.createTickets(tickets);
+    await store.tickets.createTickets(tickets);
     // Imported again: nothing is issued twice.
-    await store.createTickets(tickets.slice(0, 5).map((t) => ({ ...t, tid: newTicketId() })));
+    await store.tickets.createTickets(tickets.slice(0, 5).map((t) => ({ ...t, tid: newTicketId() })));
     return { eid, tids: tickets.map((t) => t.tid) };
   };
 
@@ -84,17 +84,17 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
   });
   const entry = (a: CheckInAttempt) => {
     if (a.admitted_offline === false) turnedAway.add(a.idempotency_key);
-    return store.checkIn(a, (ticket, gate, entries) => {
+    return store.checkIns.checkIn(a, (ticket, gate, entries) => {
       const verdict = decide(ticket, a.eid, a.scanned_at, null, null, { gate, entries }, withoutTypes(false));
       return a.admitted_offline === false ? keepTurnedAway(verdict) : verdict;
     });
   };
   const reentry = (a: CheckInAttempt) =>
-    store.checkInWithPresence(a, (ticket, presence, gate, entries) =>
+    store.checkIns.checkInWithPresence(a, (ticket, presence, gate, entries) =>
       decide(ticket, a.eid, a.scanned_at, null, null, { gate, presence, entries }, withoutTypes(true)),
     );
   const exit = (a: CheckInAttempt) =>
-    store.checkOut(a, (ticket, presence) => decideExit(ticket, a.eid, a.scanned_at, null, null, presence));
+    store.checkIns.checkOut(a, (ticket, presence) => decideExit(ticket, a.eid, a.scanned_at, null, null, presence));
 
   // An event without re-entry: its entries go through the store's batches where it has them.
   const a = await event(false);
@@ -125,7 +125,7 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
   for (const tid of a.tids.slice(0, 4)) await exit(attempt(a.eid, tid, 1, { scanned_at: at(40) }));
   await exit(attempt(a.eid, a.tids[38]!, 2, { scanned_at: at(40) }));
   for (const tid of [a.tids[30]!, a.tids[30]!, a.tids[31]!, a.tids[5]!])
-    await store.revokeTicket(tid, at(45), 'refund');
+    await store.tickets.revokeTicket(tid, at(45), 'refund');
   await entry(attempt(a.eid, a.tids[31]!, 4, { scanned_at: at(50) }));
 
   // An event with re-entry: entries decided with the holder's presence, exits, entries again.
@@ -135,7 +135,7 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
   for (const [i, tid] of b.tids.slice(0, 2).entries()) await reentry(attempt(b.eid, tid, i, { scanned_at: at(70) }));
   await reentry(attempt(b.eid, b.tids[6]!, 6, { scanner_id: 'scanner-2', admitted_offline: true }));
   await reentry(attempt(b.eid, b.tids[7]!, 7, { scanned_at: at(80) }));
-  await store.revokeTicket(b.tids[39]!, at(90), null);
+  await store.tickets.revokeTicket(b.tids[39]!, at(90), null);
 
   return { eids: [a.eid, b.eid], turnedAway };
 }
@@ -157,15 +157,15 @@ export async function keptCounts(store: Store, eid: string): Promise<KeptCounts>
   const conflicts: KeptCounts['conflicts'] = [];
   let after: number | null = null;
   for (;;) {
-    const page = await store.listConflicts(eid, 2, after);
+    const page = await store.feed.listConflicts(eid, 2, after);
     conflicts.push(...cards(page.items));
     if (page.next_cursor === null) break;
     after = Number(page.next_cursor);
   }
   return {
-    counters: await store.countTickets(eid),
-    occupancy: await store.occupancy(eid),
-    arrivals: await store.arrivals(eid),
+    counters: await store.events.countTickets(eid),
+    occupancy: await store.checkIns.occupancy(eid),
+    arrivals: await store.checkIns.arrivals(eid),
     conflicts,
   };
 }
@@ -174,19 +174,19 @@ export async function keptCounts(store: Store, eid: string): Promise<KeptCounts>
 export async function recount(store: Store, eid: string, turnedAway: Set<string>): Promise<KeptCounts> {
   const tickets: TicketRecord[] = [];
   for (let after: string | null = null; ;) {
-    const page = await store.listTickets(eid, 1000, after);
+    const page = await store.tickets.listTickets(eid, 1000, after);
     tickets.push(...page.items);
     if (page.next_cursor === null) break;
     after = page.next_cursor;
   }
   const scans: ScanRecord[] = [];
   for (let after: number | null = null; ;) {
-    const page = await store.listScans(eid, 1000, after);
+    const page = await store.checkIns.listScans(eid, 1000, after);
     scans.push(...page.items);
     after = Number(page.next_cursor);
     if (!page.has_more) break;
   }
-  const changes = (await store.listChanges(eid, 0, 10_000)).items;
+  const changes = (await store.feed.listChanges(eid, 0, 10_000)).items;
 
   // The conflicts report's rule, applied to the scan log.
   const byTicket = new Map<string, { first: ScanRecord; duplicates: ScanRecord[] }>();

@@ -159,15 +159,18 @@ describe('group commit on SQLite', () => {
     const store = new SqliteStore(join(dir, 'issuer.db'));
     try {
       const event = newEvent();
-      await store.createEvent(event);
+      await store.events.createEvent(event);
       // Enough check-ins in one group that some of them split pages and copy more than the 64 KiB
       // SQLite keeps in memory by default before it moves a savepoint's copies to a temporary file.
       const tickets = Array.from({ length: 600 }, () => newTicket(event.eid));
-      await store.createTickets(tickets);
+      await store.tickets.createTickets(tickets);
       const token = newToken(event.eid);
-      await store.createEnrollmentToken(token);
+      await store.scanners.createEnrollmentToken(token);
       const key = newApiKey();
-      assert.equal((await store.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind, 'enrolled');
+      assert.equal(
+        (await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind,
+        'enrolled',
+      );
       // Read while the group's transaction is open, from inside each check-in's savepoint.
       const openFiles = new Set<string>();
       const seeOpenFiles = () => {
@@ -183,7 +186,7 @@ describe('group commit on SQLite', () => {
       const syncsBefore = store.walSyncs!;
       const answers = await Promise.all(
         tickets.map((ticket) =>
-          store.checkIn(
+          store.checkIns.checkIn(
             {
               eid: event.eid,
               tid: ticket.tid,
@@ -229,9 +232,9 @@ describe('group commit on SQLite', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wal-store-'));
     const store = new SqliteStore(join(dir, 'issuer.db'));
     const synced = store.walSyncs!;
-    await Promise.all(Array.from({ length: 50 }, (_, i) => store.putSetting(`n${i}`, String(i))));
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.settings.putSetting(`n${i}`, String(i))));
     assert.ok(store.walSyncs! - synced <= 2, `${store.walSyncs! - synced} fsyncs for 50 commits of one turn`);
-    assert.equal(await store.getSetting('n49'), '49');
+    assert.equal(await store.settings.getSetting('n49'), '49');
     await store.close();
     const memory = new SqliteStore(':memory:');
     assert.equal(memory.walSyncs, null, 'a memory database has no WAL to sync');
@@ -242,11 +245,11 @@ describe('group commit on SQLite', () => {
   it('a file store checkpoints its WAL from a worker thread, not inside a commit, once the WAL holds 1 MiB', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wal-checkpoint-'));
     const store = new SqliteStore(join(dir, 'issuer.db'));
-    for (let i = 0; i < 20; i++) await store.putSetting(`k${i}`, 'x'.repeat(5000));
+    for (let i = 0; i < 20; i++) await store.settings.putSetting(`k${i}`, 'x'.repeat(5000));
     // Read through a function: the assertion below would otherwise narrow the property to null.
     const worker = () => store.checkpointer;
     assert.equal(worker(), null, 'a small WAL: no worker thread yet');
-    for (let i = 20; i < 300; i++) await store.putSetting(`k${i}`, 'x'.repeat(5000));
+    for (let i = 20; i < 300; i++) await store.settings.putSetting(`k${i}`, 'x'.repeat(5000));
     const deadline = Date.now() + 5000;
     while ((worker()?.checkpoints ?? 0) === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -257,7 +260,7 @@ describe('group commit on SQLite', () => {
     assert.equal(started.lastError, null);
     await store.close();
     const reopened = new SqliteStore(join(dir, 'issuer.db'));
-    assert.equal(await reopened.getSetting('k299'), 'x'.repeat(5000));
+    assert.equal(await reopened.settings.getSetting('k299'), 'x'.repeat(5000));
     await reopened.close();
     rmSync(dir, { recursive: true, force: true });
   });

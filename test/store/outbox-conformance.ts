@@ -42,10 +42,11 @@ const ms = (instant: string | null) => Date.parse(instant ?? 'none');
 /** The webhook endpoints and the outbox: part of the one conformance suite. */
 export function outboxConformance(c: OutboxSuiteContext): void {
   const { test, store, seed, newAttempt, gateDecider, at } = c;
-  const deliveries = async (webhookId: string) => (await store().listWebhookDeliveries(webhookId, 100, null)).items;
+  const deliveries = async (webhookId: string) =>
+    (await store().webhooks.listWebhookDeliveries(webhookId, 100, null)).items;
   const byId = async (webhookId: string) => new Map((await deliveries(webhookId)).map((d) => [d.message_id, d]));
   const claimAll = (leaseSeconds = 60) =>
-    store().claimWebhookMessages({ now: now(), leaseSeconds, limit: 1000, perEndpoint: 1000, limits: [] });
+    store().webhooks.claimWebhookMessages({ now: now(), leaseSeconds, limit: 1000, perEndpoint: 1000, limits: [] });
   const claimOf = async (w: WebhookRecord, leaseSeconds = 60) =>
     (await claimAll(leaseSeconds)).filter((m) => m.webhook_id === w.webhook_id);
   const result = (
@@ -68,7 +69,7 @@ export function outboxConformance(c: OutboxSuiteContext): void {
   const upkeepUntilIdle = async (batch: number, retentionSeconds = MONTH_S) => {
     const steps: UpkeepDone[] = [];
     for (;;) {
-      const done = await store().upkeepWebhookOutbox({ now: now(), retentionSeconds, batch });
+      const done = await store().webhooks.upkeepWebhookOutbox({ now: now(), retentionSeconds, batch });
       assert.ok(Math.max(done.failed, done.purged, done.expired) <= batch, 'a step stays within its batch');
       steps.push(done);
       if (done.failed + done.purged + done.expired === 0) return steps;
@@ -76,7 +77,7 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     }
   };
   const checkInAll = async (eid: string, tickets: TicketRecord[]) => {
-    for (const t of tickets) await store().checkIn(newAttempt(eid, t.tid), gateDecider(at(5)));
+    for (const t of tickets) await store().checkIns.checkIn(newAttempt(eid, t.tid), gateDecider(at(5)));
   };
 
   describe('webhook outbox', () => {
@@ -88,11 +89,11 @@ export function outboxConformance(c: OutboxSuiteContext): void {
       const elsewhere = endpoint({ eid: other.event.eid });
       const revocations = endpoint({ event_types: ['ticket.revoked'] });
       const off = endpoint({ enabled: false });
-      for (const w of [all, mine, elsewhere, revocations, off]) await store().createWebhook(w);
+      for (const w of [all, mine, elsewhere, revocations, off]) await store().webhooks.createWebhook(w);
 
       const attempt = newAttempt(event.eid, tickets[0]!.tid, { gate_id: 'north', admitted_offline: true });
-      await store().checkIn(attempt, gateDecider(at(5)));
-      await store().checkIn(attempt, gateDecider(at(5)));
+      await store().checkIns.checkIn(attempt, gateDecider(at(5)));
+      await store().checkIns.checkIn(attempt, gateDecider(at(5)));
       const [message, ...more] = await deliveries(mine.webhook_id);
       assert.equal(more.length, 0, 'one message, none for the replay');
       assert.equal(message!.type, 'ticket.checked_in');
@@ -121,7 +122,7 @@ export function outboxConformance(c: OutboxSuiteContext): void {
       // A decision that throws stores nothing, and no message either.
       const failing = newAttempt(event.eid, tickets[1]!.tid);
       await assert.rejects(
-        store().checkIn(failing, () => {
+        store().checkIns.checkIn(failing, () => {
           throw new Error('decision failed');
         }),
       );
@@ -131,9 +132,9 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('revocation, reissue, enrolment and key revocation write their messages', async () => {
       const { event, tickets } = await seed(2);
       const all = endpoint({ eid: event.eid });
-      await store().createWebhook(all);
-      await store().revokeTicket(tickets[0]!.tid, at(5), 'refund');
-      await store().revokeTicket(tickets[0]!.tid, at(6), 'again');
+      await store().webhooks.createWebhook(all);
+      await store().tickets.revokeTicket(tickets[0]!.tid, at(5), 'refund');
+      await store().tickets.revokeTicket(tickets[0]!.tid, at(6), 'again');
       const types = (await deliveries(all.webhook_id)).map((d) => d.type);
       assert.deepEqual(types, ['ticket.revoked'], 'a second revocation changes nothing');
       const [revoked] = await claimOf(all);
@@ -148,11 +149,17 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('claims never hand one message to two workers; a lapsed lease frees it', async () => {
       const { event, tickets } = await seed(20);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
       const claims = await Promise.all(
         Array.from({ length: 4 }, () =>
-          store().claimWebhookMessages({ now: now(), leaseSeconds: 1, limit: 1000, perEndpoint: 6, limits: [] }),
+          store().webhooks.claimWebhookMessages({
+            now: now(),
+            leaseSeconds: 1,
+            limit: 1000,
+            perEndpoint: 6,
+            limits: [],
+          }),
         ),
       );
       const rest = await claimAll(1);
@@ -171,7 +178,7 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('each claim leases under a token of its own: a result under a lapsed, re-claimed lease is dropped', async () => {
       const { event, tickets } = await seed(1);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
       const [first] = await claimOf(w, 0.3);
       await sleep(400);
@@ -179,11 +186,13 @@ export function outboxConformance(c: OutboxSuiteContext): void {
       assert.equal(second!.message_id, first!.message_id, 'the lapsed lease let a new claim take it');
       assert.notEqual(second!.lease_token, first!.lease_token);
       // The first attempt's result arrives late (a long outage of the store): the newer claim's stands.
-      await store().finishWebhookAttempts([result(first!, { state: 'delivered' }, 200)]);
+      await store().webhooks.finishWebhookAttempts([result(first!, { state: 'delivered' }, 200)]);
       assert.deepEqual(await claimOf(w), [], 'still under the newer claim, not free for a third attempt');
       const stale = (await byId(w.webhook_id)).get(first!.message_id)!;
       assert.deepEqual([stale.state, stale.attempts.length], ['pending', 0]);
-      await store().finishWebhookAttempts([result(second!, { state: 'pending', delay_s: 60, step: true }, 500)]);
+      await store().webhooks.finishWebhookAttempts([
+        result(second!, { state: 'pending', delay_s: 60, step: true }, 500),
+      ]);
       const recorded = (await byId(w.webhook_id)).get(first!.message_id)!;
       assert.deepEqual([recorded.state, recorded.attempts.map((a) => a.status_code)], ['pending', [500]]);
     });
@@ -191,15 +200,15 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('attempts: delivered, retried after its delay from the end, failing since, disabled on 410', async () => {
       const { event, tickets } = await seed(3);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
       const [a, b, third] = await claimOf(w);
       const before = Date.now();
-      await store().finishWebhookAttempts([
+      await store().webhooks.finishWebhookAttempts([
         result(a!, { state: 'delivered' }, 204),
         result(b!, { state: 'pending', delay_s: 120, step: true }, null),
       ]);
-      assert.notEqual((await store().getWebhook(w.webhook_id))!.failing_since, null);
+      assert.notEqual((await store().webhooks.getWebhook(w.webhook_id))!.failing_since, null);
       const messages = await byId(w.webhook_id);
       assert.equal(messages.get(a!.message_id)!.state, 'delivered');
       assert.deepEqual(
@@ -213,20 +222,20 @@ export function outboxConformance(c: OutboxSuiteContext): void {
       assert.deepEqual(await claimOf(w), [], 'not due yet; the third is still leased');
 
       // A 410 disables the endpoint at once.
-      await store().finishWebhookAttempts([
+      await store().webhooks.finishWebhookAttempts([
         result(third!, { state: 'failed' }, 410, {
           attempt: { at: now(), status_code: 410, error: null, duration_ms: 1 },
         }),
       ]);
-      const disabled = (await store().getWebhook(w.webhook_id))!;
+      const disabled = (await store().webhooks.getWebhook(w.webhook_id))!;
       assert.deepEqual([disabled.enabled, disabled.disabled_reason], [false, 'gone']);
       // A disabled endpoint gets no new messages; the upkeep fails its pending one; a redelivery makes it pending.
-      await store().revokeTicket(tickets[0]!.tid, at(80), null);
+      await store().tickets.revokeTicket(tickets[0]!.tid, at(80), null);
       assert.equal((await deliveries(w.webhook_id)).length, 3);
       await upkeepUntilIdle(1000);
       assert.equal((await byId(w.webhook_id)).get(b!.message_id)!.state, 'failed', 'not tried again');
-      assert.equal(await store().redeliverWebhookMessage(w.webhook_id, b!.message_id, now()), true);
-      assert.equal(await store().redeliverWebhookMessage(w.webhook_id, 'msg_none', now()), false);
+      assert.equal(await store().webhooks.redeliverWebhookMessage(w.webhook_id, b!.message_id, now()), true);
+      assert.equal(await store().webhooks.redeliverWebhookMessage(w.webhook_id, 'msg_none', now()), false);
       assert.equal((await byId(w.webhook_id)).get(b!.message_id)!.state, 'pending');
       await upkeepUntilIdle(1000);
       assert.equal((await byId(w.webhook_id)).get(b!.message_id)!.state, 'pending', 'a redelivery is not failed');
@@ -236,14 +245,16 @@ export function outboxConformance(c: OutboxSuiteContext): void {
         [b!.message_id],
         'a disabled endpoint’s claim takes its redelivery, nothing else',
       );
-      await store().finishWebhookAttempts([result(again[0]!, { state: 'pending', delay_s: 5, step: true }, 500)]);
+      await store().webhooks.finishWebhookAttempts([
+        result(again[0]!, { state: 'pending', delay_s: 5, step: true }, 500),
+      ]);
       assert.equal((await byId(w.webhook_id)).get(b!.message_id)!.state, 'failed', 'its endpoint is still disabled');
     });
 
     test('a 410 disables the endpoint whatever else answered in the same batch', async () => {
       const { event, tickets } = await seed(2);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
       const [gone, fine] = await claimOf(w);
       const t = Date.now();
@@ -253,11 +264,11 @@ export function outboxConformance(c: OutboxSuiteContext): void {
         error: null,
         duration_ms: 1,
       });
-      await store().finishWebhookAttempts([
+      await store().webhooks.finishWebhookAttempts([
         result(gone!, { state: 'failed' }, 410, { attempt: stamp(0) }),
         result(fine!, { state: 'delivered' }, 200, { attempt: stamp(5) }),
       ]);
-      const endpointNow = (await store().getWebhook(w.webhook_id))!;
+      const endpointNow = (await store().webhooks.getWebhook(w.webhook_id))!;
       assert.deepEqual([endpointNow.enabled, endpointNow.disabled_reason], [false, 'gone']);
       assert.equal((await byId(w.webhook_id)).get(fine!.message_id)!.state, 'delivered');
     });
@@ -265,13 +276,13 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('a Retry-After uses no delay of the schedule; a delay of the schedule uses one', async () => {
       const { event, tickets } = await seed(1);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
       let [m] = await claimOf(w);
-      await store().finishWebhookAttempts([result(m!, { state: 'pending', delay_s: 0, step: false }, 503)]);
+      await store().webhooks.finishWebhookAttempts([result(m!, { state: 'pending', delay_s: 0, step: false }, 503)]);
       [m] = await claimOf(w);
       assert.deepEqual([m!.attempt_count, m!.schedule_step], [1, 0]);
-      await store().finishWebhookAttempts([result(m!, { state: 'pending', delay_s: 0, step: true }, 500)]);
+      await store().webhooks.finishWebhookAttempts([result(m!, { state: 'pending', delay_s: 0, step: true }, 500)]);
       [m] = await claimOf(w);
       assert.deepEqual([m!.attempt_count, m!.schedule_step], [2, 1]);
     });
@@ -279,54 +290,57 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('a redelivery asked for during an attempt is kept: the message is due again whatever it answered', async () => {
       const { event, tickets } = await seed(1);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
       const [m] = await claimOf(w);
-      assert.equal(await store().redeliverWebhookMessage(w.webhook_id, m!.message_id, now()), true);
+      assert.equal(await store().webhooks.redeliverWebhookMessage(w.webhook_id, m!.message_id, now()), true);
       assert.deepEqual(await claimOf(w), [], 'the attempt under way keeps its lease');
-      await store().finishWebhookAttempts([result(m!, { state: 'delivered' }, 200)]);
+      await store().webhooks.finishWebhookAttempts([result(m!, { state: 'delivered' }, 200)]);
       const after = (await byId(w.webhook_id)).get(m!.message_id)!;
       assert.deepEqual([after.state, after.attempts.length], ['pending', 1]);
       const [again] = await claimOf(w);
       assert.equal(again!.message_id, m!.message_id, 'attempted again');
-      await store().finishWebhookAttempts([result(again!, { state: 'delivered' }, 200)]);
+      await store().webhooks.finishWebhookAttempts([result(again!, { state: 'delivered' }, 200)]);
       assert.equal((await byId(w.webhook_id)).get(m!.message_id)!.state, 'delivered');
     });
 
     test('an endpoint failing since before the limit is disabled; enabling it again clears the run', async () => {
       const { event, tickets } = await seed(1);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
-      await store().updateWebhook(w.webhook_id, {});
+      await store().webhooks.updateWebhook(w.webhook_id, {});
       const [m] = await claimOf(w);
       const limit = new Date(Date.now() + 60_000).toISOString();
-      await store().finishWebhookAttempts([
+      await store().webhooks.finishWebhookAttempts([
         result(m!, { state: 'pending', delay_s: 10, step: true }, 500, { failing_before: limit }),
       ]);
-      const off = (await store().getWebhook(w.webhook_id))!;
+      const off = (await store().webhooks.getWebhook(w.webhook_id))!;
       assert.deepEqual([off.enabled, off.disabled_reason], [false, 'failing']);
       assert.equal((await byId(w.webhook_id)).get(m!.message_id)!.state, 'failed');
-      const on = (await store().updateWebhook(w.webhook_id, { enabled: true }))!;
+      const on = (await store().webhooks.updateWebhook(w.webhook_id, { enabled: true }))!;
       assert.deepEqual([on.enabled, on.failing_since, on.disabled_reason], [true, null, null]);
-      assert.equal(await store().deleteWebhook(w.webhook_id), true);
-      assert.equal(await store().getWebhook(w.webhook_id), null);
-      assert.equal(await store().deleteWebhook(w.webhook_id), false);
+      assert.equal(await store().webhooks.deleteWebhook(w.webhook_id), true);
+      assert.equal(await store().webhooks.getWebhook(w.webhook_id), null);
+      assert.equal(await store().webhooks.deleteWebhook(w.webhook_id), false);
     });
 
     test('upkeep: a disabled endpoint’s backlog is failed and a deleted one’s purged, a bounded batch at a time', async () => {
       const { event, tickets } = await seed(9);
       const deleted = endpoint({ eid: event.eid });
-      await store().createWebhook(deleted);
+      await store().webhooks.createWebhook(deleted);
       await checkInAll(event.eid, tickets.slice(0, 2));
       const attempted = await claimOf(deleted);
-      await store().finishWebhookAttempts(attempted.map((m) => result(m, { state: 'delivered' }, 200)));
+      await store().webhooks.finishWebhookAttempts(attempted.map((m) => result(m, { state: 'delivered' }, 200)));
       const disabled = endpoint({ eid: event.eid });
       const healthy = endpoint({ eid: event.eid });
-      for (const w of [disabled, healthy]) await store().createWebhook(w);
+      for (const w of [disabled, healthy]) await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets.slice(2));
-      await store().updateWebhook(disabled.webhook_id, { enabled: false, disabled_reason: 'by the organizer' });
-      await store().deleteWebhook(deleted.webhook_id);
+      await store().webhooks.updateWebhook(disabled.webhook_id, {
+        enabled: false,
+        disabled_reason: 'by the organizer',
+      });
+      await store().webhooks.deleteWebhook(deleted.webhook_id);
       const stillPending = (await deliveries(disabled.webhook_id)).filter((d) => d.state === 'pending').length;
       assert.equal(stillPending, 7, 'disabling touched no message');
 
@@ -341,13 +355,16 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('a change that commits after its endpoint was deleted or disabled leaves no message behind', async () => {
       const disabled = endpoint();
       const deleted = endpoint();
-      for (const w of [disabled, deleted]) await store().createWebhook(w);
-      await store().updateWebhook(disabled.webhook_id, { enabled: false, disabled_reason: 'by the organizer' });
-      await store().deleteWebhook(deleted.webhook_id);
+      for (const w of [disabled, deleted]) await store().webhooks.createWebhook(w);
+      await store().webhooks.updateWebhook(disabled.webhook_id, {
+        enabled: false,
+        disabled_reason: 'by the organizer',
+      });
+      await store().webhooks.deleteWebhook(deleted.webhook_id);
       // What a transaction that read the subscriptions before the change committed writes afterwards.
       const late = { type: 'ticket.revoked' as const, eid: null, data: {}, position: null, occurred_at: now() };
-      const forDisabled = await store().enqueueWebhookMessage(disabled.webhook_id, late);
-      await store().enqueueWebhookMessage(deleted.webhook_id, late);
+      const forDisabled = await store().webhooks.enqueueWebhookMessage(disabled.webhook_id, late);
+      await store().webhooks.enqueueWebhookMessage(deleted.webhook_id, late);
       await upkeepUntilIdle(100);
       assert.equal((await byId(disabled.webhook_id)).get(forDisabled)!.state, 'failed');
       assert.equal((await deliveries(deleted.webhook_id)).length, 0);
@@ -356,10 +373,10 @@ export function outboxConformance(c: OutboxSuiteContext): void {
     test('retention: delivered and failed messages are deleted with their attempts once it passed; pending ones stay', async () => {
       const { event, tickets } = await seed(3);
       const w = endpoint({ eid: event.eid });
-      await store().createWebhook(w);
+      await store().webhooks.createWebhook(w);
       await checkInAll(event.eid, tickets);
       const [delivered, failed, pending] = await claimOf(w);
-      await store().finishWebhookAttempts([
+      await store().webhooks.finishWebhookAttempts([
         result(delivered!, { state: 'delivered' }, 200),
         result(failed!, { state: 'failed' }, 500),
         result(pending!, { state: 'pending', delay_s: 3600, step: true }, 500),

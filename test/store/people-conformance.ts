@@ -66,7 +66,7 @@ export function peopleConformance(c: PeopleSuiteContext): void {
   });
   const sessionOf = async (userId: string | null) => {
     const s = session(userId);
-    await store().createAdminSession(s);
+    await store().sessions.createAdminSession(s);
     return s;
   };
 
@@ -107,8 +107,8 @@ export function peopleConformance(c: PeopleSuiteContext): void {
       const other = await sessionOf(null);
       const disabled = await people().updateUser(user.user_id, { disabled: true, role: 'viewer' }, at(10));
       assert.deepEqual([disabled!.disabled_at, disabled!.role], [at(10), 'viewer']);
-      assert.equal(await store().getAdminSession(own.session_hash), null);
-      assert.notEqual(await store().getAdminSession(other.session_hash), null);
+      assert.equal(await store().sessions.getAdminSession(own.session_hash), null);
+      assert.notEqual(await store().sessions.getAdminSession(other.session_hash), null);
       assert.equal((await people().updateUser(user.user_id, { disabled: true }, at(20)))!.disabled_at, at(10));
       assert.equal((await people().updateUser(user.user_id, { disabled: false }, at(30)))!.disabled_at, null);
       assert.equal(await people().updateUser('usr_unknown', { name: 'x' }, at(30)), null);
@@ -125,8 +125,8 @@ export function peopleConformance(c: PeopleSuiteContext): void {
       await people().createApiToken(tok);
       assert.equal(await people().deleteUser(user.user_id), true);
       assert.equal(await people().getUser(user.user_id), null);
-      assert.equal(await store().getAdminSession(own.session_hash), null);
-      assert.notEqual(await store().getAdminSession(kept.session_hash), null);
+      assert.equal(await store().sessions.getAdminSession(own.session_hash), null);
+      assert.notEqual(await store().sessions.getAdminSession(kept.session_hash), null);
       assert.equal(await people().findApiToken(tok.token_hash), null);
       assert.equal(await people().acceptInvite(inv.invite_hash, 'scrypt$y', at(1)), null);
       assert.equal(await people().deleteUser(user.user_id), false);
@@ -146,7 +146,7 @@ export function peopleConformance(c: PeopleSuiteContext): void {
       const s = await sessionOf(user.user_id);
       const accepted = await people().acceptInvite(fresh.invite_hash, 'scrypt$new', at(2));
       assert.deepEqual(accepted, { ...user, password_hash: 'scrypt$new', updated_at: at(2) });
-      assert.equal(await store().getAdminSession(s.session_hash), null);
+      assert.equal(await store().sessions.getAdminSession(s.session_hash), null);
       assert.equal(await people().acceptInvite(fresh.invite_hash, 'scrypt$again', at(3)), null);
       assert.equal((await people().getUser(user.user_id))!.password_hash, 'scrypt$new');
       assert.equal(await people().createInvite(invite('usr_unknown')), false);

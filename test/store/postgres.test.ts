@@ -77,7 +77,7 @@ function signingKey(): SigningKeyRecord {
 async function enrolCrossKey(store: PostgresStore): Promise<void> {
   const at = '2026-06-01T12:00:00.000Z';
   const eid = newEventId();
-  await store.createEvent({
+  await store.events.createEvent({
     eid,
     name: 'Keys',
     event_date: at,
@@ -100,7 +100,7 @@ async function enrolCrossKey(store: PostgresStore): Promise<void> {
     used_at: null,
     revoked_at: null,
   };
-  await store.createEnrollmentToken(token);
+  await store.scanners.createEnrollmentToken(token);
   const key = {
     api_key_id: 'sck_cross',
     key_hash: 'cross-key-hash',
@@ -108,7 +108,7 @@ async function enrolCrossKey(store: PostgresStore): Promise<void> {
     scanner_name: null,
     scanner_platform: null,
   };
-  assert.equal((await store.redeemEnrollmentToken(token.token_hash, at, key)).kind, 'enrolled');
+  assert.equal((await store.scanners.redeemEnrollmentToken(token.token_hash, at, key)).kind, 'enrolled');
 }
 
 describe('PostgresStore: several instances on one database', () => {
@@ -135,7 +135,7 @@ describe('PostgresStore: several instances on one database', () => {
     const eid = newEventId();
     const tid = newTicketId();
     const at = '2026-06-01T12:00:00.000Z';
-    await a().createEvent({
+    await a().events.createEvent({
       eid,
       name: 'Cross',
       event_date: at,
@@ -147,7 +147,7 @@ describe('PostgresStore: several instances on one database', () => {
       day_starts_at: '00:00',
       auto_exit: false,
     });
-    await a().createTickets([
+    await a().tickets.createTickets([
       {
         tid,
         eid,
@@ -186,17 +186,17 @@ describe('PostgresStore: several instances on one database', () => {
 
   test('first starts racing ensureSigningKey agree on one active key', async () => {
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => stores[i % stores.length]!.ensureSigningKey(signingKey())),
+      Array.from({ length: 12 }, (_, i) => stores[i % stores.length]!.signingKeys.ensureSigningKey(signingKey())),
     );
     assert.equal(new Set(results.map((k) => k.kid)).size, 1);
-    assert.equal((await b().listSigningKeys()).length, 1);
+    assert.equal((await b().signingKeys.listSigningKeys()).length, 1);
   });
 
   test('30 check-ins of one ticket with different keys across two instances: exactly one valid', async () => {
     const { eid, tid } = await oneTicket();
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        (i % 2 === 0 ? a() : b()).checkIn(attemptOn(eid, tid), gateDecider('2026-06-01T12:05:00.000Z')),
+        (i % 2 === 0 ? a() : b()).checkIns.checkIn(attemptOn(eid, tid), gateDecider('2026-06-01T12:05:00.000Z')),
       ),
     );
     const statuses = results.map((r) =>
@@ -204,7 +204,7 @@ describe('PostgresStore: several instances on one database', () => {
     );
     assert.equal(statuses.filter((s) => s === 'valid').length, 1);
     assert.equal(statuses.filter((s) => s === 'already_used').length, 29);
-    assert.equal((await b().countTickets(eid)).checked_in, 1);
+    assert.equal((await b().events.countTickets(eid)).checked_in, 1);
   });
 
   test('20 same-key requests split across two instances: identical answers, one state change', async () => {
@@ -216,13 +216,13 @@ describe('PostgresStore: several instances on one database', () => {
       return gateDecider('2026-06-01T12:05:00.000Z')(ticket);
     };
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a() : b()).checkIn(attempt, decide)),
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a() : b()).checkIns.checkIn(attempt, decide)),
     );
     assert.equal(decisions, 1);
     const answers = results.map((r) => (r.kind === 'answered' ? r.answer : assert.fail('unexpected conflict')));
     for (const answer of answers) assert.deepEqual(answer, { http_status: 200, body: { status: 'valid' } });
     assert.equal(results.filter((r) => r.kind === 'answered' && !r.replay).length, 1);
-    const scans = (await a().listScans(eid, 100, null)).items;
+    const scans = (await a().checkIns.listScans(eid, 100, null)).items;
     assert.equal(scans.length, 1, 'one line per scan: the replays write none');
     assert.equal(scans[0]!.replay, false);
   });

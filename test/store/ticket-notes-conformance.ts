@@ -15,7 +15,7 @@ export interface TicketNotesSuiteContext {
 /** A ticket's notes for the gate and their `ticket_notes` changes: part of the one conformance suite. */
 export function ticketNotesConformance(c: TicketNotesSuiteContext): void {
   const { test, store, seed, newTicket, at } = c;
-  const changes = async (eid: string) => (await store().listChanges(eid, 0, 1000)).items;
+  const changes = async (eid: string) => (await store().feed.listChanges(eid, 0, 1000)).items;
   const notesOf = (list: Awaited<ReturnType<typeof changes>>) =>
     list.map((x) => [x.position, x.type, x.tid, x.attention, x.checkin_text, x.at]);
 
@@ -25,12 +25,12 @@ export function ticketNotesConformance(c: TicketNotesSuiteContext): void {
       const noted = newTicket(event.eid, { attention: true, checkin_text: 'Wheelchair', issued_at: at(1) });
       const textOnly = newTicket(event.eid, { checkin_text: 'Press', issued_at: at(1) });
       const plain = newTicket(event.eid, { valid_from: at(60) });
-      await store().createTickets([noted, plain, textOnly]);
+      await store().tickets.createTickets([noted, plain, textOnly]);
       assert.deepEqual(notesOf(await changes(event.eid)), [
         [1, 'ticket_notes', noted.tid, true, 'Wheelchair', at(1)],
         [2, 'ticket_notes', textOnly.tid, false, 'Press', at(1)],
       ]);
-      const read = await store().getTicket(plain.tid);
+      const read = await store().tickets.getTicket(plain.tid);
       assert.deepEqual([read!.valid_from, read!.attention, read!.checkin_text], [at(60), false, null]);
       const other = (await changes(event.eid)).find((x) => x.type !== 'ticket_notes');
       assert.equal(other, undefined);
@@ -39,12 +39,12 @@ export function ticketNotesConformance(c: TicketNotesSuiteContext): void {
     test('a ticket skipped for its known external_id appends no notes again; new ones follow in order', async () => {
       const { event } = await seed(0);
       const first = newTicket(event.eid, { external_id: 'row-1', attention: true });
-      await store().createTickets([first]);
+      await store().tickets.createTickets([first]);
       const again = newTicket(event.eid, { external_id: 'row-1', attention: true, checkin_text: 'changed' });
       const batch = Array.from({ length: 150 }, (_, i) =>
         newTicket(event.eid, { external_id: `row-${i + 2}`, attention: i % 3 === 0 }),
       );
-      const existing = await store().createTickets([again, ...batch]);
+      const existing = await store().tickets.createTickets([again, ...batch]);
       assert.deepEqual(
         existing.map((t) => [t.tid, t.attention, t.checkin_text]),
         [[first.tid, true, null]],
@@ -64,14 +64,14 @@ export function ticketNotesConformance(c: TicketNotesSuiteContext): void {
     test('updateTicketNotes changes what it is given, appends the notes as set; the same notes, nothing', async () => {
       const { event, tickets } = await seed(1);
       const tid = tickets[0]!.tid;
-      assert.equal(await store().updateTicketNotes(newTicketId(), { attention: true }, at(1)), null);
-      const set = await store().updateTicketNotes(tid, { attention: true, checkin_text: 'VIP' }, at(2));
+      assert.equal(await store().tickets.updateTicketNotes(newTicketId(), { attention: true }, at(1)), null);
+      const set = await store().tickets.updateTicketNotes(tid, { attention: true, checkin_text: 'VIP' }, at(2));
       assert.deepEqual([set!.attention, set!.checkin_text], [true, 'VIP']);
-      const same = await store().updateTicketNotes(tid, { attention: true }, at(3));
+      const same = await store().tickets.updateTicketNotes(tid, { attention: true }, at(3));
       assert.deepEqual([same!.attention, same!.checkin_text], [true, 'VIP']);
-      const cleared = await store().updateTicketNotes(tid, { checkin_text: null }, at(4));
+      const cleared = await store().tickets.updateTicketNotes(tid, { checkin_text: null }, at(4));
       assert.deepEqual([cleared!.attention, cleared!.checkin_text], [true, null], 'attention, absent, stays');
-      const read = await store().getTicket(tid);
+      const read = await store().tickets.getTicket(tid);
       assert.deepEqual([read!.attention, read!.checkin_text], [true, null]);
       assert.deepEqual(notesOf(await changes(event.eid)), [
         [1, 'ticket_notes', tid, true, 'VIP', at(2)],
@@ -84,14 +84,14 @@ export function ticketNotesConformance(c: TicketNotesSuiteContext): void {
       const tid = tickets[0]!.tid;
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          store().updateTicketNotes(
+          store().tickets.updateTicketNotes(
             tid,
             i % 2 === 0 ? { checkin_text: `text ${i}` } : { attention: i % 4 === 1 },
             at(10 + i),
           ),
         ),
       );
-      const ticket = await store().getTicket(tid);
+      const ticket = await store().tickets.getTicket(tid);
       const list = await changes(event.eid);
       assert.ok(list.length >= 1 && list.length <= 20);
       assert.deepEqual(

@@ -36,20 +36,20 @@ export function ticketTypesConformance(c: TicketTypesSuiteContext): void {
   describe('entry rules: calendar, ticket types, labels', () => {
     test('an event keeps its zone, day start and automatic exit, and each changes alone', async () => {
       const { event } = await seed(0);
-      const read = await store().getEvent(event.eid);
+      const read = await store().events.getEvent(event.eid);
       assert.deepEqual([read!.timezone, read!.day_starts_at, read!.auto_exit], ['UTC', '00:00', false]);
-      const zoned = await store().updateEventSettings(event.eid, { timezone: 'Europe/Berlin' });
+      const zoned = await store().events.updateEventSettings(event.eid, { timezone: 'Europe/Berlin' });
       assert.deepEqual([zoned!.timezone, zoned!.day_starts_at, zoned!.auto_exit], ['Europe/Berlin', '00:00', false]);
-      const early = await store().updateEventSettings(event.eid, { day_starts_at: '06:00' });
+      const early = await store().events.updateEventSettings(event.eid, { day_starts_at: '06:00' });
       assert.deepEqual([early!.timezone, early!.day_starts_at, early!.auto_exit], ['Europe/Berlin', '06:00', false]);
-      const auto = await store().updateEventSettings(event.eid, { auto_exit: true, reentry: true });
+      const auto = await store().events.updateEventSettings(event.eid, { auto_exit: true, reentry: true });
       assert.deepEqual(
         [auto!.timezone, auto!.day_starts_at, auto!.auto_exit, auto!.reentry],
         ['Europe/Berlin', '06:00', true, true],
       );
-      const listed = (await store().listEvents(1000, null)).items.find((e) => e.eid === event.eid);
+      const listed = (await store().events.listEvents(1000, null)).items.find((e) => e.eid === event.eid);
       assert.deepEqual([listed!.timezone, listed!.day_starts_at, listed!.auto_exit], ['Europe/Berlin', '06:00', true]);
-      const off = await store().updateEventSettings(event.eid, { auto_exit: false });
+      const off = await store().events.updateEventSettings(event.eid, { auto_exit: false });
       assert.equal(off!.auto_exit, false);
 
       const created: EventRecord = {
@@ -59,13 +59,13 @@ export function ticketTypesConformance(c: TicketTypesSuiteContext): void {
         day_starts_at: '05:30',
         auto_exit: true,
       };
-      await store().createEvent(created);
-      assert.deepEqual(await store().getEvent(created.eid), created);
+      await store().events.createEvent(created);
+      assert.deepEqual(await store().events.getEvent(created.eid), created);
     });
 
     test('a ticket type is declared, replaced under any spelling of its label, listed and removed', async () => {
       const { event } = await seed(0);
-      assert.deepEqual(await store().listTicketTypes(event.eid), []);
+      assert.deepEqual(await store().events.listTicketTypes(event.eid), []);
       const weekend = declaration(event.eid);
       const day = declaration(event.eid, {
         ticket_type: 'Day',
@@ -78,38 +78,38 @@ export function ticketTypesConformance(c: TicketTypesSuiteContext): void {
         attention: false,
         checkin_text: null,
       });
-      await store().putTicketType(weekend);
-      await store().putTicketType(day);
-      assert.deepEqual(await store().listTicketTypes(event.eid), [rulesOf(day), rulesOf(weekend)]);
+      await store().events.putTicketType(weekend);
+      await store().events.putTicketType(day);
+      assert.deepEqual(await store().events.listTicketTypes(event.eid), [rulesOf(day), rulesOf(weekend)]);
 
       const respelled = declaration(event.eid, { ticket_type: ' WEEKEND', max_entries: 5, reentry: 'any' });
-      await store().putTicketType(respelled);
+      await store().events.putTicketType(respelled);
       assert.deepEqual(
-        await store().listTicketTypes(event.eid),
+        await store().events.listTicketTypes(event.eid),
         [rulesOf(day), rulesOf(respelled)],
         'one declaration per label, as rules compare labels; the last spelling kept',
       );
 
       const other = await seed(0);
-      assert.deepEqual(await store().listTicketTypes(other.event.eid), [], 'types belong to their event');
-      assert.equal(await store().deleteTicketType(other.event.eid, 'weekend'), false);
-      assert.equal(await store().deleteTicketType(event.eid, 'weekend'), true);
-      assert.equal(await store().deleteTicketType(event.eid, 'weekend'), false);
-      assert.deepEqual(await store().listTicketTypes(event.eid), [rulesOf(day)]);
+      assert.deepEqual(await store().events.listTicketTypes(other.event.eid), [], 'types belong to their event');
+      assert.equal(await store().events.deleteTicketType(other.event.eid, 'weekend'), false);
+      assert.equal(await store().events.deleteTicketType(event.eid, 'weekend'), true);
+      assert.equal(await store().events.deleteTicketType(event.eid, 'weekend'), false);
+      assert.deepEqual(await store().events.listTicketTypes(event.eid), [rulesOf(day)]);
     });
 
     test("an event's labels: each spelling found on its tickets once, revoked ones included, no other event's", async () => {
       const { event } = await seed(0);
-      assert.deepEqual(await store().listTicketLabels(event.eid), []);
+      assert.deepEqual(await store().events.listTicketLabels(event.eid), []);
       const labels = ['VIP', 'GA', 'vip ', 'GA', 'Día 1', 'GA', 'Crew'];
       const tickets = labels.map((ticket_type) => newTicket(event.eid, { ticket_type }));
-      await store().createTickets(tickets);
-      await store().revokeTicket(tickets[6]!.tid, at(2), null);
+      await store().tickets.createTickets(tickets);
+      await store().tickets.revokeTicket(tickets[6]!.tid, at(2), null);
       const other = await seed(0);
-      await store().createTickets([newTicket(other.event.eid, { ticket_type: 'Backstage' })]);
-      const found = await store().listTicketLabels(event.eid);
+      await store().tickets.createTickets([newTicket(other.event.eid, { ticket_type: 'Backstage' })]);
+      const found = await store().events.listTicketLabels(event.eid);
       assert.deepEqual([...found].sort(), ['Crew', 'Día 1', 'GA', 'VIP', 'vip ']);
-      assert.deepEqual(await store().listTicketLabels(other.event.eid), ['Backstage']);
+      assert.deepEqual(await store().events.listTicketLabels(other.event.eid), ['Backstage']);
     });
   });
 }

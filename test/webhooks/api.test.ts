@@ -70,7 +70,7 @@ describe('webhooks: endpoints through the admin API (SQLite)', () => {
     assert.ok(list.body!.webhooks.some((w: { webhook_id: string }) => w.webhook_id === body.webhook_id));
     assert.equal(JSON.stringify(list.body).includes('whsec_'), false);
     assert.equal(issuer.logs.text.includes(body.secret.slice(6, 30)), false, 'never logged');
-    const stored = (await issuer.store.getWebhook(body.webhook_id))!;
+    const stored = (await issuer.store.webhooks.getWebhook(body.webhook_id))!;
     assert.equal(JSON.stringify(stored).includes(body.secret.slice(6)), false, 'kept encrypted');
   });
 

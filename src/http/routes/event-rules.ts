@@ -13,7 +13,7 @@ export function eventRuleRoutes(app: App, ctx: AppContext): void {
 
   app.get('/api/v1/events/:eid/gates', { schema: scannerGatesSchema, ...scanner }, async (request) => {
     const eid = scannerKeyOf(request).eid;
-    const [event, gates] = await Promise.all([requireEvent(ctx.store, eid), ctx.store.listGates(eid)]);
+    const [event, gates] = await Promise.all([requireEvent(ctx.store, eid), ctx.store.events.listGates(eid)]);
     return { gates: gates.map(gateView), reentry: event.reentry };
   });
 

@@ -58,7 +58,7 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
       const scans = request.body.scans as Scan[];
       // Check-ins of an event where no holder comes in twice join the store's batches, which hold no
       // connection each; the others take a transaction each, a few at a time.
-      const concurrency = rules?.reentry === false ? Number.POSITIVE_INFINITY : ctx.store.uploadConcurrency;
+      const concurrency = rules?.reentry === false ? Number.POSITIVE_INFINITY : ctx.store.checkIns.uploadConcurrency;
       let unavailable: unknown = null;
       const results = await inTicketOrder(
         scans,

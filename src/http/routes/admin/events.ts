@@ -27,13 +27,13 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events', { schema: listEventsSchema }, async (request) => {
     const { limit, cursor } = pageParams(request.query, CURSOR.event);
     // A person limited to some events lists only theirs (the role table's `event.list`).
-    const page = await ctx.store.listEvents(limit, cursor, listedEvents(request));
+    const page = await ctx.store.events.listEvents(limit, cursor, listedEvents(request));
     return pageAnswer('events', page.items.map(eventView), page.next_cursor);
   });
 
   app.get('/admin/v1/events/:eid', { schema: getEventSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
-    return { ...eventView(event), counters: await ctx.store.countTickets(event.eid) };
+    return { ...eventView(event), counters: await ctx.store.events.countTickets(event.eid) };
   });
 
   app.patch('/admin/v1/events/:eid', { schema: updateEventSchema }, async (request) => {
@@ -45,7 +45,7 @@ export function adminEventRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/events/:eid/gates', { schema: listGatesSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
-    return { gates: (await ctx.store.listGates(event.eid)).map(gateView) };
+    return { gates: (await ctx.store.events.listGates(event.eid)).map(gateView) };
   });
 
   app.put('/admin/v1/events/:eid/gates/:gate_id', { schema: putGateSchema }, async (request) => {

@@ -12,7 +12,7 @@ export function adminRecentScanRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events/:eid/scans/recent', { schema: listRecentScansSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     const { limit, cursor } = pageParams(request.query, CURSOR.scan);
-    const page = await ctx.store.listRecentScans(event.eid, limit, cursor === null ? null : Number(cursor));
+    const page = await ctx.store.checkIns.listRecentScans(event.eid, limit, cursor === null ? null : Number(cursor));
     const withHolder = request.query.include === 'holder_name';
     const scans = page.items.map(({ holder_name, ...scan }) => ({
       ...scan,

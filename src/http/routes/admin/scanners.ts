@@ -39,7 +39,7 @@ function scannerView(key: ApiKeyRecord) {
  * organizer believe the scanner it enrolled is locked out. The answer names that scanner's key instead.
  */
 async function usedTokenConflict(ctx: AppContext, token: EnrollmentTokenRecord): Promise<IssuerError> {
-  const key = await ctx.store.findApiKeyByToken(token.token_id);
+  const key = await ctx.store.scanners.findApiKeyByToken(token.token_id);
   const scanner = key ? `scanner ${key.scanner_id} (API key ${key.api_key_id})` : 'a scanner';
   return new IssuerError(
     'CONFLICT',
@@ -86,12 +86,12 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events/:eid/enrollment-tokens', { schema: listEnrollmentTokensSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     const now = toStored(ctx.clock.now());
-    const tokens = await ctx.store.listEnrollmentTokens(event.eid);
+    const tokens = await ctx.store.scanners.listEnrollmentTokens(event.eid);
     return { enrollment_tokens: tokens.map((token) => enrollmentTokenListView(token, now)) };
   });
 
   app.post('/admin/v1/enrollment-tokens/:token_id/revoke', { schema: revokeEnrollmentTokenSchema }, async (request) => {
-    const record = await ctx.store.revokeEnrollmentToken(request.params.token_id, toStored(ctx.clock.now()));
+    const record = await ctx.store.scanners.revokeEnrollmentToken(request.params.token_id, toStored(ctx.clock.now()));
     if (!record) throw new IssuerError('NOT_FOUND', 'no enrolment token has this token_id');
     if (record.used_at !== null) throw await usedTokenConflict(ctx, record);
     request.log.info({ token_id: record.token_id }, 'enrolment token revoked');
@@ -101,12 +101,12 @@ export function adminScannerRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events/:eid/scanners', { schema: listScannersSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     const { limit, cursor } = pageParams(request.query, CURSOR.scanner);
-    const page = await ctx.store.listApiKeys(event.eid, limit, cursor);
+    const page = await ctx.store.scanners.listApiKeys(event.eid, limit, cursor);
     return pageAnswer('scanners', page.items.map(scannerView), page.next_cursor);
   });
 
   app.post('/admin/v1/api-keys/:api_key_id/revoke', { schema: revokeApiKeySchema }, async (request) => {
-    const key = await ctx.store.revokeApiKey(request.params.api_key_id, toStored(ctx.clock.now()));
+    const key = await ctx.store.scanners.revokeApiKey(request.params.api_key_id, toStored(ctx.clock.now()));
     if (!key) throw new IssuerError('NOT_FOUND', 'no API key has this api_key_id');
     request.log.info({ api_key_id: key.api_key_id }, 'API key revoked');
     return scannerView(key);

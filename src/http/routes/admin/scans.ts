@@ -23,7 +23,7 @@ export function adminScanRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events/:eid/scans', { schema: listScansSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     const { limit, after } = scanPage(request.query);
-    const page = await ctx.store.listScans(event.eid, limit, after);
+    const page = await ctx.store.checkIns.listScans(event.eid, limit, after);
     // The contract's shape unless the holder is asked for (the console asks).
     const withHolder = request.query.include === 'holder_name';
     const scans = page.items.map(({ holder_name, ...scan }) => ({
@@ -37,7 +37,7 @@ export function adminScanRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events/:eid/conflicts', { schema: listConflictsSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     const { limit, after } = scanPage(request.query);
-    const page = await ctx.store.listConflicts(event.eid, limit, after);
+    const page = await ctx.store.feed.listConflicts(event.eid, limit, after);
     const conflicts = page.items.map((c) => {
       const { admitted_offline: _, ...first } = c.first;
       return { ...c, first: wireTimes(first), duplicates: c.duplicates.map(wireTimes) };

@@ -23,7 +23,7 @@ function signingKeyView(key: SigningKeyRecord) {
 /** Signing keys: list, rotate, remove a retired one. */
 export function adminSigningKeyRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/signing-keys', { schema: listSigningKeysSchema }, async () => ({
-    keys: (await ctx.store.listSigningKeys()).map(signingKeyView),
+    keys: (await ctx.store.signingKeys.listSigningKeys()).map(signingKeyView),
   }));
 
   app.post('/admin/v1/signing-keys/rotate', { schema: rotateSigningKeySchema }, async (request, reply) => {
@@ -41,6 +41,6 @@ export function adminSigningKeyRoutes(app: App, ctx: AppContext): void {
       });
     }
     request.log.info({ kid: request.params.kid }, 'signing key removed');
-    return signingKeyView((await ctx.store.getSigningKey(request.params.kid))!);
+    return signingKeyView((await ctx.store.signingKeys.getSigningKey(request.params.kid))!);
   });
 }

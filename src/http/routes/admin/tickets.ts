@@ -46,7 +46,7 @@ function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { sp
 export function adminTicketRoutes(app: App, ctx: AppContext): void {
   const now = () => toStored(ctx.clock.now());
   const requireTicket = async (tid: string): Promise<TicketRecord> => {
-    const ticket = await ctx.store.getTicket(tid);
+    const ticket = await ctx.store.tickets.getTicket(tid);
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
     return ticket;
   };
@@ -74,8 +74,8 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
     // Searched in the store, a page at a time: an event may hold far more tickets than a browser should load.
     const page =
       query === ''
-        ? await ctx.store.listTickets(event.eid, limit, cursor)
-        : await ctx.store.searchTickets(event.eid, query, limit, cursor);
+        ? await ctx.store.tickets.listTickets(event.eid, limit, cursor)
+        : await ctx.store.tickets.searchTickets(event.eid, query, limit, cursor);
     const at = now();
     return pageAnswer(
       'tickets',
@@ -95,7 +95,7 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
   });
 
   app.post('/admin/v1/tickets/:tid/revoke', { schema: revokeTicketSchema }, async (request) => {
-    const ticket = await ctx.store.revokeTicket(request.params.tid, now(), request.body.reason ?? null);
+    const ticket = await ctx.store.tickets.revokeTicket(request.params.tid, now(), request.body.reason ?? null);
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
     request.log.info({ tid: ticket.tid }, 'ticket revoked');
     return adminTicketView(ticket, now());

@@ -53,7 +53,7 @@ export function adminWebhookRoutes(app: App, ctx: AppContext): void {
 
   app.get('/admin/v1/webhooks', { schema: listWebhooksSchema, ...busyIsUnavailable }, async (request) => {
     const { limit, cursor } = pageParams(request.query, CURSOR.webhook);
-    const page = await ctx.store.listWebhooks(limit, cursor);
+    const page = await ctx.store.webhooks.listWebhooks(limit, cursor);
     return pageAnswer('webhooks', page.items.map(webhookView), page.next_cursor);
   });
 
@@ -75,7 +75,7 @@ export function adminWebhookRoutes(app: App, ctx: AppContext): void {
     '/admin/v1/webhooks/:webhook_id',
     { schema: deleteWebhookSchema, ...busyIsUnavailable },
     async (request, reply) => {
-      if (!(await ctx.store.deleteWebhook(request.params.webhook_id))) {
+      if (!(await ctx.store.webhooks.deleteWebhook(request.params.webhook_id))) {
         throw new IssuerError('NOT_FOUND', 'no webhook endpoint has this webhook_id');
       }
       request.log.info({ webhook_id: request.params.webhook_id }, 'webhook endpoint deleted');
@@ -109,7 +109,7 @@ export function adminWebhookRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const webhook = await requireWebhook(ctx.store, request.params.webhook_id);
       const { limit, cursor } = pageParams(request.query, CURSOR.scan);
-      const page = await ctx.store.listWebhookDeliveries(
+      const page = await ctx.store.webhooks.listWebhookDeliveries(
         webhook.webhook_id,
         limit,
         cursor === null ? null : Number(cursor),
