@@ -1,5 +1,6 @@
 import {
   defaultTicketTypeRules,
+  eventDaysOf,
   type Hours,
   hoursInOrder,
   isCalendarDate,
@@ -167,7 +168,7 @@ export async function listTicketTypes(store: Store, eid: string) {
 
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** What a scanner needs to judge entries offline: gates, the event's calendar and re-entry, declared types. */
+/** What a scanner needs to judge entries offline: gates, the event's calendar, days and re-entry, declared types. */
 export async function scannerRules(store: Store, eid: string) {
   const [event, gates, types] = await Promise.all([
     requireEvent(store, eid),
@@ -180,6 +181,7 @@ export async function scannerRules(store: Store, eid: string) {
     timezone: event.timezone,
     day_starts_at: event.day_starts_at,
     auto_exit: event.auto_exit,
+    event_days: eventDaysOf(event.event_date, event.ends_at, event),
     ticket_types: types.map(rulesView),
   } satisfies RulesAnswer;
 }

@@ -167,6 +167,7 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
       timezone: 'Europe/Berlin',
       day_starts_at: '06:00',
       auto_exit: true,
+      event_days: null,
       ticket_types: [
         {
           ticket_type: 'Weekend',
@@ -215,6 +216,7 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
       timezone: 'UTC',
       day_starts_at: '00:00',
       auto_exit: false,
+      event_days: null,
       ticket_types: [],
     });
   });

@@ -126,6 +126,11 @@ describe('console in Chromium: ticket types and the event’s calendar', () => {
         assert.deepEqual([saved.timezone, saved.day_starts_at, saved.auto_exit], ['Europe/Berlin', '06:00', true]);
         const types = page.getByRole('region', { name: 'Ticket types' });
         await types.getByText('Days and hours are read in Europe/Berlin; each event day starts at 06:00.').waitFor();
+        await types
+          .getByText(
+            'The event has an end: a type without valid days enters from the day of its date to the day of its end.',
+          )
+          .waitFor();
 
         await page.reload();
         await page.getByRole('heading', { level: 1, name: 'Harbour Days' }).waitFor();

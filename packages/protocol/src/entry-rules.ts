@@ -5,7 +5,14 @@
  * queue) and `judgeEntry` (`ticket-rules.ts`) applies these rules in the contract's order; the table
  * of cases (`entry-rule-cases.ts`) is their specification, and both sides are tested on it.
  */
-import { type EventCalendar, eventDayOf, type Hours, withinHours } from './event-days.ts';
+import {
+  type EventCalendar,
+  type EventDays,
+  eventDayOf,
+  type Hours,
+  withinEventDays,
+  withinHours,
+} from './event-days.ts';
 import { ticketTypeKey } from './gates.ts';
 
 /** How a holder may come in again: never, after an exit scan, or whenever (wristbands, no exit scans). */
@@ -25,9 +32,14 @@ export interface TicketTypeRules {
   checkin_text: string | null;
 }
 
-/** The event's side of the rules: its calendar and its re-entry setting. */
+/** The event's side of the rules: its calendar, its days and its re-entry setting. */
 export interface EventRules extends EventCalendar {
   reentry: boolean;
+  /**
+   * The days an event with an end runs on (`eventDaysOf`): a type without `valid_days` is valid on
+   * these only. Null or absent: no date bounds the event (it has no `ends_at`).
+   */
+  event_days?: EventDays | null;
 }
 
 /** An event with no rules declared: UTC days from midnight, no re-entry. */
@@ -75,6 +87,8 @@ export type RuleRefusal =
       event_day: string;
       valid_from: string | null;
       valid_days: readonly string[] | null;
+      /** The event's days, which bound a type without `valid_days` (null: no date bounds the event). */
+      event_days: EventDays | null;
       hours: Hours | null;
     }
   | {
@@ -94,22 +108,27 @@ export type RuleRefusal =
 
 const ms = (instant: string): number => new Date(instant).getTime();
 
-/** Not valid now: before `valid_from`, on an event day not in `valid_days`, or outside `hours`. */
+/**
+ * Not valid now: before `valid_from`, on an event day not in `valid_days` (without them, not one of the
+ * event's days, when it has an end), or outside `hours`.
+ */
 export function notValidNow(
   timing: EntryTiming,
   type: TicketTypeRules | null,
-  calendar: EventCalendar,
+  event: Omit<EventRules, 'reentry'>,
 ): RuleRefusal | null {
-  const day = eventDayOf(timing.scannedAt, calendar);
+  const day = eventDayOf(timing.scannedAt, event);
+  const eventDays = event.event_days ?? null;
   const early = timing.validFrom !== null && ms(timing.scannedAt) < ms(timing.validFrom);
-  const offDay = type?.valid_days != null && !type.valid_days.includes(day);
-  const offHours = type?.hours != null && !withinHours(timing.scannedAt, type.hours, calendar);
+  const offDay = type?.valid_days != null ? !type.valid_days.includes(day) : !withinEventDays(day, eventDays);
+  const offHours = type?.hours != null && !withinHours(timing.scannedAt, type.hours, event);
   if (!early && !offDay && !offHours) return null;
   return {
     reason: 'not_valid_now',
     event_day: day,
     valid_from: timing.validFrom,
     valid_days: type?.valid_days ?? null,
+    event_days: eventDays === null ? null : { first: eventDays.first, last: eventDays.last },
     hours: type?.hours ?? null,
   };
 }

@@ -16,6 +16,12 @@ export interface EventCalendar {
   day_starts_at: string;
 }
 
+/** The first and the last event day an event runs on ("YYYY-MM-DD" each). */
+export interface EventDays {
+  first: string;
+  last: string;
+}
+
 /** A `from`–`until` window of local times within an event day. */
 export interface Hours {
   from: string;
@@ -116,6 +122,19 @@ function eventDayNumber(instant: number, calendar: EventCalendar): number {
 export function eventDayOf(instant: Date | string, calendar: EventCalendar): string {
   return dateOf(eventDayNumber(ms(instant), calendar));
 }
+
+/**
+ * The event days an event runs on: from the day of its `event_date` to the day of its `ends_at` (the
+ * event days those instants fall in); null for an event without an end, which no date bounds.
+ */
+export function eventDaysOf(eventDate: string, endsAt: string | null, calendar: EventCalendar): EventDays | null {
+  if (endsAt === null) return null;
+  return { first: eventDayOf(eventDate, calendar), last: eventDayOf(endsAt, calendar) };
+}
+
+/** Whether an event day is one of the event's days (always, for an event that no date bounds). */
+export const withinEventDays = (day: string, days: EventDays | null | undefined): boolean =>
+  days == null || (days.first <= day && day <= days.last);
 
 /** Minutes since the event day's start of a local time, so that times after midnight order last. */
 function withinDay(minutes: number, dayStartsAt: string): number {

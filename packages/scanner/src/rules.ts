@@ -1,7 +1,7 @@
 /**
  * The event's rules as a scanner keeps them, so that its offline verdicts judge as the issuer does:
- * the declared gates, re-entry, the event's calendar (time zone, day start) and its declared ticket
- * types. Read on every sync from `GET /api/v1/events/{eid}/rules`; an issuer from before that route
+ * the declared gates, re-entry, the event's calendar (time zone, day start), its days (when it has an
+ * end) and its declared ticket types. Read on every sync from `GET /api/v1/events/{eid}/rules`; an issuer from before that route
  * answers 404 there, and the device then reads `GET /api/v1/events/{eid}/gates` (gates and re-entry
  * only; no ticket type is declared on such an issuer, and its days are UTC days from midnight).
  */
@@ -9,6 +9,7 @@ import {
   DEFAULT_EVENT_RULES,
   defaultTicketTypeRules,
   type DiscoveryDocument,
+  type EventDays,
   type EventRules,
   type GateRule,
   type GatesAnswer,
@@ -27,7 +28,7 @@ import { STATE_FILES, type Storage } from './storage/storage.ts';
 export interface KnownRules {
   /** The declared gates by gate_id. */
   gates: Map<string, GateRule>;
-  /** The event's calendar and re-entry setting. */
+  /** The event's calendar, days and re-entry setting. */
   event: EventRules;
   autoExit: boolean;
   /** The declared ticket types (a label not listed has no rules). */
@@ -49,6 +50,7 @@ export const rulesFromGates = (answer: GatesAnswer): RulesAnswer => ({
   timezone: DEFAULT_EVENT_RULES.timezone,
   day_starts_at: DEFAULT_EVENT_RULES.day_starts_at,
   auto_exit: false,
+  event_days: null,
   ticket_types: [],
 });
 
@@ -96,6 +98,14 @@ function ticketTypeOf(value: unknown): TicketTypeRules | null {
   return ok ? rules : null;
 }
 
+/** The event's days as the rules route answers them; null when absent (an issuer from before them). */
+function eventDaysOf(value: unknown, where: (what: string) => ScannerError): EventDays | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || !isCalendarDate(value.first) || !isCalendarDate(value.last) || value.first > value.last)
+    throw where('field event_days is malformed');
+  return { first: value.first, last: value.last };
+}
+
 /**
  * Checks a rules answer (the issuer's, or the copy the device keeps) and fills what an older copy
  * lacks. A time zone this device's clock library does not know cannot be judged: it is refused here
@@ -121,6 +131,7 @@ export function checkRules(data: unknown, where: (what: string) => ScannerError)
     timezone,
     day_starts_at: dayStartsAt,
     auto_exit: autoExit,
+    event_days: eventDaysOf(data.event_days, where),
     ticket_types: ticketTypes as TicketTypeRules[],
   };
 }
@@ -129,7 +140,12 @@ export function checkRules(data: unknown, where: (what: string) => ScannerError)
 export function knownRules(answer: RulesAnswer): KnownRules {
   return {
     gates: new Map(answer.gates.map((gate) => [gate.gate_id, gate])),
-    event: { timezone: answer.timezone, day_starts_at: answer.day_starts_at, reentry: answer.reentry },
+    event: {
+      timezone: answer.timezone,
+      day_starts_at: answer.day_starts_at,
+      reentry: answer.reentry,
+      event_days: answer.event_days,
+    },
     autoExit: answer.auto_exit,
     ticketTypes: answer.ticket_types,
   };

@@ -2,6 +2,7 @@ import {
   DEFAULT_EVENT_RULES,
   type EntryTiming,
   type EventCalendar,
+  type EventRules,
   exitOutcome,
   type GateRule,
   gateNotes,
@@ -75,8 +76,11 @@ export interface LocalKnowledge {
   out?: TidSet;
   /** The event lets a holder who went out in again (from the rules route). */
   reentry?: boolean;
-  /** The event's time zone and day start (from the rules route); absent: UTC days from midnight. */
-  calendar?: EventCalendar;
+  /**
+   * The event's time zone, day start and days (from the rules route); absent: UTC days from midnight,
+   * no date bounding the event.
+   */
+  calendar?: EventCalendar & Pick<EventRules, 'event_days'>;
   /** The event's declared ticket types (from the rules route); absent: none declared. */
   ticketTypes?: readonly TicketTypeRules[];
   /** The `scanned_at` of each ticket's entries the device knows (the feed's and its own), by tid. */

@@ -186,7 +186,8 @@ export const checkInSchema = {
         'FORBIDDEN: the key is not valid for this event, gate or scanner; or a refusal at the gate, kept in the ' +
         'scan log with the ticket unchanged: `details.reason` `ticket_type_not_admitted` (a declared gate that ' +
         'does not admit the type), or one of the ticket type’s entry rules, judged at `scanned_at` in the ' +
-        'event’s time zone: `not_valid_now` (before `valid_from`, or outside `valid_days` or `hours`), ' +
+        'event’s time zone: `not_valid_now` (before `valid_from`, outside `valid_days` (without them, outside ' +
+        'the event’s days `event_days` when the event has an end) or outside `hours`), ' +
         '`entry_limit_reached` (`max_entries` or `max_entries_per_day`), `too_soon` (`min_minutes_between_entries`). ' +
         'An entry a scanner admitted offline (`admitted_offline: true`) that the rules refuse now keeps this ' +
         'answer and still counts as an entry, with the holder inside.',
@@ -198,6 +199,7 @@ export const checkInSchema = {
             event_day: '2026-07-03',
             valid_from: null,
             valid_days: ['2026-07-04'],
+            event_days: { first: '2026-07-03', last: '2026-07-05' },
             hours: null,
             holder_name: 'Ada Lovelace',
             ticket_type: 'Saturday',
