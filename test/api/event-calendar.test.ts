@@ -175,6 +175,7 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
           hours: { from: '20:00', until: '02:00' },
           max_entries: null,
           max_entries_per_day: 1,
+          max_days: null,
           reentry: 'any',
           min_minutes_between_entries: null,
           attention: true,

@@ -181,6 +181,18 @@ describe('the entry rules’ refusals and the notes for the gate', () => {
       context,
     );
     assert.equal(today.advice, 'Entries today: 1 of 1.');
+    const days = verdictText(
+      refused('entry_limit_reached', {
+        entries: 2,
+        entries_today: 0,
+        max_entries: null,
+        max_entries_per_day: null,
+        max_days: 2,
+        days_used: 2,
+      }),
+      context,
+    );
+    assert.equal(days.advice, 'Days used: 2 of 2; today would be one more.');
   });
 
   it('says too soon, and from when the holder may come in again', () => {

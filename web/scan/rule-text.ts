@@ -52,13 +52,16 @@ function notValidNow(d: Details, when: WhenFormat, locale?: string): string | nu
   return sentences.length === 0 ? null : sentences.join(' ');
 }
 
-/** Which limit was reached: the entries in all, or today's. */
+/** Which limit was reached: the entries in all, today's, or the days (a first entry on one day too many). */
 function entryLimit(d: Details): string | null {
   const [entries, max] = [count(d.entries), count(d.max_entries)];
   const [today, maxToday] = [count(d.entries_today), count(d.max_entries_per_day)];
+  const [days, maxDays] = [count(d.days_used), count(d.max_days)];
   const lines: string[] = [];
   if (entries !== null && max !== null && entries >= max) lines.push(`Entries used: ${entries} of ${max}.`);
   if (today !== null && maxToday !== null && today >= maxToday) lines.push(`Entries today: ${today} of ${maxToday}.`);
+  if (today === 0 && days !== null && maxDays !== null && days >= maxDays)
+    lines.push(`Days used: ${days} of ${maxDays}; today would be one more.`);
   return lines.length === 0 ? null : lines.join(' ');
 }
 

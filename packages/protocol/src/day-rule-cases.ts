@@ -3,8 +3,8 @@ import type { EntryRuleCase } from './entry-rule-cases.ts';
 
 /**
  * The cases of the rules that count event days (part of `ENTRY_RULE_CASES`): an event with an end bounds
- * every type without `valid_days` by its days. The event runs Friday 3 to Sunday 5 July 2026 in Berlin
- * (UTC+2); comments give local times.
+ * every type without `valid_days` by its days, and `max_days` lets a ticket in on that many distinct
+ * days. The event runs Friday 3 to Sunday 5 July 2026 in Berlin (UTC+2); comments give local times.
  */
 const weekend: EventRules = {
   timezone: 'Europe/Berlin',
@@ -89,5 +89,78 @@ export const DAY_RULE_CASES: readonly EntryRuleCase[] = [
     entries: ['2026-07-05T20:00:00Z'], // Sun 22:00
     scannedAt: '2026-07-05T22:30:00Z', // Mon 00:30
     outcome: 'not_valid_now',
+  },
+  // max_days: distinct event days with an entry.
+  {
+    name: 'any 2 days: a first entry on a second day',
+    event: weekend,
+    type: { reentry: 'after_exit', max_days: 2 },
+    holder: 'out',
+    entries: ['2026-07-03T16:00:00Z'], // Fri 18:00
+    scannedAt: '2026-07-04T16:00:00Z', // Sat 18:00
+    outcome: 'valid',
+  },
+  {
+    name: 'any 2 days: a first entry on a third day is one day too many',
+    event: weekend,
+    type: { reentry: 'after_exit', max_days: 2 },
+    holder: 'out',
+    entries: ['2026-07-03T16:00:00Z', '2026-07-04T16:00:00Z'], // Fri, Sat
+    scannedAt: '2026-07-05T16:00:00Z', // Sun 18:00
+    outcome: 'entry_limit_reached',
+  },
+  {
+    name: 'any 2 days: a re-entry on a day already used does not count against them',
+    event: weekend,
+    type: { reentry: 'after_exit', max_days: 2 },
+    holder: 'out',
+    entries: ['2026-07-03T16:00:00Z', '2026-07-04T10:00:00Z'], // Fri, Sat 12:00
+    scannedAt: '2026-07-04T16:00:00Z', // Sat 18:00
+    outcome: 'valid',
+  },
+  {
+    name: 'any 2 days: several entries on one day are one day',
+    event: weekend,
+    type: { reentry: 'any', max_days: 2 },
+    holder: 'inside',
+    entries: ['2026-07-03T08:00:00Z', '2026-07-03T12:00:00Z', '2026-07-03T18:00:00Z'], // Fri
+    scannedAt: '2026-07-05T08:00:00Z', // Sun 10:00
+    outcome: 'valid',
+  },
+  {
+    name: 'one day, days starting at 06:00: 03:00 after the night is the same day',
+    event: nights,
+    type: { reentry: 'after_exit', max_days: 1 },
+    holder: 'out',
+    entries: ['2026-07-03T20:00:00Z'], // Fri 22:00
+    scannedAt: '2026-07-04T01:00:00Z', // Sat 03:00, Friday's day
+    outcome: 'valid',
+  },
+  {
+    name: 'one day, days starting at 06:00: 06:00 the next morning is another day',
+    event: nights,
+    type: { reentry: 'after_exit', max_days: 1 },
+    holder: 'out',
+    entries: ['2026-07-03T20:00:00Z'], // Fri 22:00
+    scannedAt: '2026-07-04T04:00:00Z', // Sat 06:00
+    outcome: 'entry_limit_reached',
+  },
+  {
+    name: 'max_days and one entry a day: the day’s limit refuses on a day already used',
+    event: weekend,
+    type: { reentry: 'after_exit', max_days: 2, max_entries_per_day: 1 },
+    holder: 'out',
+    entries: ['2026-07-03T16:00:00Z'], // Fri 18:00
+    scannedAt: '2026-07-03T20:00:00Z', // Fri 22:00
+    outcome: 'entry_limit_reached',
+  },
+  {
+    name: 'max_days outranks too soon',
+    event: weekend,
+    type: { reentry: 'any', max_days: 1, min_minutes_between_entries: 60 },
+    holder: 'inside',
+    entries: ['2026-07-03T21:50:00Z'], // Fri 23:50
+    scannedAt: '2026-07-03T22:10:00Z', // Sat 00:10
+    outcome: 'entry_limit_reached',
   },
 ];

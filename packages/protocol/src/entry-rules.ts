@@ -25,6 +25,11 @@ export interface TicketTypeRules {
   hours: Hours | null;
   max_entries: number | null;
   max_entries_per_day: number | null;
+  /**
+   * The number of distinct event days on which the ticket may enter ("any 2 days of 3"): a first entry
+   * on one day too many is refused; re-entries on a day already used never count against it.
+   */
+  max_days: number | null;
   /** Null: the event's `reentry` decides (`false` = `none`, `true` = `after_exit`). */
   reentry: ReentryMode | null;
   min_minutes_between_entries: number | null;
@@ -52,6 +57,7 @@ export const defaultTicketTypeRules = (ticketType: string): TicketTypeRules => (
   hours: null,
   max_entries: null,
   max_entries_per_day: null,
+  max_days: null,
   reentry: null,
   min_minutes_between_entries: null,
   attention: false,
@@ -98,6 +104,9 @@ export type RuleRefusal =
       entries_today: number;
       max_entries: number | null;
       max_entries_per_day: number | null;
+      max_days: number | null;
+      /** The distinct event days with an entry so far (this scan's not counted). */
+      days_used: number;
     }
   | {
       reason: 'too_soon';
@@ -133,18 +142,26 @@ export function notValidNow(
   };
 }
 
-/** The entry limit: `max_entries` entries in all, or `max_entries_per_day` on the scan's event day. */
+/**
+ * The entry limit: `max_entries` entries in all, `max_entries_per_day` on the scan's event day, or a first
+ * entry on one day more than `max_days` (a day already used never counts again).
+ */
 export function entryLimitReached(
   timing: EntryTiming,
   type: TicketTypeRules | null,
   calendar: EventCalendar,
 ): RuleRefusal | null {
-  if (type === null || (type.max_entries === null && type.max_entries_per_day === null)) return null;
+  const maxDays = type?.max_days ?? null;
+  if (type === null || (type.max_entries === null && type.max_entries_per_day === null && maxDays === null))
+    return null;
   const day = eventDayOf(timing.scannedAt, calendar);
-  const today = timing.entries.filter((entry) => eventDayOf(entry, calendar) === day).length;
+  const days = timing.entries.map((entry) => eventDayOf(entry, calendar));
+  const today = days.filter((entryDay) => entryDay === day).length;
+  const daysUsed = new Set(days).size;
   const overall = type.max_entries !== null && timing.entries.length >= type.max_entries;
   const daily = type.max_entries_per_day !== null && today >= type.max_entries_per_day;
-  if (!overall && !daily) return null;
+  const dayTooMany = maxDays !== null && today === 0 && daysUsed >= maxDays;
+  if (!overall && !daily && !dayTooMany) return null;
   return {
     reason: 'entry_limit_reached',
     event_day: day,
@@ -152,6 +169,8 @@ export function entryLimitReached(
     entries_today: today,
     max_entries: type.max_entries,
     max_entries_per_day: type.max_entries_per_day,
+    max_days: maxDays,
+    days_used: daysUsed,
   };
 }
 

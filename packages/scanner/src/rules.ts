@@ -91,6 +91,7 @@ function ticketTypeOf(value: unknown): TicketTypeRules | null {
     (hours === null || (isObject(hours) && isLocalTime(hours.from) && isLocalTime(hours.until))) &&
     positiveOrNull(rules.max_entries) &&
     positiveOrNull(rules.max_entries_per_day) &&
+    positiveOrNull(rules.max_days) &&
     positiveOrNull(rules.min_minutes_between_entries) &&
     (rules.reentry === null || ['none', 'after_exit', 'any'].includes(rules.reentry)) &&
     typeof rules.attention === 'boolean' &&

@@ -86,3 +86,51 @@ describe('the event’s days on the device', () => {
     await again.close();
   });
 });
+
+describe('max_days on the device', () => {
+  const pass = (rules: Record<string, unknown>) => ({
+    ...WEEKEND,
+    ticket_types: [
+      {
+        ticket_type: 'GA',
+        valid_days: null,
+        hours: null,
+        max_entries: null,
+        max_entries_per_day: null,
+        reentry: 'any',
+        min_minutes_between_entries: null,
+        attention: false,
+        checkin_text: null,
+        ...rules,
+      },
+    ],
+  });
+
+  test('its own offline admissions count their days: the same day again yes, another day no', async () => {
+    const scanner = await open(enrolledStorage(key), pass({ max_days: 1 }));
+    await scanner.sync();
+    const ticket = await token('01JDAYS000000000000000000E');
+    const at = async (iso: string) => {
+      clock.now = new Date(iso);
+      return (await scanner.scan([ticket], { offline: true }))[0]!;
+    };
+    assert.equal((await at('2026-07-03T10:00:00Z')).verdict, 'admit');
+    assert.equal((await at('2026-07-03T20:00:00Z')).verdict, 'admit', 'Friday again');
+    const saturday = await at('2026-07-04T10:00:00Z');
+    assert.equal(saturday.reason, 'entry_limit_reached');
+    const refusal = saturday.refusal as { max_days?: number; days_used?: number };
+    assert.deepEqual([refusal.max_days, refusal.days_used], [1, 1]);
+    await scanner.close();
+  });
+
+  test('a type without the field (an issuer from before it) has no such limit; a malformed one is a sync problem', async () => {
+    const storage = enrolledStorage(key);
+    const older = await open(storage, pass({}));
+    assert.equal((await older.sync()).problem, null);
+    assert.equal(JSON.parse(storage.files.get('rules.json')!).ticket_types[0].max_days, null, 'kept as none');
+    await older.close();
+    const wrong = await open(storage, pass({ max_days: 0 }));
+    assert.match(String((await wrong.sync()).problem?.message), /ticket type/);
+    await wrong.close();
+  });
+});

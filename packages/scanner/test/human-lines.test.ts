@@ -41,3 +41,18 @@ test('a refusal outside the event’s days names them; one inside them (refused 
   assert.doesNotMatch(refused(hours), /event's days/);
   assert.match(refused(hours), /valid 10:00-18:00 local time/);
 });
+
+test('a refusal for one day too many says how many days were used', () => {
+  const refusal = {
+    reason: 'entry_limit_reached',
+    event_day: '2026-06-07',
+    entries: 2,
+    entries_today: 0,
+    max_entries: null,
+    max_entries_per_day: null,
+    max_days: 2,
+    days_used: 2,
+  };
+  const line = human.scan({ ...result('reject', 'entry_limit_reached'), refusal } as unknown as ScanResult);
+  assert.match(line, /entry limit reached; 2 of 2 days used/);
+});

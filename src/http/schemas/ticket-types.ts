@@ -71,6 +71,12 @@ const TicketTypeRequest = named(
       ),
       max_entries: Type.Optional(Count('entries in all; null: no limit (the default)')),
       max_entries_per_day: Type.Optional(Count('entries per event day; null: no limit (the default)')),
+      max_days: Type.Optional(
+        Count(
+          'the number of distinct event days on which a ticket may enter ("any 2 days of 3"): a first entry on ' +
+            'one day too many is refused; re-entries on a day already used never count; null: no limit (the default)',
+        ),
+      ),
       reentry: Type.Optional(Nullable(StringEnum(REENTRY_MODES), { description: `${REENTRY} (the default)` })),
       min_minutes_between_entries: Type.Optional(
         Count("minutes from the ticket's last entry before the next; null: none (the default)"),
@@ -101,6 +107,7 @@ const RULE_PROPERTIES = {
   hours: Nullable(Hours, { description: 'null: all day' }),
   max_entries: Nullable(Type.Integer(), { description: 'null: no limit' }),
   max_entries_per_day: Nullable(Type.Integer(), { description: 'null: no limit' }),
+  max_days: Nullable(Type.Integer(), { description: 'distinct event days with entries; null: no limit' }),
   reentry: Nullable(StringEnum(REENTRY_MODES), { description: REENTRY }),
   min_minutes_between_entries: Nullable(Type.Integer(), { description: 'null: none' }),
   attention: Type.Boolean(),

@@ -438,6 +438,12 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX admin_sessions_by_user ON admin_sessions (user_id);
     `,
   },
+  {
+    // Ticket types gain max_days: the number of distinct event days a ticket may enter on (null: any).
+    // (23 is taken by another change of the release.)
+    version: 24,
+    sql: 'ALTER TABLE ticket_types ADD COLUMN max_days INTEGER;',
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */

@@ -81,6 +81,7 @@ export function refusalWords(refusal: RuleRefusal | undefined): string | null {
     if (typeof r.max_entries === 'number') counts.push(`${String(r.entries)} of ${r.max_entries} entries`);
     if (typeof r.max_entries_per_day === 'number')
       counts.push(`${String(r.entries_today)} of ${r.max_entries_per_day} today`);
+    if (typeof r.max_days === 'number') counts.push(`${String(r.days_used)} of ${r.max_days} days used`);
     return ['entry limit reached', ...counts].join('; ');
   }
   if (refusal.reason === 'too_soon') {
