@@ -25,13 +25,13 @@ function fetchFrom(app: App): typeof fetch {
   }) as typeof fetch;
 }
 
-/** A device enrolled into the event and synced once; `close()` it when done. */
-export async function syncedDevice(t: TestIssuer, eid: string): Promise<Scanner> {
+/** A device enrolled into the event (by a token with `token`'s fields) and synced once; `close()` it when done. */
+export async function syncedDevice(t: TestIssuer, eid: string, token: Record<string, unknown> = {}): Promise<Scanner> {
   const { setup_uri: setupUri } = await adminCall<{ setup_uri: string }>(
     t.app,
     'POST',
     `/admin/v1/events/${eid}/enrollment-tokens`,
-    {},
+    token,
   );
   const options = { fetch: fetchFrom(t.app), now: () => t.clock.now() };
   const storage = new MemoryStorage();
