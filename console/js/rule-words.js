@@ -1,6 +1,7 @@
 /**
  * A ticket type's entry rules as an organizer reads them: "Sat 6 Jun only", "10:00–18:00",
- * "2 entries, 1 a day", "re-entry: any time". Pure (no DOM), so Node's test runner loads it as it is served.
+ * "2 entries, 1 a day, any 2 days", "re-entry: any time". Pure (no DOM), so Node's test runner loads it
+ * as it is served.
  */
 import { plural } from './words.js';
 
@@ -46,12 +47,18 @@ export function hoursText(hours) {
   return hours ? `${hours.from}–${hours.until}` : 'All day';
 }
 
-/** The entry limits: "No entry limit", "2 entries", "1 entry a day", "2 entries, 1 a day". */
-export function entriesText(maxEntries, maxPerDay) {
-  if (maxEntries === null && maxPerDay === null) return 'No entry limit';
-  if (maxPerDay === null) return plural(maxEntries, 'entry', 'entries');
-  if (maxEntries === null) return `${plural(maxPerDay, 'entry', 'entries')} a day`;
-  return `${plural(maxEntries, 'entry', 'entries')}, ${maxPerDay} a day`;
+/**
+ * The entry limits: "No entry limit", "2 entries", "1 entry a day", "2 entries, 1 a day", and the days a
+ * ticket may enter on: "Any 2 days", "2 entries, any 2 days".
+ */
+export function entriesText(maxEntries, maxPerDay, maxDays = null) {
+  const days = maxDays === null || maxDays === undefined ? null : `any ${plural(maxDays, 'day', 'days')}`;
+  if (maxEntries === null && maxPerDay === null) return days === null ? 'No entry limit' : `A${days.slice(1)}`;
+  let limits;
+  if (maxPerDay === null) limits = plural(maxEntries, 'entry', 'entries');
+  else if (maxEntries === null) limits = `${plural(maxPerDay, 'entry', 'entries')} a day`;
+  else limits = `${plural(maxEntries, 'entry', 'entries')}, ${maxPerDay} a day`;
+  return days === null ? limits : `${limits}, ${days}`;
 }
 
 const REENTRY_WORDS = { none: 'none', after_exit: 'after an exit', any: 'any time' };
@@ -86,7 +93,7 @@ export function ruleWords(type, event) {
   return [
     daysText(type.valid_days),
     hoursText(type.hours),
-    entriesText(type.max_entries, type.max_entries_per_day),
+    entriesText(type.max_entries, type.max_entries_per_day, type.max_days ?? null),
     reentryText(type.reentry, event.reentry === true),
     gapText(type.min_minutes_between_entries),
     type.attention ? ATTENTION : null,

@@ -1,4 +1,4 @@
-import { DEFAULT_EVENT_RULES, reentryMode } from '@ticket-issuer/protocol';
+import { DEFAULT_EVENT_RULES, eventDaysOf, type EventRules, reentryMode } from '@ticket-issuer/protocol';
 import type { Store } from '../store/store.ts';
 import type { EntryRules } from './decide.ts';
 
@@ -12,7 +12,7 @@ export interface EventEntryRules extends EntryRules {
 }
 
 /**
- * Each event's entry rules as a check-in needs them (its re-entry, calendar and declared ticket
+ * Each event's entry rules as a check-in needs them (its re-entry, calendar, days and declared ticket
  * types), read from the store at most once a second per instance: a check-in does not pay reads for
  * settings that change once an event, if ever. A change made through this instance applies at once;
  * one made through another instance within a second. The check-in itself is then decided in the
@@ -31,12 +31,14 @@ export class EventSettingsCache {
     const cached = this.entries.get(eid);
     if (cached && this.now() - cached.readAt < SETTINGS_TTL_MS) return cached.rules;
     const [event, types] = await Promise.all([this.store.events.getEvent(eid), this.store.events.listTicketTypes(eid)]);
-    const calendar = {
+    const calendar: EventRules = {
       reentry: event?.reentry ?? false,
       timezone: event?.timezone ?? DEFAULT_EVENT_RULES.timezone,
       day_starts_at: event?.day_starts_at ?? DEFAULT_EVENT_RULES.day_starts_at,
       auto_exit: event?.auto_exit ?? false,
     };
+    // An event with an end bounds every type without valid_days by its days.
+    calendar.event_days = event ? eventDaysOf(event.event_date, event.ends_at, calendar) : null;
     const rules: EventEntryRules = {
       event: calendar,
       types,

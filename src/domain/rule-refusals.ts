@@ -26,8 +26,10 @@ export function ruleReason(refusal: RuleRefusal): string {
   switch (refusal.reason) {
     case 'not_valid_now':
       return `not valid now (event day ${refusal.event_day})`;
-    case 'entry_limit_reached':
-      return `entry limit reached (${refusal.entries} entries, ${refusal.entries_today} on ${refusal.event_day})`;
+    case 'entry_limit_reached': {
+      const days = refusal.max_days === null ? '' : `, ${refusal.days_used} of ${refusal.max_days} days used`;
+      return `entry limit reached (${refusal.entries} entries, ${refusal.entries_today} on ${refusal.event_day}${days})`;
+    }
     case 'too_soon':
       return `too soon (last entry ${refusal.last_entry_at}, next from ${refusal.next_entry_at})`;
   }

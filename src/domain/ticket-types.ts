@@ -1,5 +1,6 @@
 import {
   defaultTicketTypeRules,
+  eventDaysOf,
   type Hours,
   hoursInOrder,
   isCalendarDate,
@@ -23,6 +24,7 @@ export interface TicketTypeInput {
   hours?: Hours | null;
   max_entries?: number | null;
   max_entries_per_day?: number | null;
+  max_days?: number | null;
   reentry?: ReentryMode | null;
   min_minutes_between_entries?: number | null;
   attention?: boolean;
@@ -43,6 +45,7 @@ export function ticketTypeView(rules: TicketTypeRules, declared: boolean) {
     hours: rules.hours === null ? null : { from: rules.hours.from, until: rules.hours.until },
     max_entries: rules.max_entries,
     max_entries_per_day: rules.max_entries_per_day,
+    max_days: rules.max_days,
     reentry: rules.reentry,
     min_minutes_between_entries: rules.min_minutes_between_entries,
     attention: rules.attention,
@@ -91,7 +94,7 @@ export function ticketTypeRules(
     else if (isLocalTime(hours.from) && !hoursInOrder(hours, calendar))
       fail('hours', `from must come before until in the event day, which starts at ${calendar.day_starts_at}`);
   }
-  for (const field of ['max_entries', 'max_entries_per_day', 'min_minutes_between_entries'] as const) {
+  for (const field of ['max_entries', 'max_entries_per_day', 'max_days', 'min_minutes_between_entries'] as const) {
     const value = input[field] ?? null;
     if (value !== null && !isCount(value)) fail(field, `must be null or a whole number from 1 to ${MAX_RULE_NUMBER}`);
   }
@@ -110,6 +113,7 @@ export function ticketTypeRules(
     hours: hours === null ? null : { from: hours.from, until: hours.until },
     max_entries: input.max_entries ?? null,
     max_entries_per_day: input.max_entries_per_day ?? null,
+    max_days: input.max_days ?? null,
     reentry,
     min_minutes_between_entries: input.min_minutes_between_entries ?? null,
     attention: input.attention ?? false,
@@ -167,7 +171,7 @@ export async function listTicketTypes(store: Store, eid: string) {
 
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** What a scanner needs to judge entries offline: gates, the event's calendar and re-entry, declared types. */
+/** What a scanner needs to judge entries offline: gates, the event's calendar, days and re-entry, declared types. */
 export async function scannerRules(store: Store, eid: string) {
   const [event, gates, types] = await Promise.all([
     requireEvent(store, eid),
@@ -180,6 +184,7 @@ export async function scannerRules(store: Store, eid: string) {
     timezone: event.timezone,
     day_starts_at: event.day_starts_at,
     auto_exit: event.auto_exit,
+    event_days: eventDaysOf(event.event_date, event.ends_at, event),
     ticket_types: types.map(rulesView),
   } satisfies RulesAnswer;
 }

@@ -216,6 +216,7 @@ export const toTicketTypeRules = (row: Row): TicketTypeRules => ({
   hours: row.hours_from == null ? null : { from: row.hours_from as string, until: row.hours_until as string },
   max_entries: row.max_entries == null ? null : Number(row.max_entries),
   max_entries_per_day: row.max_entries_per_day == null ? null : Number(row.max_entries_per_day),
+  max_days: row.max_days == null ? null : Number(row.max_days),
   reentry: (row.reentry ?? null) as TicketTypeRules['reentry'],
   min_minutes_between_entries: row.min_minutes_between_entries == null ? null : Number(row.min_minutes_between_entries),
   attention: row.attention === true || row.attention === 1,

@@ -6,11 +6,12 @@ import type { TicketTypeRecord } from './store.ts';
  * A declaration is keyed by its label as rules compare labels (`ticketTypeKey`).
  */
 export const PUT_TICKET_TYPE_SQL = `INSERT INTO ticket_types (eid, type_key, ticket_type, valid_days, hours_from, hours_until,
-    max_entries, max_entries_per_day, reentry, min_minutes_between_entries, attention, checkin_text, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    max_entries, max_entries_per_day, max_days, reentry, min_minutes_between_entries, attention, checkin_text,
+    updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (eid, type_key) DO UPDATE SET ticket_type = excluded.ticket_type, valid_days = excluded.valid_days,
     hours_from = excluded.hours_from, hours_until = excluded.hours_until, max_entries = excluded.max_entries,
-    max_entries_per_day = excluded.max_entries_per_day, reentry = excluded.reentry,
+    max_entries_per_day = excluded.max_entries_per_day, max_days = excluded.max_days, reentry = excluded.reentry,
     min_minutes_between_entries = excluded.min_minutes_between_entries, attention = excluded.attention,
     checkin_text = excluded.checkin_text, updated_at = excluded.updated_at`;
 
@@ -40,6 +41,7 @@ export function ticketTypeValues(type: TicketTypeRecord, attention: boolean | nu
     type.hours?.until ?? null,
     type.max_entries,
     type.max_entries_per_day,
+    type.max_days,
     type.reentry,
     type.min_minutes_between_entries,
     attention,

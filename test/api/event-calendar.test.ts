@@ -169,6 +169,7 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
       timezone: 'Europe/Berlin',
       day_starts_at: '06:00',
       auto_exit: true,
+      event_days: null,
       ticket_types: [
         {
           ticket_type: 'Weekend',
@@ -176,6 +177,7 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
           hours: { from: '20:00', until: '02:00' },
           max_entries: null,
           max_entries_per_day: 1,
+          max_days: null,
           reentry: 'any',
           min_minutes_between_entries: null,
           attention: true,
@@ -219,6 +221,7 @@ await eachBackend('the event calendar and the scanner’s rules', ({ it, issuer 
       timezone: 'UTC',
       day_starts_at: '00:00',
       auto_exit: false,
+      event_days: null,
       ticket_types: [],
     });
   });

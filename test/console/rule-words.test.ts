@@ -6,6 +6,7 @@ interface Rules {
   hours: { from: string; until: string } | null;
   max_entries: number | null;
   max_entries_per_day: number | null;
+  max_days: number | null;
   reentry: 'none' | 'after_exit' | 'any' | null;
   min_minutes_between_entries: number | null;
   attention: boolean;
@@ -14,7 +15,7 @@ interface Rules {
 interface RuleWordsModule {
   daysText: (days: string[] | null) => string;
   hoursText: (hours: Rules['hours']) => string;
-  entriesText: (maxEntries: number | null, maxPerDay: number | null) => string;
+  entriesText: (maxEntries: number | null, maxPerDay: number | null, maxDays?: number | null) => string;
   reentryText: (mode: Rules['reentry'], eventReentry: boolean) => string;
   gapText: (minutes: number | null) => string | null;
   ruleWords: (type: Rules, event: { reentry: boolean }) => string[];
@@ -32,6 +33,7 @@ const NO_RULES: Rules = {
   hours: null,
   max_entries: null,
   max_entries_per_day: null,
+  max_days: null,
   reentry: null,
   min_minutes_between_entries: null,
   attention: false,
@@ -57,6 +59,11 @@ describe('console rule words: a ticket type’s entry rules as an organizer read
     assert.equal(words.entriesText(2, null), '2 entries');
     assert.equal(words.entriesText(null, 1), '1 entry a day');
     assert.equal(words.entriesText(2, 1), '2 entries, 1 a day');
+    assert.equal(words.entriesText(null, null, 2), 'Any 2 days');
+    assert.equal(words.entriesText(null, null, 1), 'Any 1 day');
+    assert.equal(words.entriesText(4, null, 2), '4 entries, any 2 days');
+    assert.equal(words.entriesText(null, 1, 2), '1 entry a day, any 2 days');
+    assert.equal(words.entriesText(4, 1, 2), '4 entries, 1 a day, any 2 days');
     assert.equal(words.reentryText('any', false), 're-entry: any time');
     assert.equal(words.reentryText('after_exit', false), 're-entry: after an exit');
     assert.equal(words.reentryText('none', true), 're-entry: none');
@@ -82,6 +89,7 @@ describe('console rule words: a ticket type’s entry rules as an organizer read
           hours: { from: '10:00', until: '18:00' },
           max_entries: 2,
           max_entries_per_day: 1,
+          max_days: 2,
           reentry: 'any',
           min_minutes_between_entries: 30,
           attention: true,
@@ -92,7 +100,7 @@ describe('console rule words: a ticket type’s entry rules as an organizer read
       [
         'Sat 6 Jun only',
         '10:00–18:00',
-        '2 entries, 1 a day',
+        '2 entries, 1 a day, any 2 days',
         're-entry: any time',
         '30 min between entries',
         'Attention at the gate',

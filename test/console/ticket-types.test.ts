@@ -15,6 +15,7 @@ interface TicketType {
   hours: { from: string; until: string } | null;
   max_entries: number | null;
   max_entries_per_day: number | null;
+  max_days: number | null;
   reentry: string | null;
   min_minutes_between_entries: number | null;
   attention: boolean;
@@ -126,6 +127,11 @@ describe('console in Chromium: ticket types and the event’s calendar', () => {
         assert.deepEqual([saved.timezone, saved.day_starts_at, saved.auto_exit], ['Europe/Berlin', '06:00', true]);
         const types = page.getByRole('region', { name: 'Ticket types' });
         await types.getByText('Days and hours are read in Europe/Berlin; each event day starts at 06:00.').waitFor();
+        await types
+          .getByText(
+            'The event has an end: a type without valid days enters from the day of its date to the day of its end.',
+          )
+          .waitFor();
 
         await page.reload();
         await page.getByRole('heading', { level: 1, name: 'Harbour Days' }).waitFor();
@@ -194,6 +200,7 @@ describe('console in Chromium: ticket types and the event’s calendar', () => {
           hours: { from: '10:00', until: '18:00' },
           max_entries: 2,
           max_entries_per_day: null,
+          max_days: null,
           reentry: 'any',
           min_minutes_between_entries: 30,
           attention: false,
@@ -212,15 +219,17 @@ describe('console in Chromium: ticket types and the event’s calendar', () => {
         await change.getByRole('button', { name: 'Add a day' }).click();
         assert.equal(await change.getByLabel('Valid day 2', { exact: true }).inputValue(), '2030-06-07');
         await change.getByLabel('Max entries per day').fill('1');
+        await change.getByLabel('Max days').fill('2');
         await change.getByLabel('Minutes between entries').fill('');
         await change.getByLabel('Needs attention at the gate').check();
         await change.getByRole('button', { name: 'Save ticket type' }).click();
         await types.getByRole('status').filter({ hasText: 'Ticket type Day pass saved.' }).waitFor();
         await types.getByText('Attention at the gate', { exact: true }).waitFor();
+        assert.equal((await typesOf(eid)).find((type) => type.ticket_type === 'Day pass')!.max_days, 2);
         assert.deepEqual(await rulesOf(types, 'Day pass'), [
           'Thu 6 Jun, Fri 7 Jun',
           '10:00–18:00',
-          '2 entries, 1 a day',
+          '2 entries, 1 a day, any 2 days',
           're-entry: any time',
           'Attention at the gate',
           'Check-in text: Green wristband',

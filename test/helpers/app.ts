@@ -120,7 +120,11 @@ export interface Scenario {
   scannerId: string;
 }
 
-/** An event starting a day after T0, one ticket, and an enrolled scanner (optionally gate-scoped). */
+/**
+ * An event starting a day after T0, one ticket, and an enrolled scanner (optionally gate-scoped). The
+ * event has no end, so no date bounds its tickets (scans of any day are judged by the rest of the
+ * rules); its scanner's key expires at 2026-06-04T02:00Z.
+ */
 export async function scenario(
   app: App,
   options: { gateId?: string; ticket?: Record<string, unknown> } = {},
@@ -128,7 +132,6 @@ export async function scenario(
   const event = await adminCall<{ eid: string }>(app, 'POST', '/admin/v1/events', {
     name: 'Summer Festival',
     event_date: '2026-06-02T18:00:00Z',
-    ends_at: '2026-06-03T02:00:00Z',
   });
   const ticket = await adminCall<{ tid: string; ticket_token: string }>(
     app,
@@ -141,27 +144,28 @@ export async function scenario(
     },
   );
   const scannerId = randomUUID();
-  const enrolled = await enrollScanner(app, event.eid, scannerId, options.gateId);
+  const enrolled = await enrollScanner(app, event.eid, scannerId, options.gateId, {
+    key_expires_at: '2026-06-04T02:00:00Z',
+  });
   return { eid: event.eid, tid: ticket.tid, ticketToken: ticket.ticket_token, scannerId, ...enrolled };
 }
 
-/** Creates an enrolment token for the event and enrols a scanner with it. */
+/** Creates an enrolment token for the event (with `token`'s fields) and enrols a scanner with it. */
 export async function enrollScanner(
   app: App,
   eid: string,
   scannerId: string = randomUUID(),
   gateId?: string,
+  token: Record<string, unknown> = {},
 ): Promise<{ apiKey: string; apiKeyId: string }> {
-  const { token } = await adminCall<{ token: string }>(
-    app,
-    'POST',
-    `/admin/v1/events/${eid}/enrollment-tokens`,
-    gateId ? { gate_id: gateId } : {},
-  );
+  const created = await adminCall<{ token: string }>(app, 'POST', `/admin/v1/events/${eid}/enrollment-tokens`, {
+    ...(gateId ? { gate_id: gateId } : {}),
+    ...token,
+  });
   const res = await app.inject({
     method: 'POST',
     url: '/api/v1/scanners/enroll',
-    payload: { token, scanner_id: scannerId, scanner_name: 'Gate A iPad', scanner_platform: 'iOS 19' },
+    payload: { token: created.token, scanner_id: scannerId, scanner_name: 'Gate A iPad', scanner_platform: 'iOS 19' },
   });
   if (res.statusCode !== 200) throw new Error(`enroll: ${res.statusCode} ${res.body}`);
   const body = res.json() as { api_key: string; api_key_id: string };

@@ -34,8 +34,9 @@ export interface Gathering {
 }
 
 /**
- * Creates an event of the coming days (by `now`) with these settings (POST /admin/v1/events, then PATCH
- * for `reentry`), its tickets, and a scanner.
+ * Creates an event running from the day before `now` to a few days after it, with these settings (POST
+ * /admin/v1/events, then PATCH for `reentry`), its tickets, and a scanner. Its days hold every scan the
+ * tests make (an event with an end admits on its days only).
  */
 export async function gathering(
   app: App,
@@ -45,7 +46,7 @@ export async function gathering(
 ): Promise<Gathering> {
   const event = await adminCall<{ eid: string; auto_exit: boolean }>(app, 'POST', '/admin/v1/events', {
     name: 'Harbour Festival',
-    event_date: new Date(now.getTime() + 3_600_000).toISOString(),
+    event_date: new Date(now.getTime() - 86_400_000).toISOString(),
     ends_at: new Date(now.getTime() + 4 * 86_400_000).toISOString(),
     ...settings,
   });

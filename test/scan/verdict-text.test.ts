@@ -151,6 +151,23 @@ describe('the entry rules’ refusals and the notes for the gate', () => {
       context,
     );
     assert.equal(early.advice, 'Valid from 18:30.');
+    // Without days of its own, a ticket is valid on the event's days: said when today is not one of them.
+    const eventDays = { first: '2026-07-04', last: '2026-07-05' };
+    const before = verdictText(
+      refused('not_valid_now', { event_day: '2026-07-03', valid_days: null, event_days: eventDays }),
+      context,
+    );
+    assert.equal(before.advice, 'Valid on the event’s days only, Sat 4 Jul to Sun 5 Jul (today is Fri 3 Jul).');
+    const inside = verdictText(
+      refused('not_valid_now', {
+        event_day: '2026-07-04',
+        valid_days: null,
+        event_days: eventDays,
+        hours: { from: '20:00', until: '02:00' },
+      }),
+      context,
+    );
+    assert.equal(inside.advice, 'Entry from 20:00 to 02:00.');
   });
 
   it('says entry limit reached, and which limit', () => {
@@ -164,6 +181,18 @@ describe('the entry rules’ refusals and the notes for the gate', () => {
       context,
     );
     assert.equal(today.advice, 'Entries today: 1 of 1.');
+    const days = verdictText(
+      refused('entry_limit_reached', {
+        entries: 2,
+        entries_today: 0,
+        max_entries: null,
+        max_entries_per_day: null,
+        max_days: 2,
+        days_used: 2,
+      }),
+      context,
+    );
+    assert.equal(days.advice, 'Days used: 2 of 2; today would be one more.');
   });
 
   it('says too soon, and from when the holder may come in again', () => {

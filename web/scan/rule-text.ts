@@ -22,16 +22,28 @@ export function dayName(day: string, locale?: string): string {
   return date.toLocaleDateString(locale, { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
 }
 
-/** Why the ticket is not valid now: from when, on which days, between which hours (the event's local time). */
+/**
+ * Why the ticket is not valid now: from when, on which days (its own, or the event's), between which
+ * hours (the event's local time).
+ */
 function notValidNow(d: Details, when: WhenFormat, locale?: string): string | null {
   const sentences: string[] = [];
   const from = text(d.valid_from);
   if (from !== null) sentences.push(`Valid from ${when(from)}.`);
   const days = Array.isArray(d.valid_days) ? d.valid_days.filter((day): day is string => typeof day === 'string') : [];
+  const today = text(d.event_day);
+  const todayIs = today === null ? '' : ` (today is ${dayName(today, locale)})`;
+  const eventDays = d.event_days as Details | null | undefined;
   if (days.length > 0) {
-    const today = text(d.event_day);
     const list = days.map((day) => dayName(day, locale)).join(', ');
-    sentences.push(`Valid on ${list} only${today === null ? '' : ` (today is ${dayName(today, locale)})`}.`);
+    sentences.push(`Valid on ${list} only${todayIs}.`);
+  } else if (eventDays && text(eventDays.first) !== null && text(eventDays.last) !== null) {
+    // Without days of its own, a ticket is valid on the event's days: said when today is not one.
+    const [first, last] = [String(eventDays.first), String(eventDays.last)];
+    if (today === null || today < first || today > last) {
+      const span = first === last ? dayName(first, locale) : `${dayName(first, locale)} to ${dayName(last, locale)}`;
+      sentences.push(`Valid on the event’s days only, ${span}${todayIs}.`);
+    }
   }
   const hours = d.hours as Details | null | undefined;
   if (hours && text(hours.from) !== null && text(hours.until) !== null) {
@@ -40,13 +52,16 @@ function notValidNow(d: Details, when: WhenFormat, locale?: string): string | nu
   return sentences.length === 0 ? null : sentences.join(' ');
 }
 
-/** Which limit was reached: the entries in all, or today's. */
+/** Which limit was reached: the entries in all, today's, or the days (a first entry on one day too many). */
 function entryLimit(d: Details): string | null {
   const [entries, max] = [count(d.entries), count(d.max_entries)];
   const [today, maxToday] = [count(d.entries_today), count(d.max_entries_per_day)];
+  const [days, maxDays] = [count(d.days_used), count(d.max_days)];
   const lines: string[] = [];
   if (entries !== null && max !== null && entries >= max) lines.push(`Entries used: ${entries} of ${max}.`);
   if (today !== null && maxToday !== null && today >= maxToday) lines.push(`Entries today: ${today} of ${maxToday}.`);
+  if (today === 0 && days !== null && maxDays !== null && days >= maxDays)
+    lines.push(`Days used: ${days} of ${maxDays}; today would be one more.`);
   return lines.length === 0 ? null : lines.join(' ');
 }
 

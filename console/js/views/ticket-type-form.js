@@ -59,6 +59,7 @@ export function ticketTypeForm(eid, { event, labels, onSaved, onClosed }) {
   );
   const maxEntries = countInput();
   const maxPerDay = countInput();
+  const maxDays = countInput();
   const reentry = h(
     'select',
     {},
@@ -74,6 +75,11 @@ export function ticketTypeForm(eid, { event, labels, onSaved, onClosed }) {
     label: field('Ticket type', label, 'The label as the tickets carry it (case and spaces aside).'),
     maxEntries: field('Max entries', maxEntries, 'Entries in all, re-entries included. Empty: no limit.'),
     maxPerDay: field('Max entries per day', maxPerDay, 'Entries per event day. Empty: no limit.'),
+    maxDays: field(
+      'Max days',
+      maxDays,
+      'Event days it may enter on, any of them ("any 2 days of 3"); coming back on a day used does not count. Empty: no limit.',
+    ),
     reentry: field('Re-entry', reentry, 'Whether a holder may come in again; the event default is its setting above.'),
     gap: field('Minutes between entries', gap, 'Since the last entry. Empty: no wait.'),
     text: field('Check-in text', text, `Shown at the gate (at most ${MAX_CHECKIN_TEXT} characters). Empty: none.`),
@@ -92,6 +98,7 @@ export function ticketTypeForm(eid, { event, labels, onSaved, onClosed }) {
     { fields: ['hours'], label: 'Hours', controls: [from, until], at: hoursGroup.querySelector('.pair') },
     { fields: ['max_entries'], label: 'Max entries', controls: [maxEntries], at: maxEntries },
     { fields: ['max_entries_per_day'], label: 'Max entries per day', controls: [maxPerDay], at: maxPerDay },
+    { fields: ['max_days'], label: 'Max days', controls: [maxDays], at: maxDays },
     { fields: ['reentry'], label: 'Re-entry', controls: [reentry], at: reentry },
     { fields: ['min_minutes_between_entries'], label: 'Minutes between entries', controls: [gap], at: gap },
     { fields: ['attention'], label: 'Attention', controls: [attention], at: attentionNode },
@@ -107,6 +114,7 @@ export function ticketTypeForm(eid, { event, labels, onSaved, onClosed }) {
     daysGroup,
     hoursGroup,
     h('div', { class: 'pair' }, fieldNodes.maxEntries, fieldNodes.maxPerDay),
+    fieldNodes.maxDays,
     fieldNodes.reentry,
     fieldNodes.gap,
     attentionNode,
@@ -172,6 +180,7 @@ export function ticketTypeForm(eid, { event, labels, onSaved, onClosed }) {
     until.value = type.hours?.until ?? '';
     maxEntries.value = countText(type.max_entries);
     maxPerDay.value = countText(type.max_entries_per_day);
+    maxDays.value = countText(type.max_days);
     reentry.value = type.reentry ?? '';
     gap.value = countText(type.min_minutes_between_entries);
     attention.checked = type.attention === true;
@@ -216,6 +225,7 @@ export function ticketTypeForm(eid, { event, labels, onSaved, onClosed }) {
       hours: from.value === '' && until.value === '' ? null : { from: from.value, until: until.value },
       max_entries: countOf(maxEntries),
       max_entries_per_day: countOf(maxPerDay),
+      max_days: countOf(maxDays),
       reentry: reentry.value === '' ? null : reentry.value,
       min_minutes_between_entries: countOf(gap),
       attention: attention.checked,

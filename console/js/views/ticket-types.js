@@ -46,6 +46,9 @@ export function ticketTypes(eid, event) {
   function render() {
     calendar.textContent =
       `Days and hours are read in ${current.timezone}; each event day starts at ${current.day_starts_at}. ` +
+      (current.ends_at
+        ? 'The event has an end: a type without valid days enters from the day of its date to the day of its end. '
+        : '') +
       'A type not declared here follows the event’s entry rules.';
     if (types.length === 0) {
       replace(list, h('li', { class: 'muted', text: 'No ticket types yet: import tickets or declare one.' }));

@@ -1,5 +1,6 @@
 import { defaultTicketTypeRules, type EventRules, type TicketTypeRules } from './entry-rules.ts';
 import type { EntryOutcome, HolderState } from './ticket-rules.ts';
+import { DAY_RULE_CASES } from './day-rule-cases.ts';
 import { CASE_GATES, CASE_TICKET_TYPE } from './verdict-cases.ts';
 
 /**
@@ -36,7 +37,7 @@ const berlin: EventRules = { timezone: 'Europe/Berlin', day_starts_at: '00:00', 
 const festival: EventRules = { ...berlin, day_starts_at: '06:00' };
 const utc: EventRules = { timezone: 'UTC', day_starts_at: '00:00', reentry: false };
 
-export const ENTRY_RULE_CASES: readonly EntryRuleCase[] = [
+const CASES: readonly EntryRuleCase[] = [
   {
     name: 'no type declared: admitted',
     event: berlin,
@@ -362,3 +363,6 @@ export const ENTRY_RULE_CASES: readonly EntryRuleCase[] = [
     outcome: 'not_valid_now',
   },
 ];
+
+/** Every case: the ones above, and those of the event's days (`day-rule-cases.ts`). */
+export const ENTRY_RULE_CASES: readonly EntryRuleCase[] = [...CASES, ...DAY_RULE_CASES];

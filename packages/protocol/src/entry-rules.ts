@@ -5,7 +5,14 @@
  * queue) and `judgeEntry` (`ticket-rules.ts`) applies these rules in the contract's order; the table
  * of cases (`entry-rule-cases.ts`) is their specification, and both sides are tested on it.
  */
-import { type EventCalendar, eventDayOf, type Hours, withinHours } from './event-days.ts';
+import {
+  type EventCalendar,
+  type EventDays,
+  eventDayOf,
+  type Hours,
+  withinEventDays,
+  withinHours,
+} from './event-days.ts';
 import { ticketTypeKey } from './gates.ts';
 
 /** How a holder may come in again: never, after an exit scan, or whenever (wristbands, no exit scans). */
@@ -18,6 +25,11 @@ export interface TicketTypeRules {
   hours: Hours | null;
   max_entries: number | null;
   max_entries_per_day: number | null;
+  /**
+   * The number of distinct event days on which the ticket may enter ("any 2 days of 3"): a first entry
+   * on one day too many is refused; re-entries on a day already used never count against it.
+   */
+  max_days: number | null;
   /** Null: the event's `reentry` decides (`false` = `none`, `true` = `after_exit`). */
   reentry: ReentryMode | null;
   min_minutes_between_entries: number | null;
@@ -25,11 +37,16 @@ export interface TicketTypeRules {
   checkin_text: string | null;
 }
 
-/** The event's side of the rules: its calendar and its re-entry setting. */
+/** The event's side of the rules: its calendar, its days and its re-entry setting. */
 export interface EventRules extends EventCalendar {
   reentry: boolean;
   /** Holders still inside are counted out at the start of each event day (see auto-exit.ts); absent: off. */
   auto_exit?: boolean;
+  /**
+   * The days an event with an end runs on (`eventDaysOf`): a type without `valid_days` is valid on
+   * these only. Null or absent: no date bounds the event (it has no `ends_at`).
+   */
+  event_days?: EventDays | null;
 }
 
 /** An event with no rules declared: UTC days from midnight, no re-entry. */
@@ -42,6 +59,7 @@ export const defaultTicketTypeRules = (ticketType: string): TicketTypeRules => (
   hours: null,
   max_entries: null,
   max_entries_per_day: null,
+  max_days: null,
   reentry: null,
   min_minutes_between_entries: null,
   attention: false,
@@ -77,6 +95,8 @@ export type RuleRefusal =
       event_day: string;
       valid_from: string | null;
       valid_days: readonly string[] | null;
+      /** The event's days, which bound a type without `valid_days` (null: no date bounds the event). */
+      event_days: EventDays | null;
       hours: Hours | null;
     }
   | {
@@ -86,6 +106,9 @@ export type RuleRefusal =
       entries_today: number;
       max_entries: number | null;
       max_entries_per_day: number | null;
+      max_days: number | null;
+      /** The distinct event days with an entry so far (this scan's not counted). */
+      days_used: number;
     }
   | {
       reason: 'too_soon';
@@ -96,38 +119,51 @@ export type RuleRefusal =
 
 const ms = (instant: string): number => new Date(instant).getTime();
 
-/** Not valid now: before `valid_from`, on an event day not in `valid_days`, or outside `hours`. */
+/**
+ * Not valid now: before `valid_from`, on an event day not in `valid_days` (without them, not one of the
+ * event's days, when it has an end), or outside `hours`.
+ */
 export function notValidNow(
   timing: EntryTiming,
   type: TicketTypeRules | null,
-  calendar: EventCalendar,
+  event: Omit<EventRules, 'reentry'>,
 ): RuleRefusal | null {
-  const day = eventDayOf(timing.scannedAt, calendar);
+  const day = eventDayOf(timing.scannedAt, event);
+  const eventDays = event.event_days ?? null;
   const early = timing.validFrom !== null && ms(timing.scannedAt) < ms(timing.validFrom);
-  const offDay = type?.valid_days != null && !type.valid_days.includes(day);
-  const offHours = type?.hours != null && !withinHours(timing.scannedAt, type.hours, calendar);
+  const offDay = type?.valid_days != null ? !type.valid_days.includes(day) : !withinEventDays(day, eventDays);
+  const offHours = type?.hours != null && !withinHours(timing.scannedAt, type.hours, event);
   if (!early && !offDay && !offHours) return null;
   return {
     reason: 'not_valid_now',
     event_day: day,
     valid_from: timing.validFrom,
     valid_days: type?.valid_days ?? null,
+    event_days: eventDays === null ? null : { first: eventDays.first, last: eventDays.last },
     hours: type?.hours ?? null,
   };
 }
 
-/** The entry limit: `max_entries` entries in all, or `max_entries_per_day` on the scan's event day. */
+/**
+ * The entry limit: `max_entries` entries in all, `max_entries_per_day` on the scan's event day, or a first
+ * entry on one day more than `max_days` (a day already used never counts again).
+ */
 export function entryLimitReached(
   timing: EntryTiming,
   type: TicketTypeRules | null,
   calendar: EventCalendar,
 ): RuleRefusal | null {
-  if (type === null || (type.max_entries === null && type.max_entries_per_day === null)) return null;
+  const maxDays = type?.max_days ?? null;
+  if (type === null || (type.max_entries === null && type.max_entries_per_day === null && maxDays === null))
+    return null;
   const day = eventDayOf(timing.scannedAt, calendar);
-  const today = timing.entries.filter((entry) => eventDayOf(entry, calendar) === day).length;
+  const days = timing.entries.map((entry) => eventDayOf(entry, calendar));
+  const today = days.filter((entryDay) => entryDay === day).length;
+  const daysUsed = new Set(days).size;
   const overall = type.max_entries !== null && timing.entries.length >= type.max_entries;
   const daily = type.max_entries_per_day !== null && today >= type.max_entries_per_day;
-  if (!overall && !daily) return null;
+  const dayTooMany = maxDays !== null && today === 0 && daysUsed >= maxDays;
+  if (!overall && !daily && !dayTooMany) return null;
   return {
     reason: 'entry_limit_reached',
     event_day: day,
@@ -135,6 +171,8 @@ export function entryLimitReached(
     entries_today: today,
     max_entries: type.max_entries,
     max_entries_per_day: type.max_entries_per_day,
+    max_days: maxDays,
+    days_used: daysUsed,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 
 import type { TicketTypeRules } from './entry-rules.ts';
+import type { EventDays } from './event-days.ts';
 import type { GatesAnswer } from './gates.ts';
 
 /** The outcomes of a check-in (the spec's vocabulary). */
@@ -249,7 +250,9 @@ export {
 } from './scan-batch.ts';
 export {
   type EventCalendar,
+  type EventDays,
   eventDayOf,
+  eventDaysOf,
   eventDayStart,
   type Hours,
   hoursInOrder,
@@ -257,6 +260,7 @@ export {
   isKnownTimezone,
   isLocalTime,
   localTimeOf,
+  withinEventDays,
   withinHours,
 } from './event-days.ts';
 export {
@@ -280,6 +284,8 @@ export interface RulesAnswer extends GatesAnswer {
   timezone: string;
   day_starts_at: string;
   auto_exit: boolean;
+  /** The event's first and last day when it has an end (`ends_at`); null: no date bounds it. */
+  event_days: EventDays | null;
   ticket_types: TicketTypeRules[];
   /**
    * The issuer's `ANNUL_WINDOW_S`: devices judge an offline undo by it and keep their admissions at least

@@ -1,16 +1,17 @@
 /**
  * The event's rules as a scanner keeps them, so that its offline verdicts judge as the issuer does:
- * the declared gates, re-entry, the event's calendar (time zone, day start) and its declared ticket
- * types, and the issuer's undo window and clock. Read on every sync from `GET /api/v1/events/{eid}/rules`;
- * an issuer from before that route answers 404 there, and the device then reads
- * `GET /api/v1/events/{eid}/gates` (gates and re-entry only; no ticket type is declared on such an
- * issuer, and its days are UTC days from midnight).
+ * the declared gates, re-entry, the event's calendar (time zone, day start), its days (when it has an
+ * end) and its declared ticket types, and the issuer's undo window and clock. Read on every sync from
+ * `GET /api/v1/events/{eid}/rules`; an issuer from before that route answers 404 there, and the device
+ * then reads `GET /api/v1/events/{eid}/gates` (gates and re-entry only; no ticket type is declared on
+ * such an issuer, and its days are UTC days from midnight).
  */
 import {
   DEFAULT_ANNUL_WINDOW_S,
   DEFAULT_EVENT_RULES,
   defaultTicketTypeRules,
   type DiscoveryDocument,
+  type EventDays,
   type EventRules,
   type GateRule,
   type GatesAnswer,
@@ -29,7 +30,7 @@ import { STATE_FILES, type Storage } from './storage/storage.ts';
 export interface KnownRules {
   /** The declared gates by gate_id. */
   gates: Map<string, GateRule>;
-  /** The event's calendar and re-entry setting. */
+  /** The event's calendar, days and re-entry setting. */
   event: EventRules;
   autoExit: boolean;
   /** The declared ticket types (a label not listed has no rules). */
@@ -60,6 +61,7 @@ export const rulesFromGates = (answer: GatesAnswer): RulesAnswer => ({
   timezone: DEFAULT_EVENT_RULES.timezone,
   day_starts_at: DEFAULT_EVENT_RULES.day_starts_at,
   auto_exit: false,
+  event_days: null,
   ticket_types: [],
 });
 
@@ -104,11 +106,20 @@ function ticketTypeOf(value: unknown): TicketTypeRules | null {
     (hours === null || (isObject(hours) && isLocalTime(hours.from) && isLocalTime(hours.until))) &&
     positiveOrNull(rules.max_entries) &&
     positiveOrNull(rules.max_entries_per_day) &&
+    positiveOrNull(rules.max_days) &&
     positiveOrNull(rules.min_minutes_between_entries) &&
     (rules.reentry === null || ['none', 'after_exit', 'any'].includes(rules.reentry)) &&
     typeof rules.attention === 'boolean' &&
     (rules.checkin_text === null || typeof rules.checkin_text === 'string');
   return ok ? rules : null;
+}
+
+/** The event's days as the rules route answers them; null when absent (an issuer from before them). */
+function eventDaysOf(value: unknown, where: (what: string) => ScannerError): EventDays | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || !isCalendarDate(value.first) || !isCalendarDate(value.last) || value.first > value.last)
+    throw where('field event_days is malformed');
+  return { first: value.first, last: value.last };
 }
 
 /**
@@ -140,6 +151,7 @@ export function checkRules(data: unknown, where: (what: string) => ScannerError)
     timezone,
     day_starts_at: dayStartsAt,
     auto_exit: autoExit,
+    event_days: eventDaysOf(data.event_days, where),
     ticket_types: ticketTypes as TicketTypeRules[],
     annul_window_s: annulWindow as number,
     ...(data.server_time === undefined ? {} : { server_time: data.server_time }),
@@ -157,7 +169,12 @@ export function knownRules(answer: RulesAnswer, deviceTime: string | null = null
       : Date.parse(deviceTime) - Date.parse(answer.server_time);
   return {
     gates: new Map(answer.gates.map((gate) => [gate.gate_id, gate])),
-    event: { timezone: answer.timezone, day_starts_at: answer.day_starts_at, reentry: answer.reentry },
+    event: {
+      timezone: answer.timezone,
+      day_starts_at: answer.day_starts_at,
+      reentry: answer.reentry,
+      event_days: answer.event_days,
+    },
     autoExit: answer.auto_exit,
     ticketTypes: answer.ticket_types,
     annulWindowS: answer.annul_window_s ?? DEFAULT_ANNUL_WINDOW_S,

@@ -79,8 +79,11 @@ export interface LocalKnowledge {
   reentry?: boolean;
   /** The event counts holders out at each day start (`auto_exit`, from the rules route). */
   autoExit?: boolean;
-  /** The event's time zone and day start (from the rules route); absent: UTC days from midnight. */
-  calendar?: EventCalendar;
+  /**
+   * The event's time zone, day start and days (from the rules route); absent: UTC days from midnight,
+   * no date bounding the event.
+   */
+  calendar?: EventCalendar & Pick<EventRules, 'event_days'>;
   /** The event's declared ticket types (from the rules route); absent: none declared. */
   ticketTypes?: readonly TicketTypeRules[];
   /** The `scanned_at` of each ticket's entries the device knows (the feed's and its own), by tid. */

@@ -104,6 +104,7 @@ function caseRules(c: EntryRuleCase) {
     timezone: c.event.timezone,
     day_starts_at: c.event.day_starts_at,
     auto_exit: false,
+    event_days: c.event.event_days ?? null,
     ticket_types: type === null ? [] : [type],
   };
 }

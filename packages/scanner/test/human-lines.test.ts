@@ -27,3 +27,32 @@ test('the human scan line keeps the ticket id in one column whatever the reason,
   );
   assert.match(lines[2]!, /^REJECT {2}entry_limit_reached {2}01J/);
 });
+
+test('a refusal outside the event’s days names them; one inside them (refused for its hours) does not', () => {
+  const refused = (refusal: Record<string, unknown>) =>
+    human.scan({ ...result('reject', 'not_valid_now'), refusal } as unknown as ScanResult);
+  const eventDays = { first: '2026-06-05', last: '2026-06-07' };
+  const before = { reason: 'not_valid_now', event_day: '2026-06-04', valid_days: null, event_days: eventDays };
+  assert.match(
+    refused(before),
+    /not valid now; today is 2026-06-04; valid on the event's days, 2026-06-05 to 2026-06-07/,
+  );
+  const hours = { ...before, event_day: '2026-06-06', hours: { from: '10:00', until: '18:00' } };
+  assert.doesNotMatch(refused(hours), /event's days/);
+  assert.match(refused(hours), /valid 10:00-18:00 local time/);
+});
+
+test('a refusal for one day too many says how many days were used', () => {
+  const refusal = {
+    reason: 'entry_limit_reached',
+    event_day: '2026-06-07',
+    entries: 2,
+    entries_today: 0,
+    max_entries: null,
+    max_entries_per_day: null,
+    max_days: 2,
+    days_used: 2,
+  };
+  const line = human.scan({ ...result('reject', 'entry_limit_reached'), refusal } as unknown as ScanResult);
+  assert.match(line, /entry limit reached; 2 of 2 days used/);
+});

@@ -49,7 +49,11 @@ const TicketTypeRequest = named(
             uniqueItems: true,
             'x-problem': 'must be a non-empty list of distinct dates "YYYY-MM-DD" (at most 366)',
           }),
-          { description: 'the event days it is valid on; null: every day (the default)' },
+          {
+            description:
+              'the event days it is valid on; null: every day of the event (the default), which for an ' +
+              'event with an end means from the day of its event_date to the day of its ends_at',
+          },
         ),
       ),
       hours: Type.Optional(
@@ -67,6 +71,12 @@ const TicketTypeRequest = named(
       ),
       max_entries: Type.Optional(Count('entries in all; null: no limit (the default)')),
       max_entries_per_day: Type.Optional(Count('entries per event day; null: no limit (the default)')),
+      max_days: Type.Optional(
+        Count(
+          'the number of distinct event days on which a ticket may enter ("any 2 days of 3"): a first entry on ' +
+            'one day too many is refused; re-entries on a day already used never count; null: no limit (the default)',
+        ),
+      ),
       reentry: Type.Optional(Nullable(StringEnum(REENTRY_MODES), { description: `${REENTRY} (the default)` })),
       min_minutes_between_entries: Type.Optional(
         Count("minutes from the ticket's last entry before the next; null: none (the default)"),
@@ -91,10 +101,13 @@ const Hours = named(
 );
 
 const RULE_PROPERTIES = {
-  valid_days: Nullable(Type.Array(Type.String()), { description: 'event days "YYYY-MM-DD"; null: every day' }),
+  valid_days: Nullable(Type.Array(Type.String()), {
+    description: 'event days "YYYY-MM-DD"; null: every day of the event (of `event_days`, when it has an end)',
+  }),
   hours: Nullable(Hours, { description: 'null: all day' }),
   max_entries: Nullable(Type.Integer(), { description: 'null: no limit' }),
   max_entries_per_day: Nullable(Type.Integer(), { description: 'null: no limit' }),
+  max_days: Nullable(Type.Integer(), { description: 'distinct event days with entries; null: no limit' }),
   reentry: Nullable(StringEnum(REENTRY_MODES), { description: REENTRY }),
   min_minutes_between_entries: Nullable(Type.Integer(), { description: 'null: none' }),
   attention: Type.Boolean(),
@@ -118,6 +131,17 @@ export const TicketType = named(
 const TicketTypeRules = named(
   'TicketTypeRules',
   Type.Object({ ticket_type: Label, ...RULE_PROPERTIES }, { description: "A declared ticket type's entry rules" }),
+);
+
+const EventDays = named(
+  'EventDays',
+  Type.Object(
+    {
+      first: Type.String({ description: 'the event day of `event_date`, "YYYY-MM-DD"' }),
+      last: Type.String({ description: 'the event day of `ends_at`, "YYYY-MM-DD"' }),
+    },
+    { description: 'The event days an event runs on, in its zone with its day start' },
+  ),
 );
 
 const TicketTypeParams = Type.Object({ eid: Id(), ticket_type: Text(MAX_TICKET_TYPE) });
@@ -167,8 +191,8 @@ export const scannerRulesSchema = {
   operationId: 'getScannerRules',
   summary: "The event's entry rules, for a scanner's offline verdicts",
   description:
-    'The gates, the event’s re-entry, calendar and automatic exit, and its declared ticket types; a label not ' +
-    'listed takes the defaults (no rule).',
+    'The gates, the event’s re-entry, calendar, automatic exit and days (`event_days`, when it has an end), ' +
+    'and its declared ticket types; a label not listed takes the defaults (no rule).',
   tags: ['scanner'],
   security: ScannerAuth,
   params: Type.Object({ eid: Id() }),
@@ -184,6 +208,11 @@ export const scannerRulesSchema = {
             timezone: Type.String(),
             day_starts_at: Type.String(),
             auto_exit: Type.Boolean(),
+            event_days: Nullable(EventDays, {
+              description:
+                'the first and last event day of an event with an end (`ends_at`): a type without ' +
+                '`valid_days` is valid on these days only; null: no date bounds the event',
+            }),
             ticket_types: Type.Array(TicketTypeRules),
           },
           { description: "What a scanner needs to apply the event's entry rules offline" },

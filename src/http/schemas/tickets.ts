@@ -186,8 +186,10 @@ export const checkInSchema = {
         'FORBIDDEN: the key is not valid for this event, gate or scanner; or a refusal at the gate, kept in the ' +
         'scan log with the ticket unchanged: `details.reason` `ticket_type_not_admitted` (a declared gate that ' +
         'does not admit the type), or one of the ticket type’s entry rules, judged at `scanned_at` in the ' +
-        'event’s time zone: `not_valid_now` (before `valid_from`, or outside `valid_days` or `hours`), ' +
-        '`entry_limit_reached` (`max_entries` or `max_entries_per_day`), `too_soon` (`min_minutes_between_entries`). ' +
+        'event’s time zone: `not_valid_now` (before `valid_from`, outside `valid_days` (without them, outside ' +
+        'the event’s days `event_days` when the event has an end) or outside `hours`), ' +
+        '`entry_limit_reached` (`max_entries`, `max_entries_per_day`, or a first entry on one day more than ' +
+        '`max_days`), `too_soon` (`min_minutes_between_entries`). ' +
         'An entry a scanner admitted offline (`admitted_offline: true`) that the rules refuse now keeps this ' +
         'answer and still counts as an entry, with the holder inside.',
       examples: {
@@ -198,10 +200,28 @@ export const checkInSchema = {
             event_day: '2026-07-03',
             valid_from: null,
             valid_days: ['2026-07-04'],
+            event_days: { first: '2026-07-03', last: '2026-07-05' },
             hours: null,
             holder_name: 'Ada Lovelace',
             ticket_type: 'Saturday',
             entries: 0,
+            attention: false,
+            checkin_texts: [],
+          }),
+        ),
+        entry_limit_reached: outcome(
+          'A two-day ticket on a third day',
+          errorExample('FORBIDDEN', 'this ticket has reached its entry limit', {
+            reason: 'entry_limit_reached',
+            event_day: '2026-07-05',
+            entries: 3,
+            entries_today: 0,
+            max_entries: null,
+            max_entries_per_day: null,
+            max_days: 2,
+            days_used: 2,
+            holder_name: 'Ada Lovelace',
+            ticket_type: 'Any two days',
             attention: false,
             checkin_texts: [],
           }),

@@ -447,6 +447,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       WHERE type = 'checked_in' AND idempotency_key IS NULL;
     `,
   },
+  {
+    // Ticket types gain max_days, as SQLite's version 24 (23 is taken by another change of the release).
+    version: 24,
+    sql: 'ALTER TABLE ticket_types ADD COLUMN max_days INTEGER;',
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -452,6 +452,11 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       WHERE type = 'checked_in' AND idempotency_key IS NULL;
     `,
   },
+  {
+    // Ticket types gain max_days: the number of distinct event days a ticket may enter on (null: any).
+    version: 24,
+    sql: 'ALTER TABLE ticket_types ADD COLUMN max_days INTEGER;',
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */

@@ -49,6 +49,13 @@ export function annulJson(result: AnnulResult): Record<string, unknown> {
 /** An instant as the issuer writes it, without a fraction of zero: `2026-07-03T10:30:00Z`. */
 const instant = (value: unknown) => (typeof value === 'string' ? value.replace(/\.000Z$/, 'Z') : '?');
 
+/** Whether a refusal's day is not one of the event's days (a ticket without days of its own is valid on those). */
+function outsideEventDays(r: Partial<Record<string, unknown>>): boolean {
+  const days = r.event_days as { first?: unknown; last?: unknown } | null | undefined;
+  if (!days || typeof days.first !== 'string' || typeof days.last !== 'string') return false;
+  return typeof r.event_day !== 'string' || r.event_day < days.first || r.event_day > days.last;
+}
+
 /**
  * Why the entry rules refused, in words (the device's own judgement, or the issuer's details, which
  * may name less): when the ticket is valid, how many entries it had, when it may come in again.
@@ -60,6 +67,10 @@ export function refusalWords(refusal: RuleRefusal | undefined): string | null {
     const when: string[] = [];
     if (typeof r.valid_from === 'string') when.push(`valid from ${instant(r.valid_from)}`);
     if (Array.isArray(r.valid_days)) when.push(`valid on ${r.valid_days.join(', ')}`);
+    else if (outsideEventDays(r)) {
+      const days = r.event_days as { first: unknown; last: unknown };
+      when.push(`valid on the event's days, ${String(days.first)} to ${String(days.last)}`);
+    }
     const hours = r.hours as { from?: unknown; until?: unknown } | null | undefined;
     if (hours) when.push(`valid ${String(hours.from)}-${String(hours.until)} local time`);
     const day = typeof r.event_day === 'string' ? `today is ${r.event_day}` : null;
@@ -70,6 +81,7 @@ export function refusalWords(refusal: RuleRefusal | undefined): string | null {
     if (typeof r.max_entries === 'number') counts.push(`${String(r.entries)} of ${r.max_entries} entries`);
     if (typeof r.max_entries_per_day === 'number')
       counts.push(`${String(r.entries_today)} of ${r.max_entries_per_day} today`);
+    if (typeof r.max_days === 'number') counts.push(`${String(r.days_used)} of ${r.max_days} days used`);
     return ['entry limit reached', ...counts].join('; ');
   }
   if (refusal.reason === 'too_soon') {
