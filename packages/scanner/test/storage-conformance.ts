@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type QueuedScan, ScanQueue, ScannerError, STATE_FILES, type Storage } from '../src/index.ts';
+import { JOURNALS, type QueuedScan, ScanQueue, ScannerError, STATE_FILES, type Storage } from '../src/index.ts';
 
 /** One backend's state under test. */
 export interface StorageFixture {
@@ -55,7 +55,8 @@ export function storageConformance(name: string, make: () => Promise<StorageFixt
     test(
       'a new state is empty',
       withFixture(async (_, storage) => {
-        assert.deepEqual(await storage.readJournal(), []);
+        for (const journal of Object.values(JOURNALS))
+          assert.deepEqual(await storage.readJournal(journal), [], journal);
         for (const file of Object.values(STATE_FILES)) assert.equal(await storage.readFile(file), null, file);
       }),
     );
@@ -98,6 +99,48 @@ export function storageConformance(name: string, make: () => Promise<StorageFixt
         await again.replaceJournal([]);
         assert.deepEqual(await again.readJournal(), []);
         assert.deepEqual(await (await fixture.open()).readJournal(), []);
+      }),
+    );
+
+    test(
+      'each journal keeps its own lines: appends, a replacement and a reopening of one leave the other as it was',
+      withFixture(async (fixture, storage) => {
+        const knowledge = JOURNALS.knowledge;
+        await storage.appendJournal(['scan 1']);
+        await storage.appendJournal(['fed 1', 'fed 2'], knowledge);
+        await storage.appendJournal([], knowledge);
+        await storage.appendJournal(AWKWARD, knowledge);
+        await storage.appendJournal(['scan 2'], JOURNALS.scans);
+        assert.deepEqual(await storage.readJournal(knowledge), ['fed 1', 'fed 2', ...AWKWARD]);
+        assert.deepEqual(await storage.readJournal(), ['scan 1', 'scan 2']);
+        await storage.replaceJournal(['snapshot'], knowledge);
+        await storage.appendJournal(['fed 3'], knowledge);
+        const again = await fixture.open();
+        assert.deepEqual(await again.readJournal(knowledge), ['snapshot', 'fed 3']);
+        assert.deepEqual(await again.readJournal(JOURNALS.scans), ['scan 1', 'scan 2']);
+        await again.replaceJournal([], knowledge);
+        await again.replaceJournal(['scans only']);
+        assert.deepEqual(await (await fixture.open()).readJournal(knowledge), []);
+        assert.deepEqual(await (await fixture.open()).readJournal(), ['scans only']);
+      }),
+    );
+
+    test(
+      'overlapping appends to two journals all land, each whole and in its own journal',
+      withFixture(async (fixture, storage) => {
+        await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            Promise.all([
+              storage.appendJournal([`${i}:a`, `${i}:b`], JOURNALS.knowledge),
+              storage.appendJournal([`${i}:scan`]),
+            ]),
+          ),
+        );
+        const again = await fixture.open();
+        const fed = await again.readJournal(JOURNALS.knowledge);
+        assert.equal(fed.length, 20);
+        for (let i = 0; i < 10; i++) assert.equal(fed[fed.indexOf(`${i}:a`) + 1], `${i}:b`, `append ${i}`);
+        assert.deepEqual((await again.readJournal()).sort(), Array.from({ length: 10 }, (_, i) => `${i}:scan`).sort());
       }),
     );
 
