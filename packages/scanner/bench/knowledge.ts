@@ -140,6 +140,7 @@ try {
     rounds.push(await measuredSync(storage, written));
   }
   const idle = await measuredSync(storage, written);
+  const snapshot = Buffer.byteLength((await storage.readFile('knowledge.json')) ?? '');
 
   const ms = (value: number) => `${Math.round(value)} ms`;
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -151,7 +152,9 @@ try {
       `wall ${ms(at((m) => m.wallMs))}, written ${kb(at((m) => m.bytes))} ` +
       `(most ${kb(Math.max(...rounds.map((m) => m.bytes)))}, all ${syncs} together ${kb(rounds.reduce((n, m) => n + m.bytes, 0))})\n` +
       `  a sync of nothing: CPU ${ms(idle.cpuMs)}, wall ${ms(idle.wallMs)}, written ${kb(idle.bytes)}\n` +
-      `  opening the state before each sync (median): CPU ${ms(at((m) => m.openMs))}\n`,
+      `  opening the state before each sync (median): CPU ${ms(at((m) => m.openMs))}\n` +
+      `  knowledge.json at the end: ${kb(snapshot)}, the size the knowledge journal may reach before a compaction ` +
+      `rewrites it: about ${Math.round(snapshot / at((m) => m.bytes))} syncs like these\n`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { JOURNALS, type QueuedScan, ScanQueue, ScannerError, STATE_FILES, type Storage } from '../src/index.ts';
+import { readKnowledge, resetKnowledge, saveKnowledge } from '../src/knowledge-store.ts';
 
 /** One backend's state under test. */
 export interface StorageFixture {
@@ -192,6 +193,32 @@ export function storageConformance(name: string, make: () => Promise<StorageFixt
         await (
           await storage.lock()
         )();
+      }),
+    );
+
+    test(
+      'what the feed taught, over it: a reopened device knows what its syncs stored, appended and compacted',
+      withFixture(async (fixture, storage) => {
+        await resetKnowledge(storage);
+        const knowledge = await readKnowledge(storage);
+        for (let sync = 1; sync <= 6; sync++) {
+          const changes = Array.from({ length: 20 }, (_, i) => ({
+            type: 'checked_in' as const,
+            tid: `T${sync}-${i}`,
+            at: new Date(Date.UTC(2026, 6, 1, sync, i)).toISOString(),
+            scanner_id: 's',
+            gate_id: null,
+            idempotency_key: `${sync}-${i}`,
+          }));
+          knowledge.advance(changes, `cursor-${sync}`);
+          knowledge.lastSyncAt = new Date(Date.UTC(2026, 6, 1, sync, 30)).toISOString();
+          await saveKnowledge(storage, knowledge, 4000);
+        }
+        const again = await fixture.open();
+        const snapshot = JSON.parse((await again.readFile(STATE_FILES.knowledge))!) as { checked_in: string[] };
+        assert.ok(snapshot.checked_in.length > 0 && snapshot.checked_in.length < 120, 'compacted once, not since');
+        assert.ok((await again.readJournal(JOURNALS.knowledge)).length > 0, 'later syncs appended');
+        assert.deepEqual((await readKnowledge(again)).toJSON(), knowledge.toJSON());
       }),
     );
 
