@@ -151,7 +151,8 @@ try {
       `  a sync of ${perSync} changes (median of ${syncs}): CPU ${ms(at((m) => m.cpuMs))}, ` +
       `wall ${ms(at((m) => m.wallMs))}, written ${kb(at((m) => m.bytes))} ` +
       `(most ${kb(Math.max(...rounds.map((m) => m.bytes)))}, all ${syncs} together ${kb(rounds.reduce((n, m) => n + m.bytes, 0))})\n` +
-      `  a sync of nothing: CPU ${ms(idle.cpuMs)}, wall ${ms(idle.wallMs)}, written ${kb(idle.bytes)}\n` +
+      `  a sync of nothing: CPU ${ms(idle.cpuMs)}, wall ${ms(idle.wallMs)}, written ${kb(idle.bytes)}; ` +
+      `opening the state before it: CPU ${ms(idle.openMs)}\n` +
       `  opening the state before each sync (median): CPU ${ms(at((m) => m.openMs))}\n` +
       `  knowledge.json at the end: ${kb(snapshot)}, the size the knowledge journal may reach before a compaction ` +
       `rewrites it: about ${Math.round(snapshot / at((m) => m.bytes))} syncs like these\n`,
