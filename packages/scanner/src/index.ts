@@ -20,6 +20,7 @@ export {
   type ScannerErrorCode,
 } from './errors.ts';
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
+export { readKnowledge, saveKnowledge } from './knowledge-store.ts';
 export { holderSearchUrl, MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
 export { NO_ANSWER, type ChosenHolder } from './manual.ts';
 export {
