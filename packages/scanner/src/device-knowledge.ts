@@ -42,7 +42,7 @@ export function knowledgeFor(ctx: ScanContext, batch?: ReadonlyMap<string, reado
 export function entriesOf(ctx: ScanContext, tid: string, extra: readonly string[] = []): string[] {
   const annulled = new Set<number>();
   for (const entry of ctx.queue.annulled.get(tid) ?? []) if (entry.at !== null) annulled.add(Date.parse(entry.at));
-  const items = ctx.queue.items().filter((item) => item.tid === tid);
+  const items = ctx.queue.itemsOf(tid);
   for (const item of items) if (isAnnul(item)) annulled.add(Date.parse(item.entry_at));
   const byInstant = new Map<number, string>();
   const add = (at: string) => {
@@ -72,8 +72,7 @@ export function holderOnDevice(ctx: ScanContext, tid: string, admittedInBatch = 
   if (own?.to === 'out') out = true;
   else if (own?.to === 'inside') out = false;
   else if (own?.to === 'unused') [cameIn, out] = [false, false];
-  for (const item of ctx.queue.items()) {
-    if (item.tid !== tid) continue;
+  for (const item of ctx.queue.itemsOf(tid)) {
     if (isAnnul(item)) [cameIn, out] = [item.before !== 'unused', item.before === 'out'];
     else if (item.direction === 'out') out ||= item.verdict === 'exit';
     else if (item.verdict === 'admit') [cameIn, out] = [cameIn || item.admitted_offline, false];

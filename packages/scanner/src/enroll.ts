@@ -1,7 +1,7 @@
 import { type DiscoveryDocument, type EnrollAnswer, SETUP_URI_PREFIX } from '@ticket-issuer/protocol';
 import { IssuerClient } from './client.ts';
 import { IssuerHttpError, ScannerError } from './errors.ts';
-import { FeedKnowledge } from './knowledge.ts';
+import { readKnowledge, resetKnowledge } from './knowledge-store.ts';
 import { ScanQueue } from './queue.ts';
 import type { RetryPolicy, Timer } from './retry.ts';
 import { rulesFromGates, writeRules } from './rules.ts';
@@ -100,10 +100,10 @@ function keepsQueue(
 const otherEvent = (error: unknown): boolean =>
   error instanceof IssuerHttpError && error.status === 409 && error.details.reason === 'other_event';
 
-/** Whether the stored changes-feed knowledge can be kept. */
+/** Whether the stored changes-feed knowledge (snapshot and journal) can be kept. */
 async function knowledgeReadable(storage: Storage): Promise<boolean> {
   try {
-    FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
+    await readKnowledge(storage);
     return true;
   } catch {
     return false;
@@ -213,7 +213,7 @@ async function enrollOnly(
     await storage.writeFileAtomic(STATE_FILES.credentials, `${JSON.stringify({ api_key: answer.api_key })}\n`);
     await storage.writeFileAtomic(STATE_FILES.discovery, `${JSON.stringify(discovery)}\n`);
     if (!sameEvent || !(await knowledgeReadable(storage))) {
-      await storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(new FeedKnowledge())}\n`);
+      await resetKnowledge(storage);
     }
     // Another event's rules mean nothing here: none are known until this event's are read.
     // (`rules.json` is read before an older scanner's `gates.json`: writing it empty hides both.)

@@ -33,6 +33,8 @@ const STATE_ADVICE: Record<string, string> = {
   'credentials.json': 'enrol again with a new setup code (queued scans are kept and sync under the new key)',
   'discovery.json': 'enrol again with a new setup code, or restore it from a backup (queued scans are kept)',
   'knowledge.json': 'remove it; the next sync pulls the changes feed from the start (nothing is lost)',
+  'knowledge.jsonl':
+    'remove it; the next sync pulls the changes feed again from where knowledge.json leaves it (nothing is lost)',
   'rules.json': "remove it; the next sync reads the event's rules again (nothing is lost)",
   'gates.json': 'remove it; the next sync reads the gates again (nothing is lost)',
   'journal.jsonl':

@@ -20,6 +20,7 @@ export {
   type ScannerErrorCode,
 } from './errors.ts';
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
+export { readKnowledge, saveKnowledge } from './knowledge-store.ts';
 export { holderSearchUrl, MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
 export { NO_ANSWER, type ChosenHolder } from './manual.ts';
 export {
@@ -38,7 +39,7 @@ export type { IssuerContact, ScanResult, ScanTicket } from './scan-result.ts';
 export { Scanner, type ScannerOptions, type ScanOptions, type StatusReport, type SyncResult } from './scanner.ts';
 export type { ScannerIdentity } from './state.ts';
 export { MemoryStorage } from './storage/memory.ts';
-export { STATE_FILES, type Storage } from './storage/storage.ts';
+export { JOURNALS, STATE_FILES, type JournalName, type Storage } from './storage/storage.ts';
 export { pullChanges, SYNC_IN_FLIGHT, uploadQueue, type SyncOutcome, type UploadReport } from './sync.ts';
 export { fetchTransport, type HttpAnswer, type HttpRequest, type Transport } from './transport.ts';
 export {

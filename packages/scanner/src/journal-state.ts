@@ -13,7 +13,8 @@ import {
   type JournalEntry,
   type Move,
 } from './journal.ts';
-import { annulQueueKey, isAnnul, type QueuedItem, queueKeyOf } from './queued-annul.ts';
+import { PendingItems } from './pending-items.ts';
+import { annulQueueKey, isAnnul, queueKeyOf } from './queued-annul.ts';
 import type { QueuedScan } from './queued-scan.ts';
 
 /** An admission this device made, kept for an annul (see `Admitted`). */
@@ -48,8 +49,8 @@ function chunked<T>(list: readonly T[], line: (part: T[]) => JournalEntry): stri
 
 /** The journal folded, line by line. */
 export class JournalState {
-  /** Pending scans and annuls by `queueKeyOf`, in the order recorded. */
-  readonly scans = new Map<string, QueuedItem>();
+  /** Pending scans and annuls by `queueKeyOf`, in the order recorded, and by ticket. */
+  readonly scans = new PendingItems();
   readonly admittedTids = new Set<string>();
   /**
    * Holders this device let in or out (or made unused again, by an annul) on the issuer's answer, by

@@ -1,32 +1,6 @@
 import type { Change } from '@ticket-issuer/protocol';
-import { StateCorruptError } from './errors.ts';
-
-/** The stored form of what the changes feed taught (`knowledge.json`). */
-interface StoredKnowledge {
-  cursor: string | null;
-  last_sync_at: string | null;
-  /** When a sync last read the gates after the feed (absent in files written before it existed). */
-  rules_synced_at?: string | null;
-  revoked: string[];
-  /** `[tid, jti]` pairs; a null jti supersedes every token of that tid without a jti. */
-  superseded: [string, string | null][];
-  checked_in: string[];
-  /** `[tid, checked_in_at, gate_id]` of the feed's check-ins (absent in files written before it existed). */
-  check_ins?: [string, string, string | null][];
-  /** Tickets whose holder went out (their last entry or exit in the feed was an exit). */
-  out?: string[];
-  /** `[tid, [at…]]`: the `at` of each of the feed's check-ins (absent in files written before it existed). */
-  entries?: [string, string[]][];
-  /** `[tid, [key…]]`: each of those check-ins' idempotency key, null where the feed named none. */
-  entry_keys?: [string, (string | null)[]][];
-  /** `[tid, attention, checkin_text]` of the feed's ticket notes (absent in files written before it existed). */
-  notes?: [string, boolean, string | null][];
-  /**
-   * `[tid, moves]`: each ticket's entries (`i`) and exits (`o`) in feed order, less the annulled
-   * entries (absent in files written before it existed: made from what they hold).
-   */
-  moves?: [string, string][];
-}
+import { type FeedPage, type FeedRecord, recordOf } from './knowledge-log.ts';
+import { checkSnapshot, type StoredKnowledge } from './knowledge-snapshot.ts';
 
 /** A ticket's own notes for the gate, as the feed's `ticket_notes` changes tell them. */
 export interface TicketNotes {
@@ -66,25 +40,54 @@ export class FeedKnowledge {
    */
   readonly moves = new Map<string, string>();
 
+  /**
+   * The pages of the feed applied by `advance` since the knowledge was last stored: what the next
+   * store appends to the knowledge journal (see knowledge-store.ts).
+   */
+  readonly unsaved: FeedPage[] = [];
+
   /** Applies feed entries in feed order; an entry of an unknown type is skipped (a newer issuer). */
   apply(changes: readonly Change[]): void {
     for (const change of changes) {
-      if (change.type === 'revoked') this.revoked.add(change.tid);
-      else if (change.type === 'checked_out') {
-        this.out.add(change.tid);
-        this.addMove(change.tid, 'o');
-      } else if (change.type === 'checked_in') {
-        this.checkedIn.add(change.tid);
-        this.out.delete(change.tid);
-        this.addMove(change.tid, 'i');
-        if (typeof change.at === 'string') {
-          this.checkIns.set(change.tid, { at: change.at, gate_id: change.gate_id ?? null });
-          this.addEntry(change.tid, change.at, change.idempotency_key ?? null);
-        }
-      } else if (change.type === 'token_superseded') this.supersede(change.tid, change.jti ?? null);
-      else if (change.type === 'ticket_notes') this.setNotes(change.tid, change.attention, change.checkin_text);
-      else if (change.type === 'annulled') this.annul(change.tid, change.idempotency_key);
+      const record = recordOf(change);
+      if (record !== null) this.applyRecord(record);
     }
+  }
+
+  /** Applies a page of the feed and moves the cursor past it, remembering the page until it is stored. */
+  advance(changes: readonly Change[], cursor: string): void {
+    const records = changes.map(recordOf).filter((record) => record !== null);
+    if (records.length === 0 && cursor === this.cursor) return;
+    for (const record of records) this.applyRecord(record);
+    this.cursor = cursor;
+    this.unsaved.push({ cursor, changes: records });
+  }
+
+  /** Applies a page as the knowledge journal kept it (the page was stored already). */
+  replay(page: FeedPage): void {
+    for (const record of page.changes) this.applyRecord(record);
+    this.cursor = page.cursor;
+  }
+
+  /** One change, as its record says (see `FeedRecord`). */
+  private applyRecord(record: FeedRecord): void {
+    const tid = record[1];
+    if (record[0] === 'r') this.revoked.add(tid);
+    else if (record[0] === 'o') {
+      this.out.add(tid);
+      this.addMove(tid, 'o');
+    } else if (record[0] === 'i') {
+      const [, , at, gate_id, key] = record;
+      this.checkedIn.add(tid);
+      this.out.delete(tid);
+      this.addMove(tid, 'i');
+      if (at !== null) {
+        this.checkIns.set(tid, { at, gate_id });
+        this.addEntry(tid, at, key);
+      }
+    } else if (record[0] === 's') this.supersede(tid, record[2]);
+    else if (record[0] === 'n') this.setNotes(tid, record[2], record[3]);
+    else this.annul(tid, record[2]);
   }
 
   /**
@@ -92,7 +95,7 @@ export class FeedKnowledge {
    * none: the ticket's latest entry in feed order). It no longer counts, and the holder is back where
    * the remaining moves leave them: unused, out, or inside.
    */
-  private annul(tid: string, key: string | undefined): void {
+  private annul(tid: string, key: string | null | undefined): void {
     const entries = this.entries.get(tid);
     const keys = this.entryKeys.get(tid);
     const named = key === undefined ? -1 : (keys?.lastIndexOf(key) ?? -1);
@@ -152,84 +155,26 @@ export class FeedKnowledge {
 
   /** Reads `knowledge.json`; null text is an empty knowledge; anything malformed is STATE_CORRUPT. */
   static parse(text: string | null, file: string): FeedKnowledge {
+    return text === null ? new FeedKnowledge() : FeedKnowledge.from(checkSnapshot(text, file));
+  }
+
+  /** The knowledge a checked snapshot holds; one from an older file gets what it lacks from what it has. */
+  static from(data: StoredKnowledge): FeedKnowledge {
     const knowledge = new FeedKnowledge();
-    if (text === null) return knowledge;
-    const corrupt = (what: string) => new StateCorruptError(file, what);
-    let data: Partial<StoredKnowledge>;
-    try {
-      data = JSON.parse(text) as Partial<StoredKnowledge>;
-    } catch {
-      throw corrupt('not JSON');
-    }
-    if (typeof data !== 'object' || data === null) throw corrupt('not an object');
-    if (data.cursor !== null && typeof data.cursor !== 'string') throw corrupt('field cursor is malformed');
-    if (data.last_sync_at !== null && typeof data.last_sync_at !== 'string')
-      throw corrupt('field last_sync_at is malformed');
-    const rulesSyncedAt = data.rules_synced_at ?? null;
-    if (rulesSyncedAt !== null && typeof rulesSyncedAt !== 'string')
-      throw corrupt('field rules_synced_at is malformed');
-    const strings = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
-    if (!strings(data.revoked)) throw corrupt('field revoked is malformed');
-    if (!strings(data.checked_in)) throw corrupt('field checked_in is malformed');
-    const pairs = data.superseded;
-    const isPair = (p: unknown) =>
-      Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && (p[1] === null || typeof p[1] === 'string');
-    if (!Array.isArray(pairs) || !pairs.every(isPair)) throw corrupt('field superseded is malformed');
-    const isPlace = (p: unknown) =>
-      Array.isArray(p) &&
-      p.length === 3 &&
-      typeof p[0] === 'string' &&
-      typeof p[1] === 'string' &&
-      (p[2] === null || typeof p[2] === 'string');
-    if (data.check_ins !== undefined && !(Array.isArray(data.check_ins) && data.check_ins.every(isPlace))) {
-      throw corrupt('field check_ins is malformed');
-    }
     knowledge.cursor = data.cursor;
     knowledge.lastSyncAt = data.last_sync_at;
-    knowledge.rulesSyncedAt = rulesSyncedAt;
-    for (const tid of data.revoked!) knowledge.revoked.add(tid);
-    for (const tid of data.checked_in!) knowledge.checkedIn.add(tid);
-    for (const [tid, jti] of pairs) knowledge.supersede(tid, jti);
+    knowledge.rulesSyncedAt = data.rules_synced_at ?? null;
+    for (const tid of data.revoked) knowledge.revoked.add(tid);
+    for (const tid of data.checked_in) knowledge.checkedIn.add(tid);
+    for (const [tid, jti] of data.superseded) knowledge.supersede(tid, jti);
     for (const [tid, at, gate_id] of data.check_ins ?? []) knowledge.checkIns.set(tid, { at, gate_id });
-    if (data.out !== undefined && !strings(data.out)) throw corrupt('field out is malformed');
     for (const tid of data.out ?? []) knowledge.out.add(tid);
-    const isEntries = (e: unknown) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && strings(e[1]);
-    if (data.entries !== undefined && !(Array.isArray(data.entries) && data.entries.every(isEntries))) {
-      throw corrupt('field entries is malformed');
-    }
     // A file from before entries were kept: each check-in it knows counts once.
-    const isKeys = (e: unknown) =>
-      Array.isArray(e) &&
-      e.length === 2 &&
-      typeof e[0] === 'string' &&
-      Array.isArray(e[1]) &&
-      e[1].every((k: unknown) => k === null || typeof k === 'string');
-    if (data.entry_keys !== undefined && !(Array.isArray(data.entry_keys) && data.entry_keys.every(isKeys))) {
-      throw corrupt('field entry_keys is malformed');
-    }
     const keysOf = new Map(data.entry_keys ?? []);
     for (const [tid, ats] of data.entries ?? [...knowledge.checkIns].map(([tid, p]) => [tid, [p.at]] as const)) {
       ats.forEach((at, i) => knowledge.addEntry(tid, at, keysOf.get(tid)?.[i] ?? null));
     }
-    const isNotes = (n: unknown) =>
-      Array.isArray(n) &&
-      n.length === 3 &&
-      typeof n[0] === 'string' &&
-      typeof n[1] === 'boolean' &&
-      (n[2] === null || typeof n[2] === 'string');
-    if (data.notes !== undefined && !(Array.isArray(data.notes) && data.notes.every(isNotes))) {
-      throw corrupt('field notes is malformed');
-    }
     for (const [tid, attention, text] of data.notes ?? []) knowledge.setNotes(tid, attention, text);
-    const isMoves = (m: unknown) =>
-      Array.isArray(m) &&
-      m.length === 2 &&
-      typeof m[0] === 'string' &&
-      typeof m[1] === 'string' &&
-      /^[io]*$/.test(m[1]);
-    if (data.moves !== undefined && !(Array.isArray(data.moves) && data.moves.every(isMoves))) {
-      throw corrupt('field moves is malformed');
-    }
     // A file from before moves were kept: each entry it counts, then an exit for a holder who went out.
     const moves =
       data.moves ??
@@ -242,7 +187,7 @@ export class FeedKnowledge {
     return knowledge;
   }
 
-  private addEntry(tid: string, at: string, key: string | null = null): void {
+  private addEntry(tid: string, at: string, key: string | null): void {
     const known = this.entries.get(tid);
     if (known) known.push(at);
     else this.entries.set(tid, [at]);

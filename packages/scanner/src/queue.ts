@@ -78,6 +78,15 @@ export class ScanQueue {
     return [...this.state.scans.values()];
   }
 
+  /**
+   * A ticket's pending scans and annuls, in the order they were made, from an index kept by ticket:
+   * what one scan needs, at the cost of that ticket's items. The list stays as it was given while
+   * the queue changes.
+   */
+  itemsOf(tid: string): readonly QueuedItem[] {
+    return this.state.scans.ofTicket(tid);
+  }
+
   /** This device's admission under this idempotency key, when it still knows it. */
   admission(key: string): Readonly<Admission> | undefined {
     return this.state.admissions.get(key);

@@ -23,6 +23,7 @@ import {
 } from '@ticket-issuer/protocol';
 import type { IssuerClient } from './client.ts';
 import { IssuerHttpError, type ScannerError, StateCorruptError } from './errors.ts';
+import { SingleFlight } from './single-flight.ts';
 import { changesUrl } from './state.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 
@@ -182,11 +183,21 @@ export function knownRules(answer: RulesAnswer, deviceTime: string | null = null
   };
 }
 
+/** Reads of the rules under way, by client (one key): reads that overlap share one request. */
+const rulesInFlight = new WeakMap<IssuerClient, SingleFlight<RulesAnswer>>();
+
 /**
  * Reads the event's rules from the issuer: the rules route, or on an issuer from before it (404
- * there) the gates route, whose answer leaves every other rule at its default.
+ * there) the gates route, whose answer leaves every other rule at its default. Reads through one
+ * client that overlap (two syncs at once) share one request and its answer or failure.
  */
-export async function fetchRules(client: IssuerClient, discovery: DiscoveryDocument, eid: string) {
+export function fetchRules(client: IssuerClient, discovery: DiscoveryDocument, eid: string): Promise<RulesAnswer> {
+  let flights = rulesInFlight.get(client);
+  if (!flights) rulesInFlight.set(client, (flights = new SingleFlight()));
+  return flights.run(rulesUrl(discovery, eid), () => askForRules(client, discovery, eid));
+}
+
+async function askForRules(client: IssuerClient, discovery: DiscoveryDocument, eid: string) {
   try {
     return await client.rules(rulesUrl(discovery, eid));
   } catch (error) {

@@ -9,7 +9,7 @@ import {
   isTransient,
   ScannerError,
 } from './errors.ts';
-import { checkInBody, type QueuedScan } from './queue.ts';
+import { checkInBody, isAnnul, type QueuedScan } from './queue.ts';
 import {
   answeredNotes,
   contactAfter,
@@ -60,9 +60,10 @@ export function offlineTicket(ctx: ScanContext, scan: QueuedScan, ticketType: st
   let place: { at: string | null; gate: string | null } = { at: null, gate: null };
   if (scan.reason === 'already_used') {
     const own = ctx.queue
-      .pending()
+      .itemsOf(scan.tid)
       .find(
-        (other) => other.tid === scan.tid && other.admitted_offline && !ctx.queue.isAnnulled(other.idempotency_key),
+        (other): other is QueuedScan =>
+          !isAnnul(other) && other.admitted_offline && !ctx.queue.isAnnulled(other.idempotency_key),
       );
     const fed = ctx.knowledge.checkIns?.get(scan.tid);
     if (own) place = { at: own.scanned_at, gate: own.gate_id };
@@ -125,7 +126,7 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
  * that holds this ticket's next scan back. A rejected key (401) throws.
  */
 export async function sendEarlierScans(ctx: ScanContext, tid: string): Promise<ScannerError | null> {
-  const earlier = ctx.queue.items().filter((item) => item.tid === tid);
+  const earlier = ctx.queue.itemsOf(tid);
   if (earlier.length === 0) return null;
   const upload: UploadContext = {
     client: ctx.client,

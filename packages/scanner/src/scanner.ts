@@ -2,7 +2,8 @@ import type { DiscoveryDocument, FoundHolder, GateRule } from '@ticket-issuer/pr
 import { annulEntry, type AnnulOptions, type AnnulResult } from './annul.ts';
 import { IssuerClient } from './client.ts';
 import { isKeyRejected, ScannerError } from './errors.ts';
-import { FeedKnowledge } from './knowledge.ts';
+import type { FeedKnowledge } from './knowledge.ts';
+import { readKnowledge, saveKnowledge } from './knowledge-store.ts';
 import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer } from './retry.ts';
 import { exitOffline, exitOnline } from './exit.ts';
@@ -45,7 +46,7 @@ export class Scanner {
       if (identity === null) throw new ScannerError('NOT_ENROLLED', 'no scanner is enrolled in this state directory');
       const apiKey = options.readOnly ? '' : await readApiKey(storage);
       const discovery = await readDiscovery(storage);
-      const knowledge = FeedKnowledge.parse(await storage.readFile(STATE_FILES.knowledge), STATE_FILES.knowledge);
+      const knowledge = await readKnowledge(storage);
       const queue = await ScanQueue.open(storage);
       const rules = await readRules(storage);
       const client = new IssuerClient({
@@ -176,7 +177,7 @@ export class Scanner {
         problem ??= error;
       }
       // Whatever pages arrived are kept with their cursor, even when a later page failed.
-      await this.storage.writeFileAtomic(STATE_FILES.knowledge, `${JSON.stringify(this.knowledge)}\n`);
+      await saveKnowledge(this.storage, this.knowledge);
       if (pulled) await this.queue.movesInFeed(movesSeen);
     }
     // Admissions are kept as long as an annul on the device may name them: the issuer's window.

@@ -217,10 +217,10 @@ export async function pullChanges(
   let count = 0;
   for (;;) {
     const page = await withRetry(() => client.changes(url, knowledge.cursor), policy, timer);
-    knowledge.apply(page.changes);
-    count += page.changes.length;
     const moved = page.next_cursor !== knowledge.cursor;
-    knowledge.cursor = page.next_cursor;
+    // Kept in memory until the sync stores them (see knowledge-store.ts).
+    knowledge.advance(page.changes, page.next_cursor);
+    count += page.changes.length;
     // A page that neither brings changes nor moves the cursor would loop for ever.
     if (!page.has_more || (!moved && page.changes.length === 0)) return count;
   }

@@ -130,6 +130,7 @@ describe('the state directory', { concurrency: true }, () => {
     ['credentials.json', '', /enrol again/],
     ['discovery.json', '[]', /enrol again/],
     ['knowledge.json', '{"cursor": 5}', /remove it; the next sync pulls the changes feed/],
+    ['knowledge.jsonl', '{"op":"page"\n', /remove it; the next sync pulls the changes feed again/],
     ['journal.jsonl', '{"op":"scan"\n', /delete the line/],
   ];
   for (const [file, content, advice] of corruptions) {
@@ -153,5 +154,14 @@ describe('the state directory', { concurrency: true }, () => {
     const sync = await runCli(['sync', '--state', dir, '--json']);
     assert.equal(sync.code, 0, sync.stderr);
     assert.equal(typeof JSON.parse(readFileSync(join(dir, 'knowledge.json'), 'utf8')).cursor, 'string');
+  });
+
+  test('following the advice for knowledge.jsonl (remove it) loses nothing: the next sync works', async () => {
+    const dir = copy();
+    rmSync(join(dir, 'knowledge.jsonl'));
+    const sync = await runCli(['sync', '--state', dir, '--json']);
+    assert.equal(sync.code, 0, sync.stderr);
+    const status = await runCli(['status', '--state', dir, '--json']);
+    assert.equal(typeof status.json[0]!.last_sync_at, 'string', status.stderr);
   });
 });

@@ -4,7 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type QueuedScan, ScanQueue, ScannerError, STATE_FILES, type Storage } from '../src/index.ts';
+import { JOURNALS, ScannerError, STATE_FILES, type Storage } from '../src/index.ts';
+import { stateConformance } from './state-conformance.ts';
+
+export { queuedScan } from './state-conformance.ts';
 
 /** One backend's state under test. */
 export interface StorageFixture {
@@ -17,32 +20,17 @@ export interface StorageFixture {
   dispose(): Promise<void>;
 }
 
-export function queuedScan(tid: string, extra: Partial<QueuedScan> = {}): QueuedScan {
-  return {
-    idempotency_key: crypto.randomUUID(),
-    tid,
-    ticket_token: `header.${tid}.signature`,
-    send_token: true,
-    scanned_at: new Date().toISOString(),
-    gate_id: null,
-    admitted_offline: true,
-    verdict: 'admit',
-    reason: 'valid',
-    maybe_sent_plain: false,
-    ...extra,
-  };
-}
-
-const keysOf = (queue: ScanQueue) => queue.pending().map((s) => s.idempotency_key);
-
 const inUse = (error: unknown) => error instanceof ScannerError && error.code === 'STATE_IN_USE';
 
 /** Lines as a journal may hold them: JSON with quotes, backslashes, non-ASCII text and emoji. */
 const AWKWARD = ['{"op":"admitted","tids":["A"]}', '{"name":"Zoë \\"Q\\" Ångström \\\\ 票 🎫"}', ' spaced '];
 
+/** A case's body over a fresh fixture, as a test function. */
+export type WithFixture = (body: (fixture: StorageFixture, storage: Storage) => Promise<void>) => () => Promise<void>;
+
 export function storageConformance(name: string, make: () => Promise<StorageFixture>): void {
   /** Runs a case over a fresh fixture, disposed of however the case ends. */
-  const withFixture = (body: (fixture: StorageFixture, storage: Storage) => Promise<void>) => async () => {
+  const withFixture: WithFixture = (body) => async () => {
     const fixture = await make();
     try {
       await body(fixture, await fixture.open());
@@ -55,7 +43,8 @@ export function storageConformance(name: string, make: () => Promise<StorageFixt
     test(
       'a new state is empty',
       withFixture(async (_, storage) => {
-        assert.deepEqual(await storage.readJournal(), []);
+        for (const journal of Object.values(JOURNALS))
+          assert.deepEqual(await storage.readJournal(journal), [], journal);
         for (const file of Object.values(STATE_FILES)) assert.equal(await storage.readFile(file), null, file);
       }),
     );
@@ -98,6 +87,48 @@ export function storageConformance(name: string, make: () => Promise<StorageFixt
         await again.replaceJournal([]);
         assert.deepEqual(await again.readJournal(), []);
         assert.deepEqual(await (await fixture.open()).readJournal(), []);
+      }),
+    );
+
+    test(
+      'each journal keeps its own lines: appends, a replacement and a reopening of one leave the other as it was',
+      withFixture(async (fixture, storage) => {
+        const knowledge = JOURNALS.knowledge;
+        await storage.appendJournal(['scan 1']);
+        await storage.appendJournal(['fed 1', 'fed 2'], knowledge);
+        await storage.appendJournal([], knowledge);
+        await storage.appendJournal(AWKWARD, knowledge);
+        await storage.appendJournal(['scan 2'], JOURNALS.scans);
+        assert.deepEqual(await storage.readJournal(knowledge), ['fed 1', 'fed 2', ...AWKWARD]);
+        assert.deepEqual(await storage.readJournal(), ['scan 1', 'scan 2']);
+        await storage.replaceJournal(['snapshot'], knowledge);
+        await storage.appendJournal(['fed 3'], knowledge);
+        const again = await fixture.open();
+        assert.deepEqual(await again.readJournal(knowledge), ['snapshot', 'fed 3']);
+        assert.deepEqual(await again.readJournal(JOURNALS.scans), ['scan 1', 'scan 2']);
+        await again.replaceJournal([], knowledge);
+        await again.replaceJournal(['scans only']);
+        assert.deepEqual(await (await fixture.open()).readJournal(knowledge), []);
+        assert.deepEqual(await (await fixture.open()).readJournal(), ['scans only']);
+      }),
+    );
+
+    test(
+      'overlapping appends to two journals all land, each whole and in its own journal',
+      withFixture(async (fixture, storage) => {
+        await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            Promise.all([
+              storage.appendJournal([`${i}:a`, `${i}:b`], JOURNALS.knowledge),
+              storage.appendJournal([`${i}:scan`]),
+            ]),
+          ),
+        );
+        const again = await fixture.open();
+        const fed = await again.readJournal(JOURNALS.knowledge);
+        assert.equal(fed.length, 20);
+        for (let i = 0; i < 10; i++) assert.equal(fed[fed.indexOf(`${i}:a`) + 1], `${i}:b`, `append ${i}`);
+        assert.deepEqual((await again.readJournal()).sort(), Array.from({ length: 10 }, (_, i) => `${i}:scan`).sort());
       }),
     );
 
@@ -152,61 +183,6 @@ export function storageConformance(name: string, make: () => Promise<StorageFixt
       }),
     );
 
-    test(
-      'a queue over it: a reopened queue sees the pending scans in scan order and the admitted tickets',
-      withFixture(async (fixture, storage) => {
-        const queue = await ScanQueue.open(storage);
-        const scans = [queuedScan('A'), queuedScan('B'), queuedScan('A'), queuedScan('C')];
-        await queue.record(scans.slice(0, 2), ['A']);
-        await queue.record(scans.slice(2));
-        await queue.ack([scans[1]!.idempotency_key]);
-        const reopened = await ScanQueue.open(await fixture.open());
-        assert.deepEqual(
-          keysOf(reopened),
-          [scans[0], scans[2], scans[3]].map((s) => s!.idempotency_key),
-        );
-        assert.deepEqual([...reopened.admitted], ['A']);
-      }),
-    );
-
-    test(
-      'a queue over it: compaction keeps exactly the pending scans, their offline marks and the admitted tickets',
-      withFixture(async (fixture, storage) => {
-        const queue = await ScanQueue.open(storage);
-        const scans = Array.from({ length: 40 }, (_, i) => queuedScan(`T${i}`, { admitted_offline: false }));
-        await queue.record(scans, ['T0', 'T1']);
-        await queue.ack(scans.slice(0, 30).map((s) => s.idempotency_key));
-        await queue.markOffline(scans[39]!.idempotency_key, {
-          admitted_offline: true,
-          maybe_sent_plain: true,
-          turned_away: false,
-        });
-        const before = (await storage.readJournal()).length;
-        await queue.compact();
-        assert.ok((await storage.readJournal()).length < before, 'the journal is shorter');
-        const reopened = await ScanQueue.open(await fixture.open());
-        assert.deepEqual(keysOf(reopened), keysOf(queue));
-        assert.equal(reopened.size, 10);
-        assert.deepEqual([...reopened.admitted].sort(), ['T0', 'T1', 'T39']);
-        const last = reopened.pending().at(-1)!;
-        assert.equal(last.admitted_offline, true);
-        assert.equal(last.maybe_sent_plain, true);
-      }),
-    );
-
-    test(
-      'a queue over it: a complete line that is not a journal entry is corruption, never skipped',
-      withFixture(async (_, storage) => {
-        const queue = await ScanQueue.open(storage);
-        await queue.record([queuedScan('A')]);
-        await storage.appendJournal(['{"op":"scan","scan":{"tid":3}}']);
-        await assert.rejects(ScanQueue.open(storage), (error: unknown) => {
-          assert.ok(error instanceof ScannerError);
-          assert.equal(error.code, 'STATE_CORRUPT');
-          assert.match(error.message, /line 2/);
-          return true;
-        });
-      }),
-    );
+    stateConformance(withFixture);
   });
 }

@@ -1,46 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { chmod, mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScannerError } from '../errors.ts';
+import { DIR_MODE, exists, FILE_MODE, ioError, readBytes, syncDirectory } from './fs-io.ts';
+import { FsJournal } from './fs-journal.ts';
 import { lockDirectory } from './fs-lock.ts';
-import type { Storage } from './storage.ts';
-
-const JOURNAL = 'journal.jsonl';
-/** Owner only: the state holds an API key and the device's scans. */
-const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
-
-/** Wraps a file-system failure in a typed error naming the file (never its content). */
-function ioError(what: string, error: unknown): ScannerError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'error';
-  return new ScannerError('STATE_IO', `cannot ${what}: ${code}`, { cause: error });
-}
-
-/** Flushes a directory so that a rename or a new file in it survives a crash. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(dir, constants.O_RDONLY);
-    await handle.sync();
-  } catch (error) {
-    // Some platforms cannot open or flush a directory; the rename itself is still atomic there.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EACCES') throw error;
-  } finally {
-    await handle?.close();
-  }
-}
+import { JOURNALS, type JournalName, type Storage } from './storage.ts';
 
 /**
  * The Node file-system Storage: one directory (mode 0700), files of mode 0600, every write flushed
  * with fsync before it returns, whole-file replacement by write-to-temp, fsync, rename, fsync of the
- * directory. The journal is append-only; a torn last line is cut off before the next append.
+ * directory. Each journal is a file of its own, append-only; a torn last line is cut off before the
+ * next append.
  */
 export class FsStorage implements Storage {
-  private journal: FileHandle | null = null;
-  /** The journal being opened: appends that overlap on a fresh storage share one handle. */
-  private opening: Promise<FileHandle> | null = null;
+  private readonly journals = new Map<JournalName, FsJournal>();
 
   private constructor(readonly dir: string) {}
 
@@ -69,28 +43,17 @@ export class FsStorage implements Storage {
     return new FsStorage(dir);
   }
 
-  async appendJournal(lines: readonly string[]): Promise<void> {
-    if (lines.length === 0) return;
-    try {
-      const handle = await this.journalHandle();
-      await handle.write(lines.map((line) => `${line}\n`).join(''));
-      await handle.datasync();
-    } catch (error) {
-      throw ioError('write the scan journal', error);
-    }
+  async appendJournal(lines: readonly string[], journal: JournalName = JOURNALS.scans): Promise<void> {
+    await this.journal(journal).append(lines);
   }
 
-  async readJournal(): Promise<string[]> {
-    const data = await this.readBytes(JOURNAL);
-    if (data === null) return [];
-    const end = data.lastIndexOf(0x0a) + 1;
-    const text = data.subarray(0, end).toString('utf8');
-    return text === '' ? [] : text.slice(0, -1).split('\n');
+  async readJournal(journal: JournalName = JOURNALS.scans): Promise<string[]> {
+    return this.journal(journal).read();
   }
 
-  async replaceJournal(lines: readonly string[]): Promise<void> {
-    await this.closeJournal();
-    await this.writeFileAtomic(JOURNAL, lines.map((line) => `${line}\n`).join(''));
+  async replaceJournal(lines: readonly string[], journal: JournalName = JOURNALS.scans): Promise<void> {
+    await this.journal(journal).close();
+    await this.writeFileAtomic(journal, lines.map((line) => `${line}\n`).join(''));
   }
 
   async appendLog(name: string, lines: readonly string[]): Promise<void> {
@@ -131,7 +94,7 @@ export class FsStorage implements Storage {
   }
 
   async readFile(name: string): Promise<string | null> {
-    const data = await this.readBytes(name);
+    const data = await readBytes(join(this.dir, name), name);
     return data === null ? null : data.toString('utf8');
   }
 
@@ -144,66 +107,22 @@ export class FsStorage implements Storage {
       throw ioError('lock the state directory', error);
     }
     return async () => {
-      await this.closeJournal();
+      await this.close();
       await release();
     };
   }
 
-  /** The journal opened for appending; a torn last line from a killed writer is cut off first. */
-  private journalHandle(): Promise<FileHandle> {
-    if (this.journal) return Promise.resolve(this.journal);
-    this.opening ??= this.openJournal().finally(() => {
-      this.opening = null;
-    });
-    return this.opening;
-  }
-
-  private async openJournal(): Promise<FileHandle> {
-    const path = join(this.dir, JOURNAL);
-    const existed = await exists(path);
-    const handle = await open(path, 'a+', FILE_MODE);
-    if (existed) {
-      const { size } = await handle.stat();
-      const data = size === 0 ? Buffer.alloc(0) : await readFile(path);
-      const end = data.lastIndexOf(0x0a) + 1;
-      if (end !== data.length) {
-        await handle.truncate(end);
-        await handle.sync();
-      }
-    } else {
-      await syncDirectory(this.dir);
-    }
-    this.journal = handle;
-    return handle;
-  }
-
-  /** Closes the journal's file handle (the lock's release does it too). */
+  /** Closes the journals' file handles (the lock's release does it too). */
   async close(): Promise<void> {
-    await this.closeJournal();
+    for (const journal of this.journals.values()) await journal.close();
   }
 
-  private async closeJournal(): Promise<void> {
-    await this.opening?.catch(() => undefined);
-    const handle = this.journal;
-    this.journal = null;
-    await handle?.close();
-  }
-
-  private async readBytes(name: string): Promise<Buffer | null> {
-    try {
-      return await readFile(join(this.dir, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw ioError(`read ${name}`, error);
+  private journal(name: JournalName): FsJournal {
+    let journal = this.journals.get(name);
+    if (!journal) {
+      const what = name === JOURNALS.scans ? 'the scan journal' : name;
+      this.journals.set(name, (journal = new FsJournal(this.dir, name, what)));
     }
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
+    return journal;
   }
 }

@@ -8,7 +8,9 @@
  * Browser APIs only: no node: module.
  */
 import { ScannerError } from '../errors.ts';
-import { STATE_FILES, type Storage } from './storage.ts';
+import { appendRecord, readRecords, replaceRecords } from './indexeddb-journal.ts';
+import { lockState } from './indexeddb-lock.ts';
+import { JOURNALS, type JournalName, STATE_FILES, type Storage } from './storage.ts';
 
 const VERSION = 1;
 const JOURNAL = 'journal';
@@ -29,12 +31,6 @@ interface EncryptedFile {
   iv: Uint8Array<ArrayBuffer>;
   data: ArrayBuffer;
 }
-
-/**
- * The states this page holds, by IndexedDB and database name: where there is no Web Locks API, two
- * storages over the same database in one page still keep each other out.
- */
-const heldHere = new WeakMap<IDBFactory, Set<string>>();
 
 const ioError = (what: string, error: unknown) =>
   new ScannerError('STATE_IO', `cannot ${what} in this browser's storage: ${(error as Error)?.message ?? error}`, {
@@ -91,25 +87,35 @@ export class IndexedDbStorage implements Storage {
     return new IndexedDbStorage(db, name, factory, cryptoImpl.subtle, cryptoImpl);
   }
 
-  async appendJournal(lines: readonly string[]): Promise<void> {
+  /** The scan journal is its own object store, one record per line; the others: see indexeddb-journal.ts. */
+  async appendJournal(lines: readonly string[], journal: JournalName = JOURNALS.scans): Promise<void> {
     if (lines.length === 0) return;
+    if (journal !== JOURNALS.scans) {
+      await this.write(`write ${journal}`, [FILES], (tx) => appendRecord(tx.objectStore(FILES), journal, lines));
+      return;
+    }
     await this.write('write the scan journal', [JOURNAL], (tx) => {
       const store = tx.objectStore(JOURNAL);
       for (const line of lines) store.add(line);
     });
   }
 
-  async readJournal(): Promise<string[]> {
+  async readJournal(journal: JournalName = JOURNALS.scans): Promise<string[]> {
     try {
+      if (journal !== JOURNALS.scans) return await readRecords(this.db.transaction(FILES).objectStore(FILES), journal);
       const tx = this.db.transaction(JOURNAL, 'readonly');
       // Keys increase with each add: getAll answers them in order.
       return (await done(tx.objectStore(JOURNAL).getAll())) as string[];
     } catch (error) {
-      throw ioError('read the scan journal', error);
+      throw ioError(`read ${journal === JOURNALS.scans ? 'the scan journal' : journal}`, error);
     }
   }
 
-  async replaceJournal(lines: readonly string[]): Promise<void> {
+  async replaceJournal(lines: readonly string[], journal: JournalName = JOURNALS.scans): Promise<void> {
+    if (journal !== JOURNALS.scans) {
+      await this.write(`rewrite ${journal}`, [FILES], (tx) => replaceRecords(tx.objectStore(FILES), journal, lines));
+      return;
+    }
     await this.write('rewrite the scan journal', [JOURNAL], (tx) => {
       const store = tx.objectStore(JOURNAL);
       store.clear();
@@ -152,32 +158,8 @@ export class IndexedDbStorage implements Storage {
    * One writer per device: the Web Locks API across tabs where the browser has it (another tab
    * holding the state gives STATE_IN_USE), else within this page.
    */
-  async lock(): Promise<() => Promise<void>> {
-    const locks = (globalThis.navigator as Navigator | undefined)?.locks;
-    if (!locks) {
-      let held = heldHere.get(this.factory);
-      if (!held) heldHere.set(this.factory, (held = new Set()));
-      if (held.has(this.name)) throw new ScannerError('STATE_IN_USE', 'the scanner state is in use');
-      held.add(this.name);
-      let released = false;
-      return async () => {
-        if (released) return;
-        released = true;
-        held.delete(this.name);
-      };
-    }
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const granted = await new Promise<boolean>((resolve, reject) => {
-      locks
-        .request(`${this.name}-state`, { ifAvailable: true }, (lock) => {
-          resolve(lock !== null);
-          return lock === null ? undefined : held;
-        })
-        .catch(reject);
-    });
-    if (!granted) throw new ScannerError('STATE_IN_USE', 'the scanner is open in another tab or window');
-    return async () => release();
+  lock(): Promise<() => Promise<void>> {
+    return lockState(this.factory, this.name);
   }
 
   /** Closes the database (a lock held is released by its own function). */

@@ -1,22 +1,28 @@
 import { ScannerError } from '../errors.ts';
-import type { Storage } from './storage.ts';
+import { JOURNALS, type JournalName, type Storage } from './storage.ts';
 
 /** A Storage in memory: for tests, and a model of what other backends must do. */
 export class MemoryStorage implements Storage {
   readonly files = new Map<string, string>();
+  /** The scan journal. */
   journal: string[] = [];
+  /** The other journals, by name. */
+  readonly journals = new Map<JournalName, string[]>();
   private locked = false;
 
-  async appendJournal(lines: readonly string[]): Promise<void> {
-    this.journal.push(...lines);
+  async appendJournal(lines: readonly string[], journal: JournalName = JOURNALS.scans): Promise<void> {
+    if (journal === JOURNALS.scans) this.journal.push(...lines);
+    else if (this.journals.has(journal)) this.journals.get(journal)!.push(...lines);
+    else this.journals.set(journal, [...lines]);
   }
 
-  async readJournal(): Promise<string[]> {
-    return [...this.journal];
+  async readJournal(journal: JournalName = JOURNALS.scans): Promise<string[]> {
+    return [...(journal === JOURNALS.scans ? this.journal : (this.journals.get(journal) ?? []))];
   }
 
-  async replaceJournal(lines: readonly string[]): Promise<void> {
-    this.journal = [...lines];
+  async replaceJournal(lines: readonly string[], journal: JournalName = JOURNALS.scans): Promise<void> {
+    if (journal === JOURNALS.scans) this.journal = [...lines];
+    else this.journals.set(journal, [...lines]);
   }
 
   async appendLog(name: string, lines: readonly string[]): Promise<void> {

@@ -6,12 +6,15 @@
  * (`kill -9`, power loss where the medium honours flushes).
  */
 export interface Storage {
-  /** Appends complete lines to the scan journal; durable when the promise resolves. */
-  appendJournal(lines: readonly string[]): Promise<void>;
-  /** The journal's complete lines, oldest first; a torn last line (a write cut short) is left out. */
-  readJournal(): Promise<string[]>;
-  /** Replaces the whole journal atomically and durably (compaction). */
-  replaceJournal(lines: readonly string[]): Promise<void>;
+  /**
+   * Appends complete lines to a journal (the scan journal unless another is named); durable when the
+   * promise resolves.
+   */
+  appendJournal(lines: readonly string[], journal?: JournalName): Promise<void>;
+  /** A journal's complete lines, oldest first; a torn last line (a write cut short) is left out. */
+  readJournal(journal?: JournalName): Promise<string[]>;
+  /** Replaces a whole journal atomically and durably (compaction). */
+  replaceJournal(lines: readonly string[], journal?: JournalName): Promise<void>;
   /** Appends complete lines to a named log (e.g. `refused.jsonl`); durable when the promise resolves. */
   appendLog(name: string, lines: readonly string[]): Promise<void>;
   /** Replaces a named file atomically and durably; readable by the device's owner only. */
@@ -22,6 +25,17 @@ export interface Storage {
   lock(): Promise<() => Promise<void>>;
 }
 
+/** The append-only journals the scanner keeps, each apart from the others. */
+export const JOURNALS = {
+  /** The scan queue: scans and annuls, their answers, this device's admissions (see queue.ts). */
+  scans: 'journal.jsonl',
+  /** What the changes feed taught since the snapshot in `knowledge.json` (see knowledge-store.ts). */
+  knowledge: 'knowledge.jsonl',
+} as const;
+
+/** A journal's name (its file's, on the file system). */
+export type JournalName = (typeof JOURNALS)[keyof typeof JOURNALS];
+
 /** The names of the files the scanner keeps, one concern each. */
 export const STATE_FILES = {
   /** The API key, alone (mode 0600 on the file system). */
@@ -30,7 +44,10 @@ export const STATE_FILES = {
   scanner: 'scanner.json',
   /** The cached discovery document, JWKS included. */
   discovery: 'discovery.json',
-  /** What the changes feed taught: revoked tickets, superseded tokens, check-ins, and the cursor. */
+  /**
+   * What the changes feed taught (revoked tickets, superseded tokens, check-ins, and the cursor) as of
+   * its last snapshot; the knowledge journal holds what came after.
+   */
   knowledge: 'knowledge.json',
   /** The event's rules (gates, re-entry, calendar, ticket types), as the last sync read them. */
   rules: 'rules.json',
