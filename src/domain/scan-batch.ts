@@ -1,4 +1,6 @@
+import { isStoreUnavailable } from '../store/unavailable.ts';
 import { checkIn, checkOut } from './check-in.ts';
+import { IssuerError } from './errors.ts';
 
 /**
  * The single endpoint's decision for each scanning action of an upload: one code path, however a
@@ -64,5 +66,39 @@ export async function inTicketOrder<T, R>(
     while (next < groups.length) await runTicket(groups[next++]!);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, groups.length)) }, worker));
+  return results;
+}
+
+/** Whether a scan failed for want of the store (its answer is then 503, the scanner sends it again). */
+export const unserved = (error: unknown): boolean =>
+  isStoreUnavailable(error) || (error instanceof IssuerError && error.code === 'UNAVAILABLE');
+
+/**
+ * An upload's policy (`POST /api/v1/tickets/scans`): its scans applied as `inTicketOrder` says, a scan
+ * the store could not serve answered by `unservedAnswer` (its ticket's later scans too, unapplied) while
+ * the others keep their answers; when some scan met an unavailable store and the store does not answer
+ * `storeServes` either, the whole upload fails with that error, so that the scanner keeps its queue and
+ * sends it again. Anything else `apply` throws is the issuer's fault and fails the upload too.
+ */
+export async function applyUpload<T, R>(
+  scans: readonly T[],
+  ticketOf: (scan: T) => unknown,
+  apply: (scan: T) => Promise<R>,
+  unservedAnswer: (scan: T) => R,
+  deps: { concurrency: number; storeServes: () => Promise<boolean> },
+): Promise<R[]> {
+  let failure: { error: unknown } | null = null;
+  const results = await inTicketOrder(
+    scans,
+    ticketOf,
+    apply,
+    (error, scan) => {
+      if (!unserved(error)) throw error;
+      failure ??= { error };
+      return unservedAnswer(scan);
+    },
+    deps.concurrency,
+  );
+  if (failure !== null && !(await deps.storeServes())) throw (failure as { error: unknown }).error;
   return results;
 }

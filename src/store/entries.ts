@@ -33,3 +33,10 @@ export const entryValues = (attempt: CheckInAttempt, at: string, wasInside: bool
  * wrote the gate's row.
  */
 export const REPEAT_SQL = 'UPDATE gate_counts SET repeats = repeats + 1 WHERE eid = ? AND gate_key = ?';
+
+/**
+ * The holder's presence as a plan leaves it (params: tid, eid, inside, checked_out_at); SQL shared by
+ * every backend (`?` placeholders).
+ */
+export const UPSERT_PRESENCE_SQL = `INSERT INTO presence (tid, eid, inside, checked_out_at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (tid) DO UPDATE SET inside = excluded.inside, checked_out_at = excluded.checked_out_at`;

@@ -2,12 +2,12 @@ import { type ScanAction, type ScanUploadResult, UPLOAD_BODY_LIMIT_BYTES } from 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CheckInDeps, CheckInRequest } from '../../domain/check-in.ts';
 import { IssuerError } from '../../domain/errors.ts';
-import { inTicketOrder, SCAN_BY_ACTION, ticketOfScan } from '../../domain/scan-batch.ts';
+import { applyUpload, SCAN_BY_ACTION, ticketOfScan, unserved } from '../../domain/scan-batch.ts';
 import { annulByScanner, type AnnulRequest } from '../../domain/annul.ts';
 import { annulSchema } from '../schemas/annul.ts';
 import { annulDeps } from './annul.ts';
 import type { ApiKeyRecord } from '../../store/store.ts';
-import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../store/unavailable.ts';
+import { STORE_RETRY_AFTER_SECONDS } from '../../store/unavailable.ts';
 import { scannerKeyOf, scannerLogFields } from '../auth.ts';
 import type { App, AppContext } from '../context.ts';
 import { envelope, FRAMEWORK_ERRORS, STATUS_OF, validationEnvelope } from '../errors.ts';
@@ -56,30 +56,21 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
       // The event's settings read once, before the scans ask for them all at once.
       const rules = await upload.deps.rules?.(upload.key.eid);
       const scans = request.body.scans as Scan[];
-      // Check-ins of an event where no holder comes in twice join the store's batches, which hold no
-      // connection each; the others take a transaction each, a few at a time.
+      // An event where no holder comes in twice: check-ins that join the store's batches, each holding
+      // no connection; otherwise as many at once as the store allows.
       const concurrency = rules?.reentry === false ? Number.POSITIVE_INFINITY : ctx.store.checkIns.uploadConcurrency;
-      let unavailable: unknown = null;
-      const results = await inTicketOrder(
+      const storeServes = () =>
+        ctx.store.ping().then(
+          () => true,
+          () => false,
+        );
+      const results = await applyUpload(
         scans,
         ticketOfScan(scans),
         (scan) => resultOf(upload, scan),
-        (error, scan) => {
-          unavailable ??= error;
-          return unavailableResult(upload, scan, error);
-        },
-        concurrency,
+        (scan) => unavailableResult(upload, scan),
+        { concurrency, storeServes },
       );
-      // A store that could not serve some scans answers them 503 inside the results; one that is down
-      // answers the whole upload 503, so that the scanner keeps its queue and retries it.
-      if (
-        unavailable !== null &&
-        !(await ctx.store.ping().then(
-          () => true,
-          () => false,
-        ))
-      )
-        throw unavailable;
       return { results };
     },
   );
@@ -106,25 +97,17 @@ function uploadOf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply)
 
 /**
  * The answer of a scan the store could not serve: its single endpoint's 503 (the body's
- * `retry_after_seconds` stands for the header an upload cannot carry per scan). Anything else thrown
- * is the issuer's fault: 500, logged.
+ * `retry_after_seconds` stands for the header an upload cannot carry per scan).
  */
-function unavailableResult(upload: Upload, scan: Scan, error: unknown): ScanUploadResult {
+function unavailableResult(upload: Upload, scan: Scan): ScanUploadResult {
   const idempotency_key = typeof scan.idempotency_key === 'string' ? scan.idempotency_key : null;
-  if (isStoreUnavailable(error) || (error instanceof IssuerError && STATUS_OF[error.code] === 503)) {
-    upload.request.log.warn({ err: error, ...scannerLogFields(upload.request) }, 'scan of an upload not served');
-    const details = { retry_after_seconds: STORE_RETRY_AFTER_SECONDS };
-    return {
-      idempotency_key,
-      status_code: 503,
-      body: envelope('UNAVAILABLE', 'the store is unavailable; retry later', details),
-    };
-  }
-  upload.request.log.error({ err: error, ...scannerLogFields(upload.request) }, 'scan of an upload failed');
-  const body = envelope('INTERNAL', 'internal error; retry with exponential backoff', {
-    request_id: upload.request.id,
-  });
-  return { idempotency_key, status_code: 500, body };
+  upload.request.log.warn(scannerLogFields(upload.request), 'scan of an upload not served: store unavailable');
+  const details = { retry_after_seconds: STORE_RETRY_AFTER_SECONDS };
+  return {
+    idempotency_key,
+    status_code: 503,
+    body: envelope('UNAVAILABLE', 'the store is unavailable; retry later', details),
+  };
 }
 
 /** A scan's result: what its single endpoint would have answered, status and body. */
@@ -175,13 +158,13 @@ async function decide(upload: Upload, action: ScanAction, body: Scan): Promise<A
   }
 }
 
-/** A scan's failure as the error handler renders it; a store that cannot serve fails the upload instead. */
+/** A scan's failure as the error handler renders it; one for want of the store is the upload's to answer. */
 function refusal(request: FastifyRequest, error: unknown): Answer {
-  if (error instanceof IssuerError && STATUS_OF[error.code] !== 503) {
+  if (unserved(error)) throw error;
+  if (error instanceof IssuerError) {
     if (STATUS_OF[error.code] >= 500) request.log.error({ err: error, ...scannerLogFields(request) }, 'scan failed');
     return { status: STATUS_OF[error.code], body: envelope(error.code, error.message, error.details) };
   }
-  if (error instanceof IssuerError || isStoreUnavailable(error)) throw error;
   request.log.error({ err: error, ...scannerLogFields(request) }, 'scan of an upload failed');
   const body = envelope('INTERNAL', 'internal error; retry with exponential backoff', { request_id: request.id });
   return { status: 500, body };

@@ -1,7 +1,7 @@
 import { keyRefusal } from '../key-standing.ts';
 import { type KnownAttempt, replayOrConflict } from '../replay.ts';
 import type { CheckInAttempt, CheckInResult, CheckInVerdict, PresenceDecider, ScanOutcome } from '../store.ts';
-import { planCheckIn, withNotInside } from '../check-in-plan.ts';
+import { planCheckIn, withNotInside } from '../../domain/check-in-plan.ts';
 import { type BatchState, knownKey } from './check-in-reads.ts';
 import type { LoggedScan, PlannedAttempt, Remembered } from './check-in-writes.ts';
 

@@ -3,7 +3,7 @@ import type { KnownAttempt } from '../replay.ts';
 import { type Row, TICKET_COLUMNS_SQL, toGate } from '../rows.ts';
 import type { ApiKeyRecord, CheckInAttempt, GateRecord, Presence, TicketRecord } from '../store.ts';
 import type { LateExit } from '../late-exit.ts';
-import type { HolderRows } from '../check-in-plan.ts';
+import type { HolderRows } from '../../domain/check-in-plan.ts';
 
 /** Locks the batch's tickets in tid order (param: their tids), a statement before the read. */
 export const LOCK_TICKETS_SQL = 'SELECT tid FROM tickets WHERE tid = ANY($1::text[]) ORDER BY tid FOR UPDATE';

@@ -1,4 +1,4 @@
-import type { CheckInPlan } from '../check-in-plan.ts';
+import type { CheckInPlan } from '../../domain/check-in-plan.ts';
 import type { KnownAttempt } from '../replay.ts';
 import type { CheckInAttempt, Presence, ScanOutcome } from '../store.ts';
 

@@ -25,7 +25,8 @@ import type {
   TicketRecord,
 } from '../store.ts';
 import { LOCK_IDEMPOTENCY, lockNumber } from './check-in-batch.ts';
-import { type HolderRows, planCheckIn, UPSERT_PRESENCE_SQL } from '../check-in-plan.ts';
+import { type HolderRows, planCheckIn } from '../../domain/check-in-plan.ts';
+import { UPSERT_PRESENCE_SQL } from '../entries.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';

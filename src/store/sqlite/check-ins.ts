@@ -27,7 +27,8 @@ import {
   scanValues,
 } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
-import { type CheckInPlan, type HolderRows, planCheckIn, UPSERT_PRESENCE_SQL } from '../check-in-plan.ts';
+import { type CheckInPlan, type HolderRows, planCheckIn } from '../../domain/check-in-plan.ts';
+import { UPSERT_PRESENCE_SQL } from '../entries.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';

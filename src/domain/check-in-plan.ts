@@ -8,17 +8,10 @@
  * keeps each ticket's rows up to date in memory between them (`HolderRows`). Adding a move means
  * adding it here, never to a writer.
  */
-import { autoExitMessage, checkedInMessage, checkedOutMessage } from './outbox-data.ts';
-import { lateExitMessage, type LateExit } from './late-exit.ts';
-import type { CheckInAttempt, CheckInVerdict, Presence, TicketRecord } from './records.ts';
-import type { OutboxMessage } from './webhook-records.ts';
-
-/**
- * The holder's presence as a plan leaves it (params: tid, eid, inside, checked_out_at); SQL shared by
- * every backend (`?` placeholders).
- */
-export const UPSERT_PRESENCE_SQL = `INSERT INTO presence (tid, eid, inside, checked_out_at) VALUES (?, ?, ?, ?)
-  ON CONFLICT (tid) DO UPDATE SET inside = excluded.inside, checked_out_at = excluded.checked_out_at`;
+import { autoExitMessage, checkedInMessage, checkedOutMessage } from '../store/outbox-data.ts';
+import { lateExitMessage, type LateExit } from '../store/late-exit.ts';
+import type { CheckInAttempt, CheckInVerdict, Presence, TicketRecord } from '../store/records.ts';
+import type { OutboxMessage } from '../store/webhook-records.ts';
 
 /** What a check-in's transaction holds of the ticket (locked), and what a plan changes. */
 export interface HolderRows {
