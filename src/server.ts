@@ -8,6 +8,30 @@ const SHUTDOWN_GRACE_MS = 10_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const issuer = await openIssuer(config);
+  // Listened for before the server listens: a signal that arrives at any moment from here on closes
+  // the issuer with grace (Node's default for SIGTERM would end the process at once, log lines unwritten).
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    issuer.app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    setTimeout(() => {
+      process.stderr.write('shutdown: requests still in flight after 10 s; exiting\n');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    // The log's last lines may still be in its buffer: written out before the process ends.
+    const log = issuer.app.log as unknown as { flush?: (done: () => void) => void };
+    const exit = (code: number) => (log.flush ? log.flush(() => process.exit(code)) : process.exit(code));
+    issuer.close().then(
+      () => exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown: ${error instanceof Error ? error.message : String(error)}\n`);
+        exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   let address: string;
   try {
     address = await issuer.app.listen({ port: config.port, host: config.host });
@@ -38,26 +62,6 @@ async function main(): Promise<void> {
     );
   }
   process.stderr.write(`Ticket issuer listening on ${address} (iss ${issuer.config.baseUrl})\n`);
-
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    issuer.app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    setTimeout(() => {
-      process.stderr.write('shutdown: requests still in flight after 10 s; exiting\n');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
-    issuer.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`shutdown: ${error instanceof Error ? error.message : String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {
