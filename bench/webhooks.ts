@@ -128,8 +128,8 @@ async function webhookCost(store: Store) {
 /** Times the store's claims and recordings of attempts while the worker runs. */
 function timeWorkerQueries(store: Store) {
   const spent = { claims: 0, claimMs: 0, claimed: 0, finishes: 0, finishMs: 0 };
-  const claim = store.webhooks.claimWebhookMessages.bind(store);
-  const finish = store.webhooks.finishWebhookAttempts.bind(store);
+  const claim = store.webhooks.claimWebhookMessages.bind(store.webhooks);
+  const finish = store.webhooks.finishWebhookAttempts.bind(store.webhooks);
   store.webhooks.claimWebhookMessages = async (request) => {
     const started = performance.now();
     const claimed = await claim(request);

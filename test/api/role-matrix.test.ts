@@ -82,7 +82,7 @@ for (const backend of BACKENDS) {
       if (backend.skip !== undefined) return;
       const opened = await backend.open();
       drop = opened.drop;
-      const eventOf = opened.store.events.eventOf.bind(opened.store);
+      const eventOf = opened.store.events.eventOf.bind(opened.store.events);
       opened.store.events.eventOf = async (resource, id) => {
         eventReads += 1;
         return eventOf(resource, id);

@@ -8,7 +8,7 @@ test('an event’s re-entry setting is read at most once a second, and at once a
   const store = new SqliteStore(':memory:');
   let now = 0;
   let reads = 0;
-  const getEvent = store.events.getEvent.bind(store);
+  const getEvent = store.events.getEvent.bind(store.events);
   store.events.getEvent = async (eid) => {
     reads += 1;
     return getEvent(eid);
