@@ -55,6 +55,18 @@ export interface ScanResult {
    * device's own judgement), e.g. `next_entry_at` or `valid_days`.
    */
   refusal?: RuleRefusal;
+  /**
+   * On an entry's verdict: the ticket's count of entries, the scan itself included when admitted (the
+   * issuer's `ticket.entries`, or its refusal's `details.entries`; offline, the entries the device
+   * knows). Absent where neither says (an exit, an answer without it).
+   */
+  entries?: number;
+}
+
+/** The count of entries an issuer's answer (its `ticket`, or a refusal's details) carries, if any. */
+export function answeredEntries(from: { entries?: unknown } | null | undefined): Pick<ScanResult, 'entries'> {
+  const entries = from?.entries;
+  return typeof entries === 'number' && Number.isSafeInteger(entries) ? { entries } : {};
 }
 
 /** What scanning needs from the scanner. */
