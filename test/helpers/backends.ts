@@ -17,11 +17,21 @@ export interface BackendRun {
   issuer: () => TestIssuer;
 }
 
+/** How the suite's issuer is built: its store seen through `wrapStore` (default: as it is), its settings. */
+export interface BackendOptions {
+  wrapStore?: (store: Store) => Store;
+  env?: Record<string, string>;
+}
+
 /**
  * Registers `suite` once per backend: an in-memory SQLite store, and a fresh PostgreSQL database
  * (each test skipped loudly when no server answers, a failure under REQUIRE_SERVICES=1).
  */
-export async function eachBackend(title: string, suite: (run: BackendRun) => void): Promise<void> {
+export async function eachBackend(
+  title: string,
+  suite: (run: BackendRun) => void,
+  options: BackendOptions = {},
+): Promise<void> {
   const pg = await postgresAvailability(`${title} on PostgreSQL`);
   const backends: { backend: string; skip: string | undefined; open: () => Promise<Opened> }[] = [
     { backend: 'SQLite', skip: undefined, open: async () => ({ store: new SqliteStore(':memory:') }) },
@@ -43,7 +53,7 @@ export async function eachBackend(title: string, suite: (run: BackendRun) => voi
         if (skip !== undefined) return;
         const opened = await open();
         drop = opened.drop;
-        issuer = await testIssuer({ store: opened.store });
+        issuer = await testIssuer({ store: options.wrapStore?.(opened.store) ?? opened.store, env: options.env });
       });
       after(async () => {
         await issuer?.close();

@@ -54,6 +54,8 @@ export class VerdictView {
     ];
     this.fill(text.tone, text.word, text.word === 'Admit' ? `#${this.admitCount}` : null, parts);
     if (text.attention) this.element.dataset.attention = 'true';
+    // The ticket's count of entries, this one included when admitted: what the device and the issuer compare.
+    if (result.entries !== undefined) this.element.dataset.entries = String(result.entries);
     const unsynced = options.neverSynced || result.synced === false;
     if (unsynced && result.source === 'offline' && result.tid !== null) {
       this.element.append(' ', neverSyncedNotice());
@@ -113,6 +115,7 @@ export class VerdictView {
     this.element.replaceChildren(headline, ...rest);
     this.element.className = `verdict ${tone}`;
     delete this.element.dataset.attention;
+    delete this.element.dataset.entries;
   }
 }
 

@@ -37,25 +37,31 @@ export function knowledgeFor(ctx: ScanContext, batch?: ReadonlyMap<string, reado
  * The `scanned_at` of a ticket's entries as this device knows them, each once: the feed's check-ins,
  * the entries the issuer counted on this device's scans since that feed, this device's admissions
  * still queued, and `extra`; less the entries this device annulled (queued, or answered since that
- * feed). An entry known two ways is one instant (the feed's `at` is the scan's time).
+ * feed). The feed's entries are told apart by their idempotency keys (two gates may let two holders of
+ * one wristband in at the same instant); an entry known only by its instant (this device's own, or a
+ * feed from an issuer that names no key) is the feed's entry at that instant, if there is one.
  */
 export function entriesOf(ctx: ScanContext, tid: string, extra: readonly string[] = []): string[] {
   const annulled = new Set<number>();
   for (const entry of ctx.queue.annulled.get(tid) ?? []) if (entry.at !== null) annulled.add(Date.parse(entry.at));
   const items = ctx.queue.itemsOf(tid);
   for (const item of items) if (isAnnul(item)) annulled.add(Date.parse(item.entry_at));
-  const byInstant = new Map<number, string>();
-  const add = (at: string) => {
+  const entries: string[] = [];
+  const instants = new Set<number>();
+  const add = (at: string, key: string | null) => {
     const instant = Date.parse(at);
-    if (!byInstant.has(instant) && !annulled.has(instant)) byInstant.set(instant, at);
+    if (annulled.has(instant) || (key === null && instants.has(instant))) return;
+    instants.add(instant);
+    entries.push(at);
   };
-  for (const at of ctx.knowledge.entries?.get(tid) ?? []) add(at);
-  for (const entry of ctx.queue.entries.get(tid) ?? []) add(entry.at);
+  const keys = ctx.knowledge.entryKeys?.get(tid) ?? [];
+  (ctx.knowledge.entries?.get(tid) ?? []).forEach((at, i) => add(at, keys[i] ?? null));
+  for (const entry of ctx.queue.entries.get(tid) ?? []) add(entry.at, null);
   for (const item of items) {
-    if (!isAnnul(item) && item.direction !== 'out' && item.admitted_offline) add(item.scanned_at);
+    if (!isAnnul(item) && item.direction !== 'out' && item.admitted_offline) add(item.scanned_at, null);
   }
-  for (const at of extra) add(at);
-  return [...byInstant.values()];
+  for (const at of extra) add(at, null);
+  return entries;
 }
 
 /**

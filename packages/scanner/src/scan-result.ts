@@ -55,6 +55,18 @@ export interface ScanResult {
    * device's own judgement), e.g. `next_entry_at` or `valid_days`.
    */
   refusal?: RuleRefusal;
+  /**
+   * On an entry's verdict: the ticket's count of entries, the scan itself included when admitted (the
+   * issuer's `ticket.entries`, or its refusal's `details.entries`; offline, the entries the device
+   * knows). Absent where neither says (an exit, an answer without it).
+   */
+  entries?: number;
+}
+
+/** The count of entries an issuer's answer (its `ticket`, or a refusal's details) carries, if any. */
+export function answeredEntries(from: { entries?: unknown } | null | undefined): Pick<ScanResult, 'entries'> {
+  const entries = from?.entries;
+  return typeof entries === 'number' && Number.isSafeInteger(entries) ? { entries } : {};
 }
 
 /** What scanning needs from the scanner. */
@@ -64,7 +76,11 @@ export interface ScanContext {
   scannerId: string;
   keys: KeyRing;
   /** What the changes feed taught (admitted tickets, and this device's own entries, come from the queue). */
-  knowledge: Omit<LocalKnowledge, 'admitted'> & { checkIns?: Pick<ReadonlyMap<string, CheckInPlace>, 'get'> };
+  knowledge: Omit<LocalKnowledge, 'admitted'> & {
+    checkIns?: Pick<ReadonlyMap<string, CheckInPlace>, 'get'>;
+    /** The idempotency key of each of the feed's entries (`entries`), in the same order; null where none. */
+    entryKeys?: Pick<ReadonlyMap<string, readonly (string | null)[]>, 'get'>;
+  };
   /** The event's rules as the last sync read them: gates, re-entry, calendar, ticket types. */
   rules: KnownRules;
   /** Where exit scans go (absent: beside the check-in endpoint). */

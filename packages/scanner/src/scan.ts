@@ -1,5 +1,5 @@
 import type { CheckInAnswer, RuleRefusal } from '@ticket-issuer/protocol';
-import { holderOnDevice, knowledgeFor } from './device-knowledge.ts';
+import { entriesOf, holderOnDevice, knowledgeFor } from './device-knowledge.ts';
 import {
   IssuerHttpError,
   IssuerNetworkError,
@@ -11,6 +11,7 @@ import {
 } from './errors.ts';
 import { checkInBody, isAnnul, type QueuedScan } from './queue.ts';
 import {
+  answeredEntries,
   answeredNotes,
   contactAfter,
   notesOf,
@@ -79,6 +80,7 @@ export const offlineResult = (
   ticket: ScanTicket,
   contact: IssuerContact,
   local: OfflineVerdict,
+  entries?: number,
 ): ScanResult => ({
   verdict: scan.verdict,
   reason: scan.reason,
@@ -89,6 +91,7 @@ export const offlineResult = (
   ...(ctx.synced ? {} : { synced: false as const }),
   ticket,
   ...notesOf(local),
+  ...(entries === undefined ? {} : { entries }),
 });
 
 /**
@@ -111,10 +114,12 @@ export async function scanOffline(ctx: ScanContext, tokens: readonly string[], g
     scan.before = holderOnDevice(ctx, scan.tid, admittedNow.has(scan.tid));
     scan.admitted_offline = local.verdict === 'admit';
     scan.turned_away = !scan.admitted_offline;
+    // The entries the device knew when it decided, and this one when it lets the holder in.
+    const entries = entriesOf(ctx, scan.tid, admittedNow.get(scan.tid)).length + (scan.admitted_offline ? 1 : 0);
     if (scan.admitted_offline) admittedNow.set(scan.tid, [...(admittedNow.get(scan.tid) ?? []), scan.scanned_at]);
     scans.push(scan);
     const ticket = offlineTicket(ctx, scan, local.claims?.ticket_type ?? null);
-    results.push(offlineResult(ctx, scan, ticket, 'not_asked', local));
+    results.push(offlineResult(ctx, scan, ticket, 'not_asked', local, entries));
   }
   await ctx.queue.record(scans, [...admittedNow.keys()]);
   return results;
@@ -177,6 +182,7 @@ async function answered(ctx: ScanContext, scan: QueuedScan, answer: CheckInAnswe
       checked_in_gate: null,
     },
     ...answeredNotes(ticket, local),
+    ...answeredEntries(ticket),
   } satisfies ScanResult;
 }
 
@@ -216,12 +222,15 @@ async function unanswered(
       idempotency_key,
       issuer_contact: 'answered',
       ...answeredNotes(failure.details, local),
+      ...answeredEntries(failure.details),
     };
     if (ruled !== null) result.ticket = refusedTicket(failure.details, ticketType);
     if (ruled !== null && ruled !== 'ticket_type_not_admitted')
       result.refusal = failure.details as unknown as RuleRefusal;
     return result;
   }
+  // The entries the device knows before this scan is marked (it counts once marked admitted).
+  const entries = entriesOf(ctx, scan.tid).length + (scan.verdict === 'admit' ? 1 : 0);
   const mayHaveArrived =
     (failure instanceof IssuerNetworkError && failure.delivery === 'maybe') ||
     (failure instanceof IssuerHttpError && failure.status >= 500);
@@ -230,7 +239,7 @@ async function unanswered(
     maybe_sent_plain: mayHaveArrived,
     turned_away: scan.verdict === 'reject',
   });
-  return offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact, local);
+  return offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact, local, entries);
 }
 
 /**

@@ -18,8 +18,9 @@ export function syncJson(result: SyncResult): Record<string, unknown> {
 
 /**
  * A verdict line of `--json`: exactly the contract's fields (the screen's details stay out), the notes
- * for the gate (`attention`, `checkin_texts`), and `"synced": false` on a verdict decided on a device
- * that never synced the feed and the rules.
+ * for the gate (`attention`, `checkin_texts`), the ticket's `entries` on an entry's verdict (the scan
+ * itself included when admitted), and `"synced": false` on a verdict decided on a device that never
+ * synced the feed and the rules.
  */
 export function scanJson(result: ScanResult): Record<string, unknown> {
   const { verdict, reason, tid, source, idempotency_key, attention, checkin_texts } = result;
@@ -31,6 +32,7 @@ export function scanJson(result: ScanResult): Record<string, unknown> {
     idempotency_key,
     attention,
     checkin_texts,
+    ...(result.entries === undefined ? {} : { entries: result.entries }),
     ...(result.synced === false ? { synced: false } : {}),
   };
 }

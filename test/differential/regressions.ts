@@ -1,0 +1,134 @@
+/**
+ * The differential test's table of named histories: what it found (each disagreement it shrank, kept
+ * here with its diagnosis and the switch that lets the random run make it again) and paths that were
+ * hard to get right. A case with `known` is a disagreement of today's code: its test is marked todo
+ * (reported, not failing) until the fix lands; then `known` goes, and its switches join `ENABLED`.
+ */
+import type { Switch } from './generator.ts';
+import { type At, type History, NO_RULES, setup, type Setup, type Step, type TypeRules } from './history.ts';
+
+export interface Regression {
+  name: string;
+  history: History;
+  /** Switches the history needs besides `ENABLED` (the guards would skip its steps otherwise). */
+  switches: Switch[];
+  /** Which side is wrong, and where: a disagreement today's code has (the test is todo). */
+  known?: string;
+}
+
+const at = (device = 0, ticket = 0, gate = 0): At => ({ device, ticket, gate });
+const enter = (device = 0): Step => ({ kind: 'checkIn', ...at(device) });
+const leave = (device = 0): Step => ({ kind: 'checkOut', ...at(device) });
+const enterOffline = (device = 0): Step => ({ kind: 'offlineIn', ...at(device) });
+const leaveOffline = (device = 0): Step => ({ kind: 'offlineOut', ...at(device) });
+const sync = (device = 0): Step => ({ kind: 'sync', device });
+const wait = (minutes: number): Step => ({ kind: 'wait', minutes });
+const nextDay = (minutes: number, worker: boolean): Step => ({ kind: 'nextDay', minutes, worker });
+const together: Step = { kind: 'together' };
+
+/** A history of one ticket of type A (with these rules) on an event set up so. */
+function history(steps: Step[], event: Partial<Setup> = {}, typeA: Partial<TypeRules> = {}): History {
+  return { setup: setup({ ...event, types: { A: { ...NO_RULES, ...typeA }, B: NO_RULES } }), steps, probeGate: 0 };
+}
+
+const FALL_BACK_BERLIN: Partial<Setup> = {
+  start: '2026-10-24T10:00:00.000Z',
+  timezone: 'Europe/Berlin',
+  day_starts_at: '02:30',
+};
+
+export const REGRESSIONS: Regression[] = [
+  {
+    name: 'an exit answered not_inside is applied when the earlier offline entry arrives',
+    history: history([enterOffline(1), leave(0), sync(1)], { reentry: true }),
+    switches: ['exit_before_upload'],
+  },
+  {
+    name: 'an offline entry uploaded after the day start it missed is counted out at that start',
+    history: history([wait(600), enterOffline(1), nextDay(30, true), sync(1)], { auto_exit: true, reentry: true }),
+    switches: [],
+  },
+  {
+    name: 'a holder inside since yesterday is out at the scan before the worker runs',
+    history: history([wait(600), enter(0), nextDay(30, false), leaveOffline(1), sync(1), { kind: 'worker' }], {
+      auto_exit: true,
+      reentry: true,
+    }),
+    switches: [],
+  },
+  {
+    name: "an undo the issuer refuses for its shorter window leaves the device's entry counted",
+    history: history([enterOffline(1), sync(1), wait(11), { kind: 'annulQueued', pick: 0 }, sync(1)], {
+      reentry: true,
+    }),
+    switches: [],
+  },
+  {
+    name: 'issuer: an entry uploaded late behind an exit scanned after it leaves the holder inside',
+    history: history([enter(0), enterOffline(1), leave(0)], { reentry: true }),
+    switches: ['exit_before_upload'],
+    known:
+      'presence should follow scan time (in 10:00:10, in 10:00:20 uploaded at the end, out 10:00:30: out); the ' +
+      'admitted-offline entry sets the holder inside whatever moves come after it by scan time (src/domain/decide.ts, ' +
+      'the move of an entry, and src/store/{sqlite,postgres}/check-ins.ts apply it to presence as it arrives). ' +
+      'Devices agree today only because they too apply the feed in its order, not by scan time (FeedKnowledge.apply, ' +
+      'packages/scanner/src/knowledge.ts): the fix needs both sides, or a checked_out change after the late entry',
+  },
+  {
+    name: 'issuer: a late entry behind an automatic exit, once auto_exit is off, leaves the holder inside',
+    history: history(
+      [enter(0), enterOffline(0), nextDay(0, true), { kind: 'eventSettings', auto_exit: false }, sync(0)],
+      { auto_exit: true },
+    ),
+    switches: ['exit_before_upload'],
+    known:
+      'the same as above with the automatic exit at 00:00 as the exit: withMissedAutoExit (src/domain/decide.ts) ' +
+      'only patches it while auto_exit is on; the exit written at the day start should keep the holder out',
+  },
+  {
+    name: 'issuer: undoing an entry when an earlier-scanned entry arrived after it leaves the holder inside',
+    history: history([enterOffline(1), enter(0), sync(1), { kind: 'annulOnline', pick: 0 }], { reentry: true }),
+    switches: ['undo_after_late_entry'],
+  },
+  {
+    name: 'device: an admission the issuer refused for good (over 48 h old) still counts the holder inside',
+    history: history([enterOffline(0), wait(2900), sync(0)]),
+    switches: ['upload_after_48h'],
+    known:
+      'the issuer never counted it (400, too old), so it answers valid; the device that made it says ' +
+      'already_used with 0 entries: the tid stays in the journal’s admitted tickets (packages/scanner/src/' +
+      'journal-state.ts admittedTids, read by holderOnDevice in device-knowledge.ts) after the refusal',
+  },
+  {
+    name: "device: the organizer's undo of a device's own admission leaves that device saying already_used",
+    history: history([
+      { kind: 'deviceIn', ...at(0) },
+      { kind: 'annulAdmin', pick: 0 },
+    ]),
+    switches: ['admin_undo_of_device_entry'],
+    known:
+      "the feed's annulled change removes the entry (0 entries) but not the tid from the journal's admitted " +
+      'tickets, which holderOnDevice (packages/scanner/src/device-knowledge.ts) reads as "came in"; the issuer and ' +
+      'a new device answer valid',
+  },
+  {
+    name: "device: the organizer's undo of a device's offline admission, 20 minutes on, still leaves it inside",
+    history: history([enterOffline(0), sync(0), { kind: 'annulAdmin', pick: 0 }, wait(20)]),
+    switches: ['admin_undo_of_device_entry'],
+    known: 'as above: the admitted tid outlives the compaction of admissions after the undo window',
+  },
+  {
+    name: 'device: two entries at the same instant on two devices count as two',
+    history: history([enter(0), together, enter(1)], {}, { reentry: 'any' }),
+    switches: ['together'],
+  },
+  {
+    name: 'issuer: on a fall-back day the automatic exit is dated at the first 02:30, before a later entry',
+    history: history([enter(0), wait(880), { kind: 'worker' }, enter(1)], {
+      ...FALL_BACK_BERLIN,
+      auto_exit: true,
+      reentry: true,
+    }),
+    switches: ['dst_day_start'],
+  },
+];
