@@ -72,11 +72,14 @@ export function entriesOf(ctx: ScanContext, tid: string, extra: readonly string[
  * the same offline batch.
  */
 export function holderOnDevice(ctx: ScanContext, tid: string, admittedInBatch = false): HolderState {
-  let cameIn = ctx.knowledge.checkedIn.has(tid) || ctx.queue.admitted.has(tid);
+  // A ticket this device admitted counts as come in, unless the feed has taken back every entry it
+  // told of since (an organizer's undo of this device's admission among them).
+  const admittedHere = ctx.queue.admitted.has(tid) && ctx.knowledge.undone?.has(tid) !== true;
+  let cameIn = ctx.knowledge.checkedIn.has(tid) || admittedHere;
   let out = ctx.feedOut?.has(tid) === true;
   const own = ctx.queue.moves.get(tid);
   if (own?.to === 'out') out = true;
-  else if (own?.to === 'inside') out = false;
+  else if (own?.to === 'inside') [cameIn, out] = [true, false];
   else if (own?.to === 'unused') [cameIn, out] = [false, false];
   for (const item of ctx.queue.itemsOf(tid)) {
     if (isAnnul(item)) [cameIn, out] = [item.before !== 'unused', item.before === 'out'];

@@ -26,6 +26,8 @@ export interface StoredKnowledge {
    * entries (absent in files written before it existed: made from what they hold).
    */
   moves?: [string, string][];
+  /** Tickets whose every entry the feed told was annulled since (absent in files written before it existed). */
+  undone?: string[];
   /**
    * The id the knowledge journal's lines written after this snapshot carry (absent in files written
    * before the journal: their device keeps no such lines yet).
@@ -50,6 +52,7 @@ const LISTS: [field: keyof StoredKnowledge, ok: (value: unknown) => boolean][] =
       listOf(v, (p) => p.length === 3 && typeof p[0] === 'string' && typeof p[1] === 'string' && stringOrNull(p[2])),
   ],
   ['out', (v) => v === undefined || strings(v)],
+  ['undone', (v) => v === undefined || strings(v)],
   ['entries', (v) => listOf(v, (e) => e.length === 2 && typeof e[0] === 'string' && strings(e[1]))],
   [
     'entry_keys',

@@ -24,6 +24,11 @@ export class FeedKnowledge {
   readonly revoked = new Set<string>();
   readonly superseded = new Map<string, Set<string | null>>();
   readonly checkedIn = new Set<string>();
+  /**
+   * Tickets whose every entry the feed told was annulled since (an organizer's undo included): what
+   * this device remembers of admitting them is taken back too, until the feed tells of a new entry.
+   */
+  readonly undone = new Set<string>();
   /** When and where the feed's check-ins happened, for the verdict screen. */
   readonly checkIns = new Map<string, CheckInPlace>();
   /** Tickets whose holder went out, as the feed tells (an entry after the exit takes them off). */
@@ -79,6 +84,7 @@ export class FeedKnowledge {
     } else if (record[0] === 'i') {
       const [, , at, gate_id, key] = record;
       this.checkedIn.add(tid);
+      this.undone.delete(tid);
       this.out.delete(tid);
       this.addMove(tid, 'i');
       if (at !== null) {
@@ -115,6 +121,7 @@ export class FeedKnowledge {
     if (!rest.includes('i')) {
       this.checkedIn.delete(tid);
       this.checkIns.delete(tid);
+      this.undone.add(tid);
     } else {
       // The entry before it, where the feed said when (its gate is not kept).
       const at = this.entries.get(tid)?.at(-1);
@@ -144,6 +151,7 @@ export class FeedKnowledge {
       revoked: [...this.revoked],
       superseded,
       checked_in: [...this.checkedIn],
+      undone: [...this.undone],
       check_ins: [...this.checkIns].map(([tid, place]) => [tid, place.at, place.gate_id]),
       out: [...this.out],
       entries: [...this.entries],
@@ -166,6 +174,7 @@ export class FeedKnowledge {
     knowledge.rulesSyncedAt = data.rules_synced_at ?? null;
     for (const tid of data.revoked) knowledge.revoked.add(tid);
     for (const tid of data.checked_in) knowledge.checkedIn.add(tid);
+    for (const tid of data.undone ?? []) knowledge.undone.add(tid);
     for (const [tid, jti] of data.superseded) knowledge.supersede(tid, jti);
     for (const [tid, at, gate_id] of data.check_ins ?? []) knowledge.checkIns.set(tid, { at, gate_id });
     for (const tid of data.out ?? []) knowledge.out.add(tid);

@@ -78,6 +78,8 @@ export interface ScanContext {
   /** What the changes feed taught (admitted tickets, and this device's own entries, come from the queue). */
   knowledge: Omit<LocalKnowledge, 'admitted'> & {
     checkIns?: Pick<ReadonlyMap<string, CheckInPlace>, 'get'>;
+    /** Tickets whose every entry the feed told was annulled since (see FeedKnowledge.undone). */
+    undone?: Pick<ReadonlySet<string>, 'has'>;
     /** The idempotency key of each of the feed's entries (`entries`), in the same order; null where none. */
     entryKeys?: Pick<ReadonlyMap<string, readonly (string | null)[]>, 'get'>;
   };
