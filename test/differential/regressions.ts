@@ -91,13 +91,9 @@ export const REGRESSIONS: Regression[] = [
     switches: ['undo_after_late_entry'],
   },
   {
-    name: 'device: an admission the issuer refused for good (over 48 h old) still counts the holder inside',
+    name: 'device: an admission the issuer refused for good (over 48 h old) no longer counts the holder inside',
     history: history([enterOffline(0), wait(2900), sync(0)]),
     switches: ['upload_after_48h'],
-    known:
-      'the issuer never counted it (400, too old), so it answers valid; the device that made it says ' +
-      'already_used with 0 entries: the tid stays in the journal’s admitted tickets (packages/scanner/src/' +
-      'journal-state.ts admittedTids, read by holderOnDevice in device-knowledge.ts) after the refusal',
   },
   {
     name: "device: the organizer's undo of a device's own admission lets that device admit again",

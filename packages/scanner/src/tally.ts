@@ -123,14 +123,16 @@ function moveOf(scan: QueuedScan, status: string): Moved | undefined {
 }
 
 /**
- * An admission this device made offline that the entry rules refuse now (a 403 naming `not_valid_now`,
- * `entry_limit_reached` or `too_soon`): the issuer keeps the refusal, and still counts the entry and
- * the holder inside, for they did go in.
+ * The holder's move a refusal of an admission this device made offline makes. The entry rules'
+ * refusals (a 403 naming `not_valid_now`, `entry_limit_reached` or `too_soon`): the issuer keeps the
+ * refusal, and still counts the entry and the holder inside, for they did go in. Any other refusal
+ * for good (a scan over 48 hours old, another scope, a key reused): the issuer never counted it, so
+ * the device takes it back too, and the holder is where they were before it.
  */
 function refusedEntry(scan: QueuedScan, error: IssuerHttpError): Moved | undefined {
+  if (!scan.admitted_offline || scan.direction === 'out') return undefined;
   const ruled = (RULE_REFUSALS as readonly unknown[]).includes(error.details.reason);
-  if (!ruled || !scan.admitted_offline || scan.direction === 'out') return undefined;
-  return { tid: scan.tid, to: 'inside', at: scan.scanned_at };
+  return ruled ? { tid: scan.tid, to: 'inside', at: scan.scanned_at } : { tid: scan.tid, to: scan.before ?? 'unused' };
 }
 
 /** What an upload settled: the report's counts, and the acknowledgements and refusals it writes. */

@@ -95,6 +95,20 @@ describe('sync', () => {
     assert.equal(line!.scan.tid, 'T2');
   });
 
+  test('an admission refused for good is taken back: the device admits that holder again, as the issuer would', async () => {
+    const { scanner } = await openScanner(enrolledStorage(key), key, (body) =>
+      body.tid === 'T2'
+        ? envelope(400, 'INVALID_REQUEST', 'scanned_at is more than 48 hours in the past')
+        : valid(body, []),
+    );
+    await scanner.scan([tokens.T1!, tokens.T2!], { offline: true });
+    assert.deepEqual((await scanner.sync()).refused, 1);
+    // The issuer counted T1's entry and never T2's: offline, T1 is inside and T2 has not come in.
+    const [again1, again2] = await scanner.scan([tokens.T1!, tokens.T2!], { offline: true });
+    assert.equal(again1!.reason, 'already_used');
+    assert.equal(again2!.reason, 'valid');
+  });
+
   test('a 409 for a scan that may have reached the issuer without admitted_offline is resent without it', async () => {
     const held = new Map<string, boolean>();
     const handler: Handler = (body) => {
