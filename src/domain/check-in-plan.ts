@@ -74,7 +74,9 @@ function startsFrom(ticket: TicketRecord, from: 'unused' | 'out' | 'inside'): bo
  * its move names) makes the ticket's last entry the later of the two, puts the holder inside (keeping
  * when they last went out), counts the entry, appends its `checked_in`, and then, for a holder who was
  * not inside already, the exit it turns into one (late-exit.ts) and the automatic exit it missed
- * (`autoExitAt`). An exit takes a holder inside out. Anything else writes nothing.
+ * (`autoExitAt`). Presence follows scan time: an entry scanned before the holder's last exit (an
+ * upload behind it) leaves them out and counts as a repeat. An exit takes a holder inside out.
+ * Anything else writes nothing.
  */
 export function planCheckIn(
   rows: HolderRows | null,
@@ -88,8 +90,10 @@ export function planCheckIn(
   const { ticket, presence } = rows;
   const wasInside = presence?.inside === true;
   const last = ticket.checked_in_at !== null && ticket.checked_in_at > move.at ? ticket.checked_in_at : move.at;
-  const checkedInAt = move.from === 'inside' ? last : move.at;
-  let after: Presence = { inside: true, checked_out_at: presence?.checked_out_at ?? null };
+  // An entry scanned before the holder's last exit (uploaded late): that exit took them out after it.
+  const behindExit = !wasInside && presence?.checked_out_at != null && presence.checked_out_at > move.at;
+  const checkedInAt = move.from === 'inside' || behindExit ? last : move.at;
+  let after: Presence = behindExit ? presence : { inside: true, checked_out_at: presence?.checked_out_at ?? null };
   const changes: PlannedChange[] = [
     {
       type: 'checked_in',
@@ -102,7 +106,7 @@ export function planCheckIn(
       message: checkedInMessage(ticket, attempt, move.at),
     },
   ];
-  if (!wasInside) {
+  if (!wasInside && !behindExit) {
     const exit = rows.notInside.find(
       (e) => e.scanned_at > move.at && (after.checked_out_at === null || e.scanned_at > after.checked_out_at),
     );
@@ -122,9 +126,10 @@ export function planCheckIn(
   const plan: CheckInPlan = {
     checkedInAt,
     presence: after,
-    entry: verdict.counted === true ? { at: move.at, wasInside } : null,
+    entry: verdict.counted === true ? { at: move.at, wasInside: wasInside || behindExit } : null,
     firstEntry: ticket.checked_in_at === null,
-    repeat: wasInside,
+    // Occupancy does not move for it: the holder was inside before it, or in and out between.
+    repeat: wasInside || behindExit,
     changes,
   };
   return { plan, rows: { ...rows, ticket: { ...ticket, checked_in_at: checkedInAt }, presence: after } };

@@ -85,6 +85,38 @@ await eachBackend('one truth for a holder', ({ it: itOn, issuer }) => {
   });
 
   itOn(
+    'presence follows scan time: an admission uploaded behind a later-scanned exit leaves the holder out',
+    async () => {
+      const t = issuer();
+      t.clock.set('2026-06-01T18:20:00Z');
+      const f = await festival(t, { reentry: true });
+      const tid = await f.ticket();
+      await f.call('POST', '/api/v1/tickets/check-in', f.scan(tid, '2026-06-01T18:00:00Z'));
+      await f.call('POST', '/api/v1/tickets/check-out', f.scan(tid, '2026-06-01T18:10:00Z'));
+      // Another gate let them in again at 18:05, offline, and uploads it after the 18:10 exit.
+      const [late] = await f.upload([
+        { action: 'check_in', ...f.scan(tid, '2026-06-01T18:05:00Z', { admitted_offline: true }) },
+      ]);
+      assert.equal(late.status_code, 200);
+      assert.equal(late.body.ticket.entries, 2);
+      const now = await f.status(tid);
+      assert.equal(now.inside, false, 'the 18:10 exit came after it');
+      assert.equal(now.entries, 2, 'the admission still counts');
+      assert.equal((await f.occupancy()).inside, 0);
+      const moves = (await f.feed()).filter((c) => c.tid === tid).map((c) => [c.type, c.at]);
+      assert.deepEqual(moves, [
+        ['checked_in', '2026-06-01T18:00:00Z'],
+        ['checked_out', '2026-06-01T18:10:00Z'],
+        ['checked_in', '2026-06-01T18:05:00Z'],
+      ]);
+      // They are let in again as anyone who went out.
+      const again = await f.call('POST', '/api/v1/tickets/check-in', f.scan(tid, '2026-06-01T18:20:00Z'));
+      assert.equal(again.body.status, 'valid');
+      assert.equal((await f.occupancy()).inside, 1);
+    },
+  );
+
+  itOn(
     'a holder inside since before the day start is out at the scan, before the automatic exit is written',
     async () => {
       const t = issuer();

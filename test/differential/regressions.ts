@@ -64,26 +64,17 @@ export const REGRESSIONS: Regression[] = [
     switches: [],
   },
   {
-    name: 'issuer: an entry uploaded late behind an exit scanned after it leaves the holder inside',
+    name: 'an entry uploaded late behind an exit scanned after it leaves the holder out',
     history: history([enter(0), enterOffline(1), leave(0)], { reentry: true }),
     switches: ['exit_before_upload'],
-    known:
-      'presence should follow scan time (in 10:00:10, in 10:00:20 uploaded at the end, out 10:00:30: out); the ' +
-      'admitted-offline entry sets the holder inside whatever moves come after it by scan time (src/domain/decide.ts, ' +
-      'the move of an entry, and src/store/{sqlite,postgres}/check-ins.ts apply it to presence as it arrives). ' +
-      'Devices agree today only because they too apply the feed in its order, not by scan time (FeedKnowledge.apply, ' +
-      'packages/scanner/src/knowledge.ts): the fix needs both sides, or a checked_out change after the late entry',
   },
   {
-    name: 'issuer: a late entry behind an automatic exit, once auto_exit is off, leaves the holder inside',
+    name: 'a late entry behind an automatic exit, once auto_exit is off, leaves the holder out',
     history: history(
       [enter(0), enterOffline(0), nextDay(0, true), { kind: 'eventSettings', auto_exit: false }, sync(0)],
       { auto_exit: true },
     ),
     switches: ['exit_before_upload'],
-    known:
-      'the same as above with the automatic exit at 00:00 as the exit: withMissedAutoExit (src/domain/decide.ts) ' +
-      'only patches it while auto_exit is on; the exit written at the day start should keep the holder out',
   },
   {
     name: 'issuer: undoing an entry when an earlier-scanned entry arrived after it leaves the holder inside',

@@ -15,7 +15,7 @@ import { JOURNALS } from './storage/storage.ts';
  */
 export type FeedRecord =
   | ['i', string, string | null, string | null, string | null]
-  | ['o', string]
+  | ['o', string, (string | null)?]
   | ['r', string]
   | ['s', string, string | null]
   | ['n', string, boolean, string | null]
@@ -49,7 +49,7 @@ export function recordOf(change: Change): FeedRecord | null {
     case 'checked_in':
       return ['i', tid, text(change.at), text(change.gate_id), text(change.idempotency_key)];
     case 'checked_out':
-      return ['o', tid];
+      return ['o', tid, text(change.at)];
     case 'revoked':
       return ['r', tid];
     case 'token_superseded':
@@ -71,7 +71,8 @@ export function isFeedRecord(value: unknown): value is FeedRecord {
   const [kind, , a, b, c] = value as unknown[];
   const size = value.length;
   if (kind === 'i') return size === 5 && isText(a) && isText(b) && isText(c);
-  if (kind === 'o' || kind === 'r') return size === 2;
+  if (kind === 'o') return size === 2 || (size === 3 && isText(a));
+  if (kind === 'r') return size === 2;
   if (kind === 's') return size === 3 && isText(a);
   if (kind === 'n') return size === 4 && typeof a === 'boolean' && isText(b);
   return kind === 'a' && (size === 2 || (size === 3 && isText(a)));

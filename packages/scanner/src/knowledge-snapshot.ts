@@ -15,6 +15,8 @@ export interface StoredKnowledge {
   check_ins?: [string, string, string | null][];
   /** Tickets whose holder went out (their last entry or exit in the feed was an exit). */
   out?: string[];
+  /** `[tid, at]`: when each of those holders last went out (absent in files written before it existed). */
+  out_at?: [string, string][];
   /** `[tid, [at…]]`: the `at` of each of the feed's check-ins (absent in files written before it existed). */
   entries?: [string, string[]][];
   /** `[tid, [key…]]`: each of those check-ins' idempotency key, null where the feed named none. */
@@ -53,6 +55,7 @@ const LISTS: [field: keyof StoredKnowledge, ok: (value: unknown) => boolean][] =
   ],
   ['out', (v) => v === undefined || strings(v)],
   ['undone', (v) => v === undefined || strings(v)],
+  ['out_at', (v) => listOf(v, (p) => p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string')],
   ['entries', (v) => listOf(v, (e) => e.length === 2 && typeof e[0] === 'string' && strings(e[1]))],
   [
     'entry_keys',

@@ -33,6 +33,11 @@ export class FeedKnowledge {
   readonly checkIns = new Map<string, CheckInPlace>();
   /** Tickets whose holder went out, as the feed tells (an entry after the exit takes them off). */
   readonly out = new Set<string>();
+  /**
+   * When each holder last went out, as the feed tells (only exits whose change said when), kept when
+   * they come in again: the issuer keeps it too.
+   */
+  readonly outAt = new Map<string, string>();
   /** The `at` (the scan's time) of every entry the feed told, by tid: what the entry rules count. */
   readonly entries = new Map<string, string[]>();
   /** The idempotency key of each of those entries, in the same order (null: the feed named none). */
@@ -81,14 +86,28 @@ export class FeedKnowledge {
     else if (record[0] === 'o') {
       this.out.add(tid);
       this.addMove(tid, 'o');
+      const at = record[2];
+      if (typeof at === 'string') this.outAt.set(tid, at);
+      else this.outAt.delete(tid);
     } else if (record[0] === 'i') {
       const [, , at, gate_id, key] = record;
       this.checkedIn.add(tid);
       this.undone.delete(tid);
-      this.out.delete(tid);
-      this.addMove(tid, 'i');
+      // Presence follows scan time: an entry scanned before the holder's last exit (uploaded after it)
+      // leaves them out, and takes its place before that exit among the moves.
+      const outAt = this.outAt.get(tid);
+      const behindExit = at !== null && this.out.has(tid) && outAt !== undefined && outAt > at;
+      if (behindExit) {
+        const moves = this.moves.get(tid) ?? '';
+        const exit = moves.lastIndexOf('o');
+        this.setMoves(tid, moves.slice(0, exit) + 'i' + moves.slice(exit));
+      } else {
+        this.out.delete(tid);
+        this.addMove(tid, 'i');
+      }
       if (at !== null) {
-        this.checkIns.set(tid, { at, gate_id });
+        const last = this.checkIns.get(tid);
+        if (!behindExit || last === undefined || last.at < at) this.checkIns.set(tid, { at, gate_id });
         this.addEntry(tid, at, key);
       }
     } else if (record[0] === 's') this.supersede(tid, record[2]);
@@ -154,6 +173,7 @@ export class FeedKnowledge {
       undone: [...this.undone],
       check_ins: [...this.checkIns].map(([tid, place]) => [tid, place.at, place.gate_id]),
       out: [...this.out],
+      out_at: [...this.outAt],
       entries: [...this.entries],
       entry_keys: [...this.entryKeys],
       notes: [...this.notes].map(([tid, notes]) => [tid, notes.attention, notes.checkin_text]),
@@ -178,6 +198,7 @@ export class FeedKnowledge {
     for (const [tid, jti] of data.superseded) knowledge.supersede(tid, jti);
     for (const [tid, at, gate_id] of data.check_ins ?? []) knowledge.checkIns.set(tid, { at, gate_id });
     for (const tid of data.out ?? []) knowledge.out.add(tid);
+    for (const [tid, at] of data.out_at ?? []) knowledge.outAt.set(tid, at);
     // A file from before entries were kept: each check-in it knows counts once.
     const keysOf = new Map(data.entry_keys ?? []);
     for (const [tid, ats] of data.entries ?? [...knowledge.checkIns].map(([tid, p]) => [tid, [p.at]] as const)) {

@@ -78,4 +78,28 @@ describe('a synced device answers as the issuer', () => {
     assert.equal((await offlineVerdict(feed, wristband, '2026-06-01T10:30:00Z')).reason, 'valid');
     assert.equal((await offlineVerdict(feed, wristband, '2026-06-01T10:29:00Z')).reason, 'too_soon');
   });
+
+  test('presence follows scan time: an entry uploaded after a later-scanned exit leaves the holder out', async () => {
+    const exit: Change = {
+      type: 'checked_out',
+      tid: TID,
+      at: '2026-06-01T10:30:00Z',
+      scanner_id: 'gate-a',
+      gate_id: null,
+    };
+    // In at 10:00, out at 10:30, then an entry scanned at 10:20 offline arrives: the holder is out.
+    const feed = [entry('2026-06-01T10:00:00Z', 'k1'), exit, entry('2026-06-01T10:20:00Z', 'k2')];
+    const afterExit = rules(false, { reentry: 'after_exit' });
+    assert.equal((await offlineVerdict(feed, afterExit, '2026-06-01T11:00:00Z')).reason, 'valid');
+    // An entry scanned after the exit puts them inside, whatever the order it arrived in.
+    const later = [entry('2026-06-01T10:00:00Z', 'k1'), exit, entry('2026-06-01T10:40:00Z', 'k3')];
+    assert.equal((await offlineVerdict(later, afterExit, '2026-06-01T11:00:00Z')).reason, 'already_used');
+    // Undoing the entry that followed the exit leaves the holder out, and the late entry does not put them back.
+    const undone: Change[] = [
+      ...later,
+      { type: 'annulled', tid: TID, idempotency_key: 'k3', scanner_id: 'gate-a', at: '2026-06-01T10:41:00Z' },
+      entry('2026-06-01T10:20:00Z', 'k2'),
+    ];
+    assert.equal((await offlineVerdict(undone, afterExit, '2026-06-01T11:00:00Z')).reason, 'valid');
+  });
 });
