@@ -3,7 +3,7 @@ import type { UserChange, UserRecord } from '../store/people-store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
 import { hashSecret, isSecretShaped, newSecret, newUserId } from './ids.ts';
-import { hashPassword, passwordProblem } from './passwords.ts';
+import { type Derive, hashPassword, passwordProblem } from './passwords.ts';
 import type { Principal, Role, Via } from './roles.ts';
 import { HOUR_MS, toStored, toWire } from './time.ts';
 import { noteAudit } from '../store/audit-context.ts';
@@ -176,18 +176,22 @@ export const invitationRefused = () =>
 
 /**
  * Sets a person's password from their invitation: once, within its 72 hours; `refused` for a token
- * that is unknown, used or expired (or a disabled person's). The password is hashed before the
- * invitation is taken (the hash is slow, the taking is one short transaction).
+ * that is unknown, used or expired (or a disabled person's). The invitation is looked up before the
+ * password is hashed (a made-up token costs no hash), and taken after (the hash is slow, the taking
+ * is one short transaction that checks it all again).
  */
 export async function acceptInvitation(
   store: Store,
   clock: Clock,
+  derive: Derive,
   token: string,
   password: string,
 ): Promise<UserRecord | 'refused'> {
   const problem = passwordProblem(password);
   if (problem !== null) throw invalidRequest(`the password ${problem}`, [{ field: 'password', problem }]);
   if (!isSecretShaped(INVITE_PREFIX, token)) return 'refused';
-  const passwordHash = await hashPassword(password);
-  return (await store.people.acceptInvite(hashSecret(token), passwordHash, toStored(clock.now()))) ?? 'refused';
+  const inviteHash = hashSecret(token);
+  if (!(await store.people.inviteOpen(inviteHash, toStored(clock.now())))) return 'refused';
+  const passwordHash = await hashPassword(password, derive);
+  return (await store.people.acceptInvite(inviteHash, passwordHash, toStored(clock.now()))) ?? 'refused';
 }

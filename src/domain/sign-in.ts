@@ -3,7 +3,7 @@ import type { Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError } from './errors.ts';
 import { normalizeEmail } from './people.ts';
-import { decoyHash, verifyPassword } from './passwords.ts';
+import { DECOY_HASH, type Derive, verifyPassword } from './passwords.ts';
 import { toStored } from './time.ts';
 
 /** This many failed sign-ins of one address within FAILURE_WINDOW_MS hold the address... */
@@ -54,6 +54,7 @@ export type SignInResult =
 export async function checkPassword(
   store: Store,
   clock: Clock,
+  derive: Derive,
   email: string,
   password: string,
 ): Promise<SignInResult> {
@@ -65,7 +66,7 @@ export async function checkPassword(
     return { ok: false, why: 'held', email: address, user: null };
   }
   const user = await store.people.getUserByEmail(address);
-  const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
+  const matches = await verifyPassword(password, user?.password_hash ?? DECOY_HASH, derive);
   if (user !== null && user.password_hash !== null && matches) {
     await store.people.clearSignInFailures(address);
     if (user.disabled_at !== null) return { ok: false, why: 'disabled', email: address, user };

@@ -53,7 +53,10 @@ export function handleError(error: FastifyError | IssuerError | Error, request: 
     const status = STATUS_OF[error.code];
     if (status >= 500 && status !== 503)
       request.log.error({ err: error, ...scannerLogFields(request) }, 'request failed');
-    if (status === 503) reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    if (status === 503) {
+      const seconds = error.details.retry_after_seconds;
+      reply.header('retry-after', String(typeof seconds === 'number' ? seconds : STORE_RETRY_AFTER_SECONDS));
+    }
     return reply.status(status).send(envelope(error.code, error.message, error.details));
   }
   const fastifyError = error as FastifyError;

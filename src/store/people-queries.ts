@@ -53,6 +53,10 @@ export const TAKE_INVITE_SQL = `UPDATE user_invites SET used_at = ?
   WHERE invite_hash = ? AND used_at IS NULL AND expires_at > ?
     AND user_id IN (SELECT user_id FROM users WHERE disabled_at IS NULL)
   RETURNING user_id`;
+/** Whether an invitation may be taken now (params: invite_hash, at): the read before any hash. */
+export const OPEN_INVITE_SQL = `SELECT 1 AS open FROM user_invites
+  WHERE invite_hash = ? AND used_at IS NULL AND expires_at > ?
+    AND user_id IN (SELECT user_id FROM users WHERE disabled_at IS NULL)`;
 export const SET_PASSWORD_SQL = `UPDATE users SET password_hash = ?, updated_at = ?
   WHERE user_id = ? AND disabled_at IS NULL RETURNING *`;
 

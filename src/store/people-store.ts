@@ -52,6 +52,11 @@ export interface PeopleStore {
   /** Stores an invitation and ends the person's earlier ones; false (nothing stored) when there is no such person. */
   createInvite(invite: InviteRecord): Promise<boolean>;
   /**
+   * Whether an invitation is unused, not expired at `at`, and of a person not disabled: what
+   * `acceptInvite` would take. Read before a password is hashed, so a made-up token costs no hash.
+   */
+  inviteOpen(inviteHash: string, at: string): Promise<boolean>;
+  /**
    * Takes an unused invitation not expired at `at` and sets the person's password hash, atomically:
    * once only, whoever races for it. The person's console sessions end (a new password ends the old
    * sessions). Null (nothing changes) for an unknown, used or expired invitation, or a disabled person.

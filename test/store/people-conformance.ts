@@ -153,6 +153,18 @@ export function peopleConformance(c: PeopleSuiteContext): void {
       assert.equal(await people().acceptInvite(hashSecret('never issued'), 'scrypt$z', at(3)), null);
     });
 
+    test('inviteOpen says what acceptInvite would take, and takes nothing', async () => {
+      const user = await person();
+      const inv = invite(user.user_id, { expires_at: at(60) });
+      await people().createInvite(inv);
+      assert.equal(await people().inviteOpen(hashSecret('never issued'), at(1)), false);
+      assert.equal(await people().inviteOpen(inv.invite_hash, at(1)), true);
+      assert.equal(await people().inviteOpen(inv.invite_hash, at(1)), true, 'looking takes nothing');
+      assert.equal(await people().inviteOpen(inv.invite_hash, at(60)), false, 'expired at its instant');
+      assert.notEqual(await people().acceptInvite(inv.invite_hash, 'scrypt$x', at(2)), null);
+      assert.equal(await people().inviteOpen(inv.invite_hash, at(3)), false, 'used');
+    });
+
     test('an invitation expires at its instant; a disabled person cannot take theirs until enabled', async () => {
       const user = await person();
       const inv = invite(user.user_id, { expires_at: at(60) });

@@ -43,6 +43,13 @@ export class IssuerMetrics {
     registers: [this.registry],
   });
 
+  private readonly passwordHashes = new Counter({
+    name: 'issuer_password_hashes_total',
+    help: 'Password hashes asked of this instance, by result: hashed, or refused (503) while every hash thread was busy',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   private pendingSource: (() => Promise<number>) | null = null;
 
   constructor() {
@@ -57,6 +64,7 @@ export class IssuerMetrics {
       },
     });
     for (const result of ['delivered', 'failed']) this.webhookAttempts.labels(result).inc(0);
+    for (const result of ['hashed', 'busy']) this.passwordHashes.labels(result).inc(0);
     collectDefaultMetrics({ register: this.registry });
     // Every outcome is shown from the start, at zero, so that a rate() over it is defined before the first scan.
     for (const outcome of CHECK_IN_OUTCOMES) this.checkIns.labels(outcome).inc(0);
@@ -72,6 +80,11 @@ export class IssuerMetrics {
   /** Counts one webhook delivery attempt. */
   webhookAttempt(delivered: boolean): void {
     this.webhookAttempts.labels(delivered ? 'delivered' : 'failed').inc();
+  }
+
+  /** Counts one password hash asked for: made, or refused because every hash thread was busy. */
+  passwordHash(result: 'hashed' | 'busy'): void {
+    this.passwordHashes.labels(result).inc();
   }
 
   /** Where the pending-messages gauge reads its value when scraped. */

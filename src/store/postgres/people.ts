@@ -96,6 +96,10 @@ export class PostgresPeopleStore implements PeopleStore {
     });
   }
 
+  async inviteOpen(inviteHash: string, at: string): Promise<boolean> {
+    return (await one(this.pool, numbered(q.OPEN_INVITE_SQL), [inviteHash, at])) !== null;
+  }
+
   async acceptInvite(inviteHash: string, passwordHash: string, at: string): Promise<UserRecord | null> {
     try {
       return await this.tx(async (db) => {

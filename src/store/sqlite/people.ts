@@ -68,6 +68,10 @@ export class SqlitePeopleStore implements PeopleStore {
     });
   }
 
+  async inviteOpen(inviteHash: string, at: string): Promise<boolean> {
+    return this.c.one(q.OPEN_INVITE_SQL, inviteHash, at) !== null;
+  }
+
   acceptInvite(inviteHash: string, passwordHash: string, at: string): Promise<UserRecord | null> {
     return this.c.tx(() => {
       const taken = this.c.one<{ user_id: string }>(q.TAKE_INVITE_SQL, at, inviteHash, at);

@@ -1,18 +1,19 @@
-import { closeSync, fstat, fsync, openSync } from 'node:fs';
+import { closeSync, fstat, openSync } from 'node:fs';
+import { fsyncOnOwnThread } from './fsync-thread.ts';
 
 /**
  * Makes commits durable off the event loop. The store runs SQLite with `synchronous = NORMAL` in WAL
  * mode, where a commit writes its frames to the WAL file but does not fsync it; `synchronous = FULL`
  * would add exactly one fsync of the WAL after each commit, on the event loop, stalling every other
- * request meanwhile. Here that fsync runs on the thread pool instead, and whoever committed is
+ * request meanwhile. Here that fsync runs on a thread of its own instead, and whoever committed is
  * answered only once it completed: the same guarantee, without the stall. Checkpoints keep
  * SQLite's own syncs (WAL before copying, database after), so the file is never corrupted.
  *
  * Calls that arrive while an fsync is running share the next one: at most one runs and one waits.
  *
  * The WAL's descriptor is opened at the first fsync and kept until `close`. Opening and closing it
- * around each fsync cost two more trips through the thread pool, queued behind whatever the pool was
- * doing (under check-ins, signature checks), and every group of check-ins waits for its fsync: it
+ * around each fsync cost two more trips through libuv's thread pool, queued behind whatever the pool
+ * was doing (under check-ins, signature checks), and every group of check-ins waits for its fsync: it
  * took about twice as long that way. A kept descriptor cannot go stale while the store is open:
  * SQLite deletes the WAL only when the last connection to the database closes, and the store's own
  * connection stays open until after `close`; a checkpoint rewrites the file in place. After a failed
@@ -69,7 +70,7 @@ export class WalSync {
     this.release();
   }
 
-  /** One fsync of the WAL on libuv's thread pool, through the kept descriptor. */
+  /** One fsync of the WAL on the fsync thread (fsync-thread.ts), through the kept descriptor. */
   private syncOnce(): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.closed) {
@@ -83,14 +84,16 @@ export class WalSync {
         reject(error as Error);
         return;
       }
-      fsync(fd, (error) => {
-        if (error !== null) {
+      fsyncOnOwnThread(fd).then(
+        () => {
+          resolve();
+          if (this.grown !== null) this.measure(fd);
+        },
+        (error: Error) => {
           this.release();
-          return reject(error);
-        }
-        resolve();
-        if (this.grown !== null) this.measure(fd);
-      });
+          reject(error);
+        },
+      );
     });
   }
 
