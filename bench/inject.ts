@@ -15,9 +15,16 @@ export const CONCURRENCY = 16;
 export const admin = { authorization: `Bearer ${ADMIN}` };
 
 const NO_LIMITS = Object.fromEntries(
-  ['ENROLL_PER_IP', 'ENROLL_PER_TOKEN', 'CHECKIN_PER_KEY', 'STATUS_PER_KEY', 'ADMIN_PER_TOKEN', 'NOT_FOUND_PER_IP'].map(
-    (n) => [`RATE_LIMIT_${n}`, '1000000000'],
-  ),
+  [
+    'ENROLL_PER_IP',
+    'ENROLL_PER_TOKEN',
+    'CHECKIN_PER_KEY',
+    'STATUS_PER_KEY',
+    'ADMIN_PER_TOKEN',
+    'NOT_FOUND_PER_IP',
+    'SIGNIN_PER_IP',
+    'SCANS_PER_KEY',
+  ].map((n) => [`RATE_LIMIT_${n}`, '1000000000']),
 );
 
 /** The benchmarks' configuration: quiet logs, no rate limits, and `env` on top. */

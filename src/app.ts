@@ -31,6 +31,8 @@ import type { App, AppContext } from './http/context.ts';
 import { envelope, handleError } from './http/errors.ts';
 import { routeMethods } from './http/method-not-allowed.ts';
 import { rateLimitHooks, rateLimitOptions } from './http/rate-limit.ts';
+import { RefusalDigest } from './http/refusal-digest.ts';
+import { HashPool } from './domain/hash-pool.ts';
 import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { adminEventRoutes } from './http/routes/admin/events.ts';
 import { adminTicketTypeRoutes } from './http/routes/admin/ticket-types.ts';
@@ -246,6 +248,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
   });
   autoExit(app, { store: deps.store, clock });
+  const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
+  const refusals = new RefusalDigest(clock);
+  app.addHook('onClose', async () => {
+    await refusals.flush();
+    await hashing.close();
+  });
   const ctx: AppContext = {
     config,
     store: deps.store,
@@ -254,6 +262,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
     adminTokenHash,
     limits,
+    hashing,
+    refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     webhooks,

@@ -1,6 +1,7 @@
 import { DEFAULT_ANNUL_WINDOW_S } from '@ticket-issuer/protocol';
 /** Configuration from the environment: one typed object, defaults in one place, checked at boot. */
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
 import { type RedisSentinel, redisSentinel, redisUrl } from './config-redis.ts';
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
@@ -18,6 +19,10 @@ export interface RateLimits {
   adminPerToken: number;
   unknownRoutePerIp: number;
   authFailuresPerIp: number;
+  /** Sign-ins, invitation acceptances and single sign-on per client address, whatever credential is presented. */
+  signInPerIp: number;
+  /** Scans per scanner key (each scan of an upload counts). */
+  scansPerKey: number;
   windowSeconds: number;
 }
 
@@ -48,6 +53,8 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** How long after its scan a scanner may annul an entry (ANNUL_WINDOW_S). */
   annulWindowSeconds: number;
+  /** PASSWORD_HASH_CONCURRENCY: password hashes at once on this instance (hash-pool.ts). */
+  passwordHashConcurrency: number;
   /** TLS_CERT_FILE and TLS_KEY_FILE (PEM): both set, the issuer serves HTTPS on PORT; else null. */
   tls: { certFile: string; keyFile: string } | null;
   webhooks: {
@@ -198,6 +205,8 @@ export function loadConfig(env: Env = process.env): Config {
       adminPerToken: limit('RATE_LIMIT_ADMIN_PER_TOKEN', 600),
       unknownRoutePerIp: limit('RATE_LIMIT_NOT_FOUND_PER_IP', 60),
       authFailuresPerIp: limit('RATE_LIMIT_AUTH_FAILURES_PER_IP', 30),
+      signInPerIp: limit('RATE_LIMIT_SIGNIN_PER_IP', 30),
+      scansPerKey: limit('RATE_LIMIT_SCANS_PER_KEY', 30_000),
       windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     },
     logLevel,
@@ -205,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: secretToken(env, 'METRICS_TOKEN'),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_S', 15, 1, 3600),
     annulWindowSeconds: integer(env, 'ANNUL_WINDOW_S', DEFAULT_ANNUL_WINDOW_S, 1, 48 * 3600),
+    passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 256),
     tls,
     webhooks: {
       timeoutSeconds: integer(env, 'WEBHOOK_TIMEOUT_S', 10, 1, 300),

@@ -15,6 +15,8 @@ import type { Store } from '../store/store.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
+import type { HashPool } from '../domain/hash-pool.ts';
+import type { RefusalDigest } from './refusal-digest.ts';
 
 /** What every route needs, handed to each route plugin. */
 export interface AppContext {
@@ -26,6 +28,10 @@ export interface AppContext {
   /** The hash the admin token is checked against (it changes when the token is reset). */
   adminTokenHash: () => Promise<string>;
   limits: RateLimitHooks;
+  /** The threads that hash passwords, bounded (PASSWORD_HASH_CONCURRENCY). */
+  hashing: HashPool;
+  /** Refused attempts of held emails and addresses, summarized in the audit trail. */
+  refusals: RefusalDigest;
   /** Events' re-entry settings for check-ins (see EventSettingsCache). */
   eventSettings: EventSettingsCache;
   /** Seals webhook secrets (and the signing keys) at rest. */

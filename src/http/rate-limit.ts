@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { RateLimits } from '../config.ts';
 import { IssuerError } from '../domain/errors.ts';
 import { sessionIdOf } from './admin-session.ts';
@@ -17,7 +17,17 @@ export interface RateLimitHooks {
   changesPerKey: Hook;
   adminPerToken: Hook;
   unknownRoutePerIp: Hook;
+  /** Counts a failed authentication of the client address (429 past its budget). */
   authFailuresPerIp: Hook;
+  /**
+   * Refuses (429) an address whose failure budget is spent, without counting anything: what the
+   * people routes check before any password is hashed.
+   */
+  authBudgetPerIp: Hook;
+  /** The people routes (sign-in, invitations, single sign-on), per client address whatever credential. */
+  signInPerIp: Hook;
+  /** Counts an upload's scans against the key's scan budget (429 past it, the upload not applied). */
+  scansPerKey: (request: FastifyRequest, reply: FastifyReply, scans: number) => Promise<void>;
 }
 
 /**
@@ -79,21 +89,47 @@ export function rateLimitHooks(
   // One limiter with the plugin's global parameters: its per-call options would prefix every Redis
   // key with an empty route ("undefinedundefined-"). The key names the limit; the limit gives the max.
   const check = app.createRateLimit();
+  const refuse = (request: FastifyRequest, reply: FastifyReply, name: string, ttlInSeconds: number) => {
+    const retryAfter = Math.max(1, ttlInSeconds);
+    reply.header('retry-after', String(retryAfter));
+    request.log.info({ limit: name }, 'rate limited');
+    onLimited(name);
+    return new IssuerError('RATE_LIMITED', `too many requests; retry after ${retryAfter} s`, {
+      retry_after_seconds: retryAfter,
+    });
+  };
+  /** One check of a limit: counted (or only read, `increment` false); answers whether it is exceeded. */
+  const checked = async (request: FastifyRequest, key: string, increment = true) => {
+    // Read synchronously by the key generator when the check starts, before anything is awaited.
+    (request as LimitedRequest)[LIMIT_KEY] = key;
+    return check(request, increment ? undefined : { increment: false });
+  };
   const limiter = (name: string, max: number, keyOf: (request: FastifyRequest) => string): Hook => {
     maxOf.set(name, max);
     return async (request, reply) => {
-      // Read synchronously by the key generator when the check starts, before anything is awaited.
-      (request as LimitedRequest)[LIMIT_KEY] = `${name}:${keyOf(request)}`;
-      const result = await check(request);
+      const result = await checked(request, `${name}:${keyOf(request)}`);
       if (result.isAllowed || !result.isExceeded) return;
-      const retryAfter = Math.max(1, result.ttlInSeconds);
-      reply.header('retry-after', String(retryAfter));
-      request.log.info({ limit: name }, 'rate limited');
-      onLimited(name);
-      throw new IssuerError('RATE_LIMITED', `too many requests; retry after ${retryAfter} s`, {
-        retry_after_seconds: retryAfter,
-      });
+      throw refuse(request, reply, name, result.ttlInSeconds);
     };
+  };
+  const authFailures = limiter('auth-failure', limits.authFailuresPerIp, (r) => r.ip);
+  /** The failures counted so far: spent when they reach the budget (the next failure would be refused). */
+  const authBudget: Hook = async (request, reply) => {
+    const result = await checked(request, `auth-failure:${request.ip}`, false);
+    if (result.isAllowed || result.remaining > 0) return;
+    throw refuse(request, reply, 'auth-failure', result.ttlInSeconds);
+  };
+  maxOf.set('scans', limits.scansPerKey);
+  /**
+   * Each scan counts once: the counter moves by the upload's size (one counted check a scan, sent at
+   * once). Past the budget the whole upload is refused; its scans stay queued on the device.
+   */
+  const scans = async (request: FastifyRequest, reply: FastifyReply, count: number) => {
+    const key = `scans:${byBearer(request)}`;
+    const results = await Promise.all(Array.from({ length: count }, () => checked(request, key)));
+    for (const result of results) {
+      if (!result.isAllowed && result.isExceeded) throw refuse(request, reply, 'scans', result.ttlInSeconds);
+    }
   };
   return {
     enrollPerIp: limiter('enroll-ip', limits.enrollPerIp, (r) => r.ip),
@@ -103,6 +139,9 @@ export function rateLimitHooks(
     changesPerKey: limiter('changes', limits.statusPerKey, byBearer),
     adminPerToken: limiter('admin', limits.adminPerToken, byBearer),
     unknownRoutePerIp: limiter('not-found', limits.unknownRoutePerIp, (r) => r.ip),
-    authFailuresPerIp: limiter('auth-failure', limits.authFailuresPerIp, (r) => r.ip),
+    authFailuresPerIp: authFailures,
+    authBudgetPerIp: authBudget,
+    signInPerIp: limiter('sign-in', limits.signInPerIp, (r) => r.ip),
+    scansPerKey: scans,
   };
 }

@@ -91,12 +91,16 @@ describe('people on two issuer instances sharing PostgreSQL', () => {
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) => postSession((i % 2 ? a : b).app, person.email, `wrong password ${i}`)),
     );
-    assert.ok(answers.every((res) => res.statusCode === 401));
+    // Ten attempts are recorded before the hold: each is tried, or refused 503 while its instance's
+    // four hashes run.
+    const busy = answers.filter((res) => res.statusCode === 503).length;
+    assert.equal(answers.filter((res) => res.statusCode === 401).length, 40 - busy);
     const reasons = (await allAudit(a.app))
       .filter((e) => e.action === 'session.sign_in_failed' && e.target === person.email)
       .map((e) => (e.details as { reason: string }).reason);
-    assert.equal(reasons.length, 40);
-    assert.equal(reasons.filter((r) => r === 'no_match').length, 10, 'passwords tried');
+    assert.equal(reasons.filter((r) => r === 'no_match').length + busy, 10, 'passwords tried');
+    // Refusals on hold are summarized, one entry a minute per instance at most.
+    assert.ok(reasons.filter((r) => r === 'held').length <= 2);
     assert.equal((await postSession(b.app, person.email, GOOD_PASSWORD)).statusCode, 401, 'held');
   });
 });

@@ -338,6 +338,36 @@ describe('POST /api/v1/tickets/scans: rate limit', () => {
   });
 });
 
+describe('POST /api/v1/tickets/scans: the scan budget', () => {
+  let t: TestIssuer;
+  before(async () => {
+    t = await testIssuer({ env: { RATE_LIMIT_SCANS_PER_KEY: '10' } });
+  });
+  after(() => t.close());
+
+  it('each scan of an upload counts against RATE_LIMIT_SCANS_PER_KEY; past it the upload is not applied', async () => {
+    const w = await world(t.app, 8);
+    const scans = (tids: string[]) =>
+      tids.map((tid) => ({
+        action: 'check_in',
+        tid,
+        eid: w.eid,
+        scanner_id: w.scannerId,
+        scanned_at: at(-MINUTE),
+        idempotency_key: randomUUID(),
+        signature_valid: true,
+      }));
+    assert.equal((await upload(t.app, w.apiKey, { scans: scans(w.tids) })).statusCode, 200);
+    assert.equal((await scanLog(t.app, w.eid)).length, 8);
+    // Three more scans pass the budget of ten: one request, but 500 rows' worth of writes is what the budget stops.
+    const limited = await upload(t.app, w.apiKey, { scans: scans(w.tids.slice(0, 3)) });
+    assert.equal(limited.statusCode, 429);
+    assert.equal(limited.json().error.code, 'RATE_LIMITED');
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    assert.equal((await scanLog(t.app, w.eid)).length, 8, 'nothing of the refused upload was applied');
+  });
+});
+
 const pg = await postgresAvailability('scan upload outage on PostgreSQL');
 
 describe('POST /api/v1/tickets/scans: a store outage (PostgreSQL)', () => {

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptInvitation, invitationRefused } from '../../domain/people.ts';
 import { recordingRequest } from '../audit-trail.ts';
 import type { App, AppContext } from '../context.ts';
+import { peopleRouteLimits } from '../people-limits.ts';
 import { acceptInvitationSchema } from '../schemas/invitations.ts';
 
 /** The entry of an accepted invitation before its transaction names the person. */
@@ -15,19 +16,20 @@ type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /**
  * Accepting an invitation: public (the invitation's token is the credential), outside the admin scope,
- * limited like the sign-in: per client IP, and each refused token counts as a failed authentication.
+ * limited like the sign-in (see people-limits.ts), and each refused token counts as a failed
+ * authentication.
  */
 export function invitationRoutes(app: App, ctx: AppContext): void {
   const countFailure = ctx.limits.authFailuresPerIp as Hook;
 
   app.post(
     '/admin/v1/invitations/accept',
-    { schema: acceptInvitationSchema, onRequest: ctx.limits.adminPerToken },
+    { schema: acceptInvitationSchema, onRequest: peopleRouteLimits(ctx, 'token') },
     async (request, reply) => {
       const { invite_token, password } = request.body;
       // Recorded in the transaction that sets the password, as the person it finds (see noteAuditActor).
       const user = await recordingRequest(request, ctx.clock, INVITATION_ENTRY, () =>
-        acceptInvitation(ctx.store, ctx.clock, invite_token, password),
+        acceptInvitation(ctx.store, ctx.clock, ctx.hashing.derive, invite_token, password),
       );
       if (user === 'refused') {
         await countFailure(request, reply);

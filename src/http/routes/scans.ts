@@ -37,7 +37,7 @@ const ACTION_PROBLEM = 'must be one of "check_in", "check_out", "annul"';
 /**
  * `POST /api/v1/tickets/scans`: a scanner's queued scans in one request, each decided by its single
  * endpoint's domain function and answered exactly as that endpoint would answer it. Authentication
- * and the rate limit apply once to the upload.
+ * and the request rate limit apply once to the upload; each scan counts against the scan budget.
  */
 export function scanUploadRoutes(app: App, ctx: AppContext): void {
   app.post(
@@ -52,10 +52,12 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const elsewhere = loneSurrogateError([request.params, request.query]);
       if (elsewhere) throw elsewhere;
+      const scans = request.body.scans as Scan[];
+      // Each scan counts against the key's scan budget, besides the request's one check-in count.
+      await ctx.limits.scansPerKey(request, reply, scans.length);
       const upload = uploadOf(ctx, request, reply);
       // The event's settings read once, before the scans ask for them all at once.
       const rules = await upload.deps.rules?.(upload.key.eid);
-      const scans = request.body.scans as Scan[];
       // An event where no holder comes in twice: check-ins that join the store's batches, each holding
       // no connection; otherwise as many at once as the store allows.
       const concurrency = rules?.reentry === false ? Number.POSITIVE_INFINITY : ctx.store.checkIns.uploadConcurrency;

@@ -6,6 +6,7 @@ import { personOf } from '../../domain/sso-people.ts';
 import { SESSION_COOKIE, sessionCookieOptions } from '../admin-session.ts';
 import { recordingRequest, recordingSession, recordRefusedSignIn } from '../audit-trail.ts';
 import type { App, AppContext } from '../context.ts';
+import { peopleRouteLimits } from '../people-limits.ts';
 import { finishSsoSchema, signInOptionsSchema, startSsoSchema } from '../schemas/sso.ts';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -50,6 +51,7 @@ export function ssoRoutes(app: App, ctx: AppContext): void {
       )
     : null;
   const limited = { onRequest: ctx.limits.adminPerToken };
+  const signInLimits = { onRequest: peopleRouteLimits(ctx, 'session') };
   const countFailure = ctx.limits.authFailuresPerIp as Hook;
   const stateCookie = (request: FastifyRequest) => ({
     ...sessionCookieOptions(ctx.config, request),
@@ -62,7 +64,7 @@ export function ssoRoutes(app: App, ctx: AppContext): void {
     sso: sso !== null,
   }));
 
-  app.get('/admin/v1/sso/start', { schema: startSsoSchema, ...limited }, async (request, reply) => {
+  app.get('/admin/v1/sso/start', { schema: startSsoSchema, ...signInLimits }, async (request, reply) => {
     if (sso === null) throw new IssuerError('NOT_FOUND', NOT_CONFIGURED);
     let started;
     try {
@@ -79,7 +81,7 @@ export function ssoRoutes(app: App, ctx: AppContext): void {
     return reply.redirect(started.location, 302);
   });
 
-  app.get(CALLBACK_PATH, { schema: finishSsoSchema, ...limited }, async (request, reply) => {
+  app.get(CALLBACK_PATH, { schema: finishSsoSchema, ...signInLimits }, async (request, reply) => {
     if (sso === null) throw new IssuerError('NOT_FOUND', NOT_CONFIGURED);
     const refuse = async (reason: SsoRefusal, email: string | null = null) => {
       request.log.info({ sso_refusal: reason }, 'single sign-on refused');

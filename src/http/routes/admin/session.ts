@@ -16,6 +16,7 @@ import type { UserRecord } from '../../../store/people-store.ts';
 import { recordingSession, recordRefusedSignIn } from '../../audit-trail.ts';
 import { authenticateAdminSession, SESSION_COOKIE, sessionCookieOptions, sessionIdOf } from '../../admin-session.ts';
 import type { App, AppContext } from '../../context.ts';
+import { peopleRouteLimits, recordHeldEmail } from '../../people-limits.ts';
 import { createSessionSchema, deleteSessionSchema, getSessionSchema } from '../../schemas/session.ts';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -73,9 +74,14 @@ export function adminSessionRoutes(app: App, ctx: AppContext): void {
 
   /** Signs in a person: one 401 for a wrong password, an unknown address, a hold and a disabled person. */
   const withPassword = async (request: FastifyRequest, reply: FastifyReply, email: string, password: string) => {
-    const result = await checkPassword(ctx.store, ctx.clock, email, password);
+    const result = await checkPassword(ctx.store, ctx.clock, ctx.hashing.derive, email, password);
     if (!result.ok) {
       request.log.info({ sign_in_refusal: result.why }, 'sign-in refused');
+      if (result.why === 'held') {
+        // Refused before any hash, and not counted again: summarized in the audit trail.
+        await recordHeldEmail(ctx, request, result.email, 'session');
+        throw signInRefused();
+      }
       const refusal = { via: 'session' as const, typed: result.email, details: { reason: result.why } };
       await recordRefusedSignIn(ctx.store, request, ctx.clock, refusal);
       await countFailure(request, reply);
@@ -87,7 +93,8 @@ export function adminSessionRoutes(app: App, ctx: AppContext): void {
     return { started, user: result.user };
   };
 
-  app.post('/admin/v1/session', { schema: createSessionSchema, ...limited }, async (request, reply) => {
+  const signInLimits = { onRequest: peopleRouteLimits(ctx, 'session') };
+  app.post('/admin/v1/session', { schema: createSessionSchema, ...signInLimits }, async (request, reply) => {
     const { admin_token, email, password } = request.body;
     let signedIn: { started: StartedSession; user: UserRecord | null };
     if (admin_token !== undefined && email === undefined && password === undefined) {
