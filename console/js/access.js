@@ -39,6 +39,10 @@ export const CONSOLE_ACTIONS = {
   'user.update': OWNERS,
   'user.invite': OWNERS,
   'audit.read': MANAGERS,
+  // Every person makes, lists and deletes their own; an owner's reach covers everyone's.
+  'api_token.read': EVERYONE,
+  'api_token.create': EVERYONE,
+  'api_token.delete': EVERYONE,
 };
 
 /** Actions that touch one event: a supervisor or viewer may do them on its own events only. */

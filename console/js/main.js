@@ -1,6 +1,7 @@
 import { may, signedIn, whoText } from './access.js';
 import { resumeSession, signOut, whenSignedOut } from './api.js';
 import { message, replace } from './dom.js';
+import { apiTokensView } from './views/api-tokens.js';
 import { auditView } from './views/audit.js';
 import { eventView } from './views/event.js';
 import { eventsView } from './views/events.js';
@@ -24,6 +25,7 @@ const ROUTES = [
   [/^#\/webhooks$/, () => webhooksView, 'webhook.read'],
   [/^#\/people$/, () => peopleView, 'user.read'],
   [/^#\/audit$/, () => auditView, 'audit.read'],
+  [/^#\/api-tokens$/, () => apiTokensView, 'api_token.read'],
 ];
 
 const SESSION_ENDED = 'Your session has ended. Sign in again.';

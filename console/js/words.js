@@ -74,3 +74,24 @@ export function isLoopback(hostname) {
     host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '0.0.0.0'
   );
 }
+
+/** Where a person's invitation stands (the API's `invitation`), in words. */
+export function invitationText(state) {
+  if (state === 'pending') return 'invitation pending';
+  if (state === 'accepted') return 'invitation accepted';
+  return 'no open invitation';
+}
+
+/**
+ * What making a new invitation link for a person does, said before it is made: the open link it ends,
+ * or the password it lets someone replace.
+ */
+export function newLinkWarning(name, state) {
+  if (state === 'pending') {
+    return `The link made earlier for ${name} stops working at once: only the new one can set their password.`;
+  }
+  if (state === 'accepted') {
+    return `${name} has set a password. Whoever opens the new link can set another, which ends ${name}’s sessions and API tokens.`;
+  }
+  return `${name} has no open link; the new one sets their password, once, within 72 hours.`;
+}

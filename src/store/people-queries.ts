@@ -57,6 +57,12 @@ export const TAKE_INVITE_SQL = `UPDATE user_invites SET used_at = ?
 export const OPEN_INVITE_SQL = `SELECT 1 AS open FROM user_invites
   WHERE invite_hash = ? AND used_at IS NULL AND expires_at > ?
     AND user_id IN (SELECT user_id FROM users WHERE disabled_at IS NULL)`;
+/**
+ * The people in a range of user_ids with an invitation neither used nor expired (the caller keeps those
+ * it asked for): plain placeholders on both backends, and the index on `user_invites.user_id`.
+ */
+export const OPEN_INVITES_SQL = `SELECT DISTINCT user_id FROM user_invites
+  WHERE user_id >= ? AND user_id <= ? AND used_at IS NULL AND expires_at > ?`;
 export const SET_PASSWORD_SQL = `UPDATE users SET password_hash = ?, updated_at = ?
   WHERE user_id = ? AND disabled_at IS NULL RETURNING *`;
 
@@ -99,6 +105,19 @@ export const toApiToken = (row: Row, prefix = ''): ApiTokenRecord =>
 
 export const toSession = (row: Row, prefix = ''): AdminSessionRecord =>
   unprefixed(row, SESSION_FIELDS, prefix) as unknown as AdminSessionRecord;
+
+/** The parameters of OPEN_INVITES_SQL covering `userIds` (null for none). */
+export function openInvitesRange(userIds: string[], at: string): [string, string, string] | null {
+  if (userIds.length === 0) return null;
+  const sorted = [...userIds].sort();
+  return [sorted[0]!, sorted[sorted.length - 1]!, at];
+}
+
+/** The answer of OPEN_INVITES_SQL, kept to the people asked about. */
+export const openAmong = (rows: { user_id: string }[], userIds: string[]): Set<string> => {
+  const asked = new Set(userIds);
+  return new Set(rows.map((r) => r.user_id).filter((id) => asked.has(id)));
+};
 
 /** The parameters of INSERT_USER_SQL. */
 export const userValues = (u: UserRecord): unknown[] => [

@@ -62,6 +62,8 @@ export interface PeopleStore {
    * sessions). Null (nothing changes) for an unknown, used or expired invitation, or a disabled person.
    */
   acceptInvite(inviteHash: string, passwordHash: string, at: string): Promise<UserRecord | null>;
+  /** Those of `userIds` who hold an invitation neither used nor expired at `at` (one query). */
+  openInvitations(userIds: string[], at: string): Promise<Set<string>>;
 
   /**
    * Records an attempt to sign in as an address as one of its failures, before its password is tried,

@@ -35,6 +35,7 @@ await eachBackend('people and invitations through the API', ({ it, issuer }) => 
       events: null,
       disabled: false,
       created_at: '2026-06-01T12:00:00Z',
+      invitation: 'pending',
     });
     const accepted = await accept(app(), person.inviteToken);
     assert.equal(accepted.statusCode, 200, accepted.body);

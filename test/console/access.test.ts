@@ -66,10 +66,16 @@ describe('console: which controls a role is offered', () => {
     }
   });
 
-  it('a viewer: nothing but reading', () => {
+  it('a viewer: nothing but reading, and their own API tokens', () => {
     access.setSession(person('viewer', null));
     const offered = Object.keys(access.CONSOLE_ACTIONS).filter((action) => access.may(action, 'evt_a'));
-    assert.deepEqual(offered.sort(), ['event.list', 'event.read']);
+    assert.deepEqual(offered.sort(), [
+      'api_token.create',
+      'api_token.delete',
+      'api_token.read',
+      'event.list',
+      'event.read',
+    ]);
     assert.equal(access.may('no.such_action'), false);
     access.clearSession();
     assert.equal(access.may('user.create'), true);

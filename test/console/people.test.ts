@@ -217,6 +217,10 @@ describe('console in Chromium: people, invitations, and what each role is offere
         await row.getByRole('button', { name: 'Enable Vic Viewer' }).click();
         await row.getByRole('button', { name: 'Disable Vic Viewer' }).waitFor();
         await row.getByRole('button', { name: 'New invitation link for Vic Viewer' }).click();
+        await p
+          .getByRole('alertdialog', { name: 'Make a new invitation link for Vic Viewer?' })
+          .getByRole('button', { name: 'Make a new link' })
+          .click();
         const inviteUrl = await row.getByRole('textbox', { name: 'Invitation link' }).inputValue();
         await v.goto(atIssuer(f.issuer(), inviteUrl));
         await v.getByLabel('Password', { exact: true }).fill('a new password for vic');

@@ -13,6 +13,8 @@ interface WordsModule {
   gateText: (gateId: string | null, gates: Gate[]) => string;
   declaredGate: (typed: string, gates: Gate[]) => Gate | null;
   isLoopback: (hostname: string) => boolean;
+  invitationText: (state: string | null) => string;
+  newLinkWarning: (name: string, state: string | null) => string;
 }
 
 // The console's browser module, loaded as it is served (a plain ES module, no build).
@@ -70,5 +72,14 @@ describe('console words: counts, times and refusals as an organizer reads them',
     for (const host of ['192.168.1.20', 'gates.example.org', 'localhost.example.org']) {
       assert.equal(words.isLoopback(host), false, host);
     }
+  });
+
+  it('says where an invitation stands, and what a new link would end', () => {
+    assert.equal(words.invitationText('pending'), 'invitation pending');
+    assert.equal(words.invitationText('accepted'), 'invitation accepted');
+    assert.equal(words.invitationText(null), 'no open invitation');
+    assert.match(words.newLinkWarning('Pat', 'pending'), /link made earlier for Pat stops working/);
+    assert.match(words.newLinkWarning('Pat', 'accepted'), /Pat has set a password/);
+    assert.match(words.newLinkWarning('Pat', null), /Pat has no open link/);
   });
 });

@@ -1,6 +1,8 @@
 import { signedIn } from '../access.js';
 import { api } from '../api.js';
 import { h, message, replace } from '../dom.js';
+import { invitationText, newLinkWarning } from '../words.js';
+import { askFirst } from './ask-first.js';
 import { inviteLinkPanel } from './invite-link.js';
 import { eventsText, personAccess } from './person-access.js';
 
@@ -8,10 +10,11 @@ import { eventsText, personAccess } from './person-access.js';
 const nameOf = (person) => person.name || person.email;
 
 /**
- * One person of the People page: name, email, role, events, disabled or not, and what an owner does
- * with them: **Change role** (role and events), **Disable** / **Enable**, **New invitation link**. One's
- * own role and access are not offered (an owner cannot lock themselves out by a slip). `onChanged`
- * gets the person as the issuer answered.
+ * One person of the People page: name, email, role, events, disabled or not, where their invitation
+ * stands, and what an owner does with them: **Change role** (role and events), **Disable** / **Enable**,
+ * **New invitation link** (after a confirmation: it ends the open link). One's own role and access are
+ * not offered (an owner cannot lock themselves out by a slip). `onChanged` gets the person as the
+ * issuer answered.
  */
 export function personRow(initial, names, onChanged) {
   let person = initial;
@@ -30,6 +33,11 @@ export function personRow(initial, names, onChanged) {
         h('strong', { text: name }),
         self ? h('span', { class: 'muted', text: ' (you)' }) : null,
         person.disabled ? [' ', h('span', { class: 'state state-revoked', text: 'disabled' })] : null,
+        ' ',
+        h('span', {
+          class: `state state-invitation-${person.invitation ?? 'none'}`,
+          text: invitationText(person.invitation),
+        }),
       ),
       h('div', { class: 'small' }, h('span', { class: 'email', text: person.email })),
       h('div', { class: 'small', text: `Role: ${person.role} · Events: ${eventsText(person.events, names)}` }),
@@ -125,8 +133,17 @@ export function personRow(initial, names, onChanged) {
   }
 
   async function invite() {
+    const name = nameOf(person);
+    const sure = await askFirst({
+      title: `Make a new invitation link for ${name}?`,
+      text: newLinkWarning(name, person.invitation),
+      confirm: 'Make a new link',
+    });
+    if (!sure) return;
     try {
       const answer = await api('POST', `/users/${encodeURIComponent(person.user_id)}/invite`, {});
+      person = { ...person, invitation: 'pending' };
+      render();
       replace(feedback, inviteLinkPanel(person, answer.invite_url));
       feedback.querySelector('button')?.focus();
     } catch (error) {

@@ -42,6 +42,11 @@ const userFields = {
   events: Nullable(Type.Array(Type.String())),
   disabled: Type.Boolean({ description: 'a disabled person cannot sign in; their tokens are refused' }),
   created_at: Instant,
+  invitation: Nullable(StringEnum(['pending', 'accepted'] as const), {
+    description:
+      'pending: an invitation link is open (unused, not expired; a new link ends it); accepted: a password is set ' +
+      'and no link is open; null: neither (the last link expired or was ended unused)',
+  }),
 };
 export const User = named('User', Type.Object(userFields, { description: 'A person of the organization' }));
 const InviteUrl = Type.String({

@@ -118,6 +118,12 @@ export class PostgresPeopleStore implements PeopleStore {
     }
   }
 
+  async openInvitations(userIds: string[], at: string): Promise<Set<string>> {
+    const range = q.openInvitesRange(userIds, at);
+    if (range === null) return new Set();
+    return q.openAmong(await all<{ user_id: string }>(this.pool, numbered(q.OPEN_INVITES_SQL), range), userIds);
+  }
+
   recordSignInAttempt(
     email: string,
     at: string,

@@ -85,6 +85,12 @@ export class SqlitePeopleStore implements PeopleStore {
     });
   }
 
+  async openInvitations(userIds: string[], at: string): Promise<Set<string>> {
+    const range = q.openInvitesRange(userIds, at);
+    if (range === null) return new Set();
+    return q.openAmong(this.c.all<{ user_id: string }>(q.OPEN_INVITES_SQL, ...range), userIds);
+  }
+
   recordSignInAttempt(
     email: string,
     at: string,

@@ -6,6 +6,7 @@ import {
   requirePerson,
   userView,
 } from '../../../domain/people.ts';
+import { peopleViews, personView } from '../../../domain/invitation-state.ts';
 import { toWire } from '../../../domain/time.ts';
 import type { App, AppContext } from '../../context.ts';
 import {
@@ -28,23 +29,24 @@ export function adminUserRoutes(app: App, ctx: AppContext): void {
   app.post('/admin/v1/users', { schema: createUserSchema }, async (request, reply) => {
     const { user, inviteUrl } = await createPerson(ctx.store, ctx.clock, baseUrl, request.body);
     request.log.info({ user_id: user.user_id, role: user.role }, 'person added and invited');
-    return reply.status(201).send({ ...userView(user), invite_url: inviteUrl });
+    // Made with its invitation: pending by construction.
+    return reply.status(201).send({ ...userView(user), invitation: 'pending', invite_url: inviteUrl });
   });
 
   app.get('/admin/v1/users', { schema: listUsersSchema }, async (request) => {
     const { limit, cursor } = pageParams(request.query, USER_CURSOR);
     const page = await ctx.store.people.listUsers(limit, cursor);
-    return pageAnswer('users', page.items.map(userView), page.next_cursor);
+    return pageAnswer('users', await peopleViews(ctx.store, ctx.clock, page.items), page.next_cursor);
   });
 
   app.get('/admin/v1/users/:user_id', { schema: getUserSchema }, async (request) =>
-    userView(await requirePerson(ctx.store, request.params.user_id)),
+    personView(ctx.store, ctx.clock, await requirePerson(ctx.store, request.params.user_id)),
   );
 
   app.patch('/admin/v1/users/:user_id', { schema: updateUserSchema }, async (request) => {
     const user = await changePerson(ctx.store, ctx.clock, request.params.user_id, request.body);
     request.log.info({ user_id: user.user_id, role: user.role, disabled: user.disabled_at !== null }, 'person changed');
-    return userView(user);
+    return personView(ctx.store, ctx.clock, user);
   });
 
   app.delete('/admin/v1/users/:user_id', { schema: deleteUserSchema }, async (request, reply) => {
