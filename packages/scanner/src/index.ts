@@ -42,12 +42,5 @@ export { MemoryStorage } from './storage/memory.ts';
 export { JOURNALS, STATE_FILES, type JournalName, type Storage } from './storage/storage.ts';
 export { pullChanges, SYNC_IN_FLIGHT, uploadQueue, type SyncOutcome, type UploadReport } from './sync.ts';
 export { fetchTransport, type HttpAnswer, type HttpRequest, type Transport } from './transport.ts';
-export {
-  decideOffline,
-  KeyRing,
-  readToken,
-  TOKEN_VERSIONS,
-  type LocalKnowledge,
-  type OfflineVerdict,
-  type VerdictInput,
-} from './verdict.ts';
+export { KeyRing, readToken, TOKEN_VERSIONS } from './token.ts';
+export { decideOffline, type LocalKnowledge, type OfflineVerdict, type VerdictInput } from './verdict.ts';

@@ -17,7 +17,7 @@ import { STATE_FILES, type Storage } from './storage/storage.ts';
 import { pullChanges, uploadQueue } from './sync.ts';
 import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 import { statusReport, type StatusReport } from './status.ts';
-import { KeyRing } from './verdict.ts';
+import { KeyRing } from './token.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';
