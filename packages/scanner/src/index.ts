@@ -1,7 +1,8 @@
 /** The scanner SDK: enrol a device, scan online or offline, sync with the issuer. Runtime-agnostic. */
 export { gatesAdmitting, type FoundHolder, type GateRule } from '@ticket-issuer/protocol';
 export type { AnnulOptions, AnnulReason, AnnulResult } from './annul.ts';
-export { type AnnulAnswer, IssuerClient, type IssuerClientOptions } from './client.ts';
+export { IssuerClient, type IssuerClientOptions } from './client.ts';
+export type { AnnulAnswer } from './issuer-answers.ts';
 export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
 export {
   IssuerHttpError,
