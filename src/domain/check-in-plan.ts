@@ -10,7 +10,8 @@
  */
 import { autoExitMessage, checkedInMessage, checkedOutMessage } from '../store/outbox-data.ts';
 import { lateExitMessage, type LateExit } from '../store/late-exit.ts';
-import type { CheckInAttempt, CheckInVerdict, Presence, TicketRecord } from '../store/records.ts';
+import type { CheckInAttempt, CheckInVerdict, Presence } from '../store/check-in-records.ts';
+import type { TicketRecord } from '../store/ticket-records.ts';
 import type { OutboxMessage } from '../store/webhook-records.ts';
 
 /** What a check-in's transaction holds of the ticket (locked), and what a plan changes. */

@@ -1,6 +1,6 @@
 import { DEFAULT_EVENT_RULES, type EventRules, exitOutcome, holderAtScan } from '@ticket-issuer/protocol';
 import type { CheckInVerdict, Presence, TicketRecord } from '../store/store.ts';
-import { answer, factsOf, revokedReason, unusable } from './decide.ts';
+import { answer, factsOf, revokedReason, unusable } from './decide-shared.ts';
 import { holderAtExit, moveFor, outSince, scannerTicket } from './ticket-state.ts';
 import { toWire } from './time.ts';
 

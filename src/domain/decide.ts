@@ -3,80 +3,14 @@ import {
   type EventRules,
   gateNotes,
   judgeEntry,
-  missedAutoExit,
   rulesFor,
-  type TicketFacts,
   type TicketTypeRules,
 } from '@ticket-issuer/protocol';
-import type { CheckInVerdict, GateRecord, Presence, StoredAnswer, TicketRecord } from '../store/store.ts';
+import type { CheckInVerdict, GateRecord, Presence, TicketRecord } from '../store/store.ts';
+import { answer, factsOf, revokedReason, unusable } from './decide-shared.ts';
 import { gateRefusal } from './gates.ts';
 import { RULE_MESSAGES, ruleReason, wireRefusal } from './rule-refusals.ts';
-import { holderState, moveFor, scannerTicket } from './ticket-state.ts';
-
-const INVALID_SIGNATURE_MESSAGE = 'the ticket signature could not be verified';
-
-export const answer = (http_status: number, body: unknown): StoredAnswer => ({ http_status, body });
-
-/** The facts of the shared rules, as the store's rows show them inside the transaction. */
-export function factsOf(
-  ticket: TicketRecord,
-  eid: string,
-  scannedAt: string,
-  presentedToken: string | null,
-  presence: Presence | null,
-): TicketFacts {
-  return {
-    signatureValid: true,
-    sameEvent: ticket.eid === eid,
-    // A genuine token that is not the ticket's current one was superseded by a reissue.
-    revoked: ticket.revoked_at !== null || (presentedToken !== null && presentedToken !== ticket.ticket_token),
-    holder: holderState(ticket, presence),
-    expired: ticket.expires_at !== null && ticket.expires_at <= scannedAt,
-    ticketType: ticket.ticket_type,
-  };
-}
-
-/** Why a revoked ticket is refused: the organizer's reason, or the reissue that superseded the token. */
-export function revokedReason(ticket: TicketRecord): string | null {
-  return ticket.revoked_at !== null ? ticket.revoke_reason : 'token superseded by a reissue';
-}
-
-/** The answers shared by entries and exits: a bad signature, an unknown tid, another event's ticket. */
-export function unusable(
-  ticket: TicketRecord | null,
-  eid: string,
-  signatureProblem: string | null,
-): CheckInVerdict | null {
-  if (signatureProblem !== null) {
-    return {
-      outcome: 'invalid_signature',
-      reason: signatureProblem,
-      move: null,
-      answer: answer(400, {
-        status: 'invalid_signature',
-        ticket: null,
-        error: { code: 'INVALID_SIGNATURE', message: INVALID_SIGNATURE_MESSAGE, details: {} },
-      }),
-    };
-  }
-  if (ticket === null) {
-    return {
-      outcome: 'not_found',
-      reason: null,
-      move: null,
-      answer: answer(404, { error: { code: 'NOT_FOUND', message: 'no ticket has this tid', details: {} } }),
-    };
-  }
-  if (ticket.eid !== eid) {
-    return {
-      outcome: 'wrong_event',
-      reason: null,
-      move: null,
-      answer: answer(200, { status: 'wrong_event', ticket: { tid: ticket.tid, eid: ticket.eid } }),
-    };
-  }
-  return null;
-}
+import { moveFor, scannerTicket } from './ticket-state.ts';
 
 /** The event's rules as a check-in applies them: its calendar and re-entry, its declared ticket types. */
 export interface EntryRules {
@@ -206,47 +140,4 @@ export function decide(
       // invalid_signature and wrong_event were answered above.
       throw new Error(`unexpected entry outcome ${outcome}`);
   }
-}
-
-/**
- * A scanner that turned the holder away offline (`admitted_offline: false`) never has its upload
- * become a check-in: where the issuer would have said `valid`, the answer is 409 `CONFLICT`
- * (`turned_away_offline`), the attempt is logged, and the ticket stays unused for its next scan.
- * Every other verdict stands as it is.
- */
-export function keepTurnedAway(verdict: CheckInVerdict): CheckInVerdict {
-  if (verdict.outcome !== 'valid') return verdict;
-  return {
-    counted: false,
-    outcome: 'turned_away_offline',
-    reason: 'the scanner turned the holder away offline; the ticket stays unused',
-    move: null,
-    answer: {
-      http_status: 409,
-      body: {
-        error: {
-          code: 'CONFLICT',
-          message: 'this scanner turned the holder away offline, so the scan does not check the ticket in',
-          details: { reason: 'turned_away_offline' },
-        },
-      },
-    },
-  };
-}
-
-/**
- * An entry that puts the holder inside, scanned before a day start that has passed already (an offline
- * entry uploaded late): the automatic exit they missed is made with it (`autoExitAt`), as it was for
- * the holders inside at that start.
- */
-export function withMissedAutoExit(
-  verdict: CheckInVerdict,
-  entries: readonly string[],
-  scannedAt: string,
-  now: string,
-  event: EventRules,
-): CheckInVerdict {
-  if (verdict.move?.to !== 'inside') return verdict;
-  const at = missedAutoExit([...entries, scannedAt], now, event);
-  return at === null ? verdict : { ...verdict, autoExitAt: at };
 }

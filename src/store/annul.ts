@@ -7,7 +7,7 @@
  * annulled is the shared rule's (`annulOutcome` in packages/protocol), on facts read here.
  */
 import type { AnnulRefusal } from '@ticket-issuer/protocol';
-import type { TicketRecord } from './records.ts';
+import type { TicketRecord } from './ticket-records.ts';
 
 /** Which entry: a scanner's own idempotency key, or a line of the scan log (an organizer). */
 export type AnnulTarget = { scanner_id: string; idempotency_key: string } | { scan_id: number };

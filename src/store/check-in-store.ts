@@ -1,16 +1,7 @@
 import type { AnnulRefusal } from '@ticket-issuer/protocol';
 import type { AnnulAttempt, AnnulResult, AnnulSeen } from './annul.ts';
-import type {
-  ArrivalCount,
-  CheckInAttempt,
-  CheckInDecider,
-  CheckInResult,
-  Occupancy,
-  Presence,
-  PresenceDecider,
-  RecentScanPage,
-  ScanLogPage,
-} from './records.ts';
+import type { CheckInAttempt, CheckInDecider, CheckInResult, Presence, PresenceDecider } from './check-in-records.ts';
+import type { ArrivalCount, Occupancy, RecentScanPage, ScanLogPage } from './scan-log-records.ts';
 import type { AutoExitEvent, AutoExitRun } from './auto-exit.ts';
 
 /** Check-ins, exits and undos, presence and occupancy, the automatic exit and the scan log. Every method is one transaction; each says what it guarantees. */

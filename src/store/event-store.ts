@@ -1,5 +1,6 @@
 import type { TicketTypeRules } from '@ticket-issuer/protocol';
-import type { EventCounters, EventRecord, EventSettings, GateRecord, Page, TicketTypeRecord } from './records.ts';
+import type { EventCounters, EventRecord, EventSettings, GateRecord, TicketTypeRecord } from './event-records.ts';
+import type { Page } from './records.ts';
 import type { OwnedResource } from './owning-event.ts';
 
 /** Events, their gates and ticket types, and their kept counters. Every method is one transaction; each says what it guarantees. */

@@ -1,4 +1,5 @@
-import type { ChangeRecord, ConflictRecord, Page } from './records.ts';
+import type { ChangeRecord, ConflictRecord } from './feed-records.ts';
+import type { Page } from './records.ts';
 
 /** The changes feed offline scanners sync, and the conflicts report. Every method is one transaction; each says what it guarantees. */
 export interface FeedStore {

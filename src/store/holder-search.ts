@@ -1,7 +1,7 @@
 import { likeLiteral } from './console-queries.ts';
 import { TICKET_COLUMNS_SQL, toTicket } from './rows.ts';
 import { searchKey } from './search-key.ts';
-import type { TicketRecord } from './records.ts';
+import type { TicketRecord } from './ticket-records.ts';
 
 /** A ticket found by its holder's name, with whether the holder is inside now. */
 export interface HolderMatch {

@@ -1,12 +1,12 @@
+import type { Page } from './records.ts';
 import type {
   ApiKeyRecord,
   EnrollmentTokenListing,
   EnrollmentTokenRecord,
   NewApiKey,
-  Page,
   RedeemResult,
   ScannerNamer,
-} from './records.ts';
+} from './scanner-records.ts';
 
 /** Enrolment tokens and the scanners' API keys. Every method is one transaction; each says what it guarantees. */
 export interface ScannerStore {

@@ -14,9 +14,15 @@ import type { SessionStore } from './session-store.ts';
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
  * Instants are strings in the stored form of `domain/time.ts`. The records it speaks of are in
- * `records.ts`, re-exported here.
+ * `records.ts` and the `*-records.ts` files beside it, re-exported here.
  */
 export type * from './records.ts';
+export type * from './event-records.ts';
+export type * from './ticket-records.ts';
+export type * from './scanner-records.ts';
+export type * from './check-in-records.ts';
+export type * from './scan-log-records.ts';
+export type * from './feed-records.ts';
 
 export interface Store {
   /** The issuer's own settings (identity, admin token hash): one row each. (setting-store.ts) */

@@ -1,5 +1,6 @@
 import type { HolderMatch } from './holder-search.ts';
-import type { Page, ReissueResult, TicketRecord } from './records.ts';
+import type { Page } from './records.ts';
+import type { ReissueResult, TicketRecord } from './ticket-records.ts';
 
 /** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes. Every method is one transaction; each says what it guarantees. */
 export interface TicketStore {

@@ -8,13 +8,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
-import { unsealWebhookSecret } from '../domain/webhooks.ts';
 import type { Store } from '../store/store.ts';
 import { outsideAudit } from '../store/audit-context.ts';
 import type { AttemptResult, ClaimedMessage, WebhookRecord } from '../store/webhook-records.ts';
 import { type AttemptOutcome, Transport } from './deliver.ts';
-import { attemptResult, type AttemptTimes, messageBody } from './attempt.ts';
-import { signatureHeader } from './signing.ts';
+import { attemptResult, type AttemptTimes } from './attempt.ts';
+import { sendSigned } from './send.ts';
 
 /** A lease outlives the attempt's timeout by this much: a message cut off by a crash is tried again after it. */
 const LEASE_MARGIN_MS = 20_000;
@@ -195,40 +194,10 @@ export class WebhookWorker {
     // An attempt must end inside its lease: one that could not start in time is left for the next claim.
     if (performance.now() - claimedAt > LEASE_MARGIN_MS / 2) return;
     const startedAt = this.o.clock.now();
-    const timestamp = Math.floor(startedAt.getTime() / 1000);
-    const body = messageBody(message);
-    let outcome: AttemptOutcome;
-    try {
-      const secrets = this.secrets(endpoint, startedAt);
-      outcome = await this.transport.post(
-        endpoint.url,
-        body,
-        {
-          'webhook-id': message.message_id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(secrets, message.message_id, timestamp, body),
-        },
-        this.o.settings.timeoutSeconds * 1000,
-      );
-    } catch (error) {
-      this.o.log.warn({ err: error, webhook_id: endpoint.webhook_id }, 'webhook delivery: attempt could not be made');
-      outcome = { status_code: null, error: 'the attempt could not be made', duration_ms: 0, retry_after_s: null };
-    }
+    const outcome = await sendSigned(this.transport, endpoint, message, startedAt, this.o);
     const delivered = outcome.status_code !== null && outcome.status_code >= 200 && outcome.status_code < 300;
     this.o.onAttempt?.(delivered);
     this.record(message, { started: startedAt, ended: this.o.clock.now() }, outcome, delivered);
-  }
-
-  private secrets(endpoint: WebhookRecord, now: Date): string[] {
-    const secrets = [unsealWebhookSecret(this.o.keyEncryptionKey, endpoint.webhook_id, endpoint.secret_enc)];
-    if (
-      endpoint.previous_secret_enc !== null &&
-      endpoint.previous_secret_until !== null &&
-      endpoint.previous_secret_until > now.toISOString()
-    ) {
-      secrets.push(unsealWebhookSecret(this.o.keyEncryptionKey, endpoint.webhook_id, endpoint.previous_secret_enc));
-    }
-    return secrets;
   }
 
   private record(message: ClaimedMessage, times: AttemptTimes, outcome: AttemptOutcome, delivered: boolean): void {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { decide, keepTurnedAway, withoutTypes } from '../../src/domain/decide.ts';
+import { decide, withoutTypes } from '../../src/domain/decide.ts';
+import { keepTurnedAway } from '../../src/domain/decide-offline.ts';
 import { decideExit } from '../../src/domain/decide-exit.ts';
 import { newEventId, newTicketId } from '../../src/domain/ids.ts';
 import type {

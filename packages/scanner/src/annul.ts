@@ -5,7 +5,7 @@
  * the entry no more and puts the holder back where they were before it.
  */
 import { ANNUL_REFUSALS, type AnnulRefusal, annulOutcome, withinAnnulWindow } from '@ticket-issuer/protocol';
-import type { AnnulAnswer } from './client.ts';
+import type { AnnulAnswer } from './issuer-answers.ts';
 import { entriesOf, holderOnDevice } from './device-knowledge.ts';
 import { type IssuerHttpError, isKeyRejected, isRefusal, ScannerError } from './errors.ts';
 import type { Admission } from './queue.ts';

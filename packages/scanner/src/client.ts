@@ -1,7 +1,5 @@
 import {
   type AnnulRequestBody,
-  CHECK_IN_OUTCOMES,
-  CHECK_OUT_STATUSES,
   type ChangesPage,
   type CheckOutAnswer,
   type CheckInAnswer,
@@ -15,73 +13,13 @@ import {
   type ScanUploadItem,
   type ScanUploadResult,
 } from '@ticket-issuer/protocol';
-import { IssuerHttpError, IssuerNetworkError, ScannerError } from './errors.ts';
+import { IssuerHttpError, ScannerError } from './errors.ts';
+import { type AnnulAnswer, annulAnswerOf, httpErrorOf, invalidAnswer, scanAnswerOf } from './issuer-answers.ts';
+import { networkError, safeOrigin } from './network-errors.ts';
 import { isHolderSearchAnswer } from './holder-search.ts';
 import { checkRules, isGateRule } from './rules.ts';
 import { checkDiscovery } from './state.ts';
 import { fetchTransport, type HttpRequest, type Transport } from './transport.ts';
-
-/** Connection failures that happen before a request leaves the device: it certainly did not arrive. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-type Coded = { code?: unknown; errors?: { code?: unknown }[] };
-
-/**
- * The socket error codes of a failed request: on the error itself (node:http), or on its `cause`
- * (fetch), and on each error of an AggregateError (a connection tried on several addresses).
- */
-function causeCodes(error: unknown): string[] {
-  const codesOf = (e: Coded | undefined) => [e?.code, ...(e?.errors ?? []).map((inner) => inner.code)];
-  const codes = [...codesOf(error as Coded), ...codesOf((error as { cause?: Coded }).cause)];
-  return codes.filter((code): code is string => typeof code === 'string');
-}
-
-/** Turns a fetch failure into a typed error that says whether the request may have arrived. */
-function networkError(error: unknown, origin: string): IssuerNetworkError {
-  const name = (error as { name?: unknown }).name;
-  if (name === 'TimeoutError' || name === 'AbortError') {
-    return new IssuerNetworkError('ISSUER_TIMEOUT', `the issuer at ${origin} did not answer in time`, 'maybe', error);
-  }
-  const codes = causeCodes(error);
-  const delivery = codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code)) ? 'not_sent' : 'maybe';
-  const why = codes[0] ?? (error instanceof Error ? error.message : 'network error');
-  return new IssuerNetworkError('ISSUER_UNREACHABLE', `cannot reach the issuer at ${origin}: ${why}`, delivery, error);
-}
-
-/** Seconds from a `Retry-After` header (delta-seconds or an HTTP date), or from the envelope's details. */
-function retryAfter(header: string | null, details: Record<string, unknown>): number | null {
-  if (header !== null) {
-    if (/^\d+$/.test(header.trim())) return Number(header.trim());
-    const at = Date.parse(header);
-    if (!Number.isNaN(at)) return Math.max(0, Math.ceil((at - Date.now()) / 1000));
-  }
-  const fromDetails = details.retry_after_seconds;
-  return typeof fromDetails === 'number' && fromDetails >= 0 ? fromDetails : null;
-}
-
-/** The issuer's answer to an annul: the entry no longer counts; the ticket as it is after it. */
-export interface AnnulAnswer {
-  status: 'annulled';
-  ticket: {
-    tid: string;
-    eid?: string;
-    holder_name?: string;
-    ticket_type?: string;
-    /** The ticket's last entry that still counts; null: unused again. */
-    checked_in_at: string | null;
-    entries?: number;
-    attention?: boolean;
-    checkin_texts?: string[];
-  };
-}
 
 /** Options of an IssuerClient. */
 export interface IssuerClientOptions {
@@ -276,54 +214,6 @@ export class IssuerClient {
   }
 }
 
-/** The typed error of an answer in the envelope (or of one that is not the issuer's JSON at all). */
-function httpErrorOf(status: number, body: unknown, retryAfterHeader: string | null): IssuerHttpError {
-  const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
-  const details = (typeof error?.details === 'object' && error.details !== null ? error.details : {}) as Record<
-    string,
-    unknown
-  >;
-  const code = typeof error?.code === 'string' ? error.code : 'INVALID_ANSWER';
-  const message = typeof error?.message === 'string' ? error.message : `unexpected answer (HTTP ${status})`;
-  return new IssuerHttpError(status, code, message, details, retryAfter(retryAfterHeader, details));
-}
-
-/**
- * What a scan's answer says, whether it came alone or as a result of an upload: its outcome (200, or
- * 400 `invalid_signature`), else the error it carries (the envelope, as IssuerHttpError).
- */
-export function scanAnswerOf(
-  action: 'check_in' | 'check_out',
-  status: number,
-  body: unknown,
-  retryAfterHeader: string | null = null,
-): CheckInAnswer | CheckOutAnswer | IssuerHttpError {
-  const outcome = (body as { status?: unknown } | null)?.status;
-  const outcomes: readonly unknown[] = action === 'check_in' ? CHECK_IN_OUTCOMES : CHECK_OUT_STATUSES;
-  if ((status === 200 && outcomes.includes(outcome)) || (status === 400 && outcome === 'invalid_signature')) {
-    return body as CheckInAnswer | CheckOutAnswer;
-  }
-  return httpErrorOf(status, body, retryAfterHeader);
-}
-
-/** What an annul's answer says, alone or as a result of an upload: annulled, else the error it carries. */
-export function annulAnswerOf(
-  status: number,
-  body: unknown,
-  retryAfterHeader: string | null = null,
-): AnnulAnswer | IssuerHttpError {
-  const answer = body as Partial<AnnulAnswer> | null;
-  const ticket = answer?.ticket;
-  const shaped =
-    typeof ticket === 'object' &&
-    ticket !== null &&
-    typeof ticket.tid === 'string' &&
-    (ticket.checked_in_at === null || typeof ticket.checked_in_at === 'string');
-  if (status === 200 && answer?.status === 'annulled' && shaped) return answer as AnnulAnswer;
-  if (status === 200) return invalidAnswer('annul answer without status annulled and the ticket');
-  return httpErrorOf(status, body, retryAfterHeader);
-}
-
 /** A body as JSON, or null when it is empty or not JSON. */
 function parseJson(text: string): unknown {
   try {
@@ -331,17 +221,4 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-/** The scheme, host and port of a URL, for messages (never a path or query, which could hold a secret). */
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'the issuer';
-  }
-}
-
-function invalidAnswer(what: string): IssuerHttpError {
-  return new IssuerHttpError(200, 'INVALID_ANSWER', what);
 }

@@ -1,7 +1,8 @@
 /** The scanner SDK: enrol a device, scan online or offline, sync with the issuer. Runtime-agnostic. */
 export { gatesAdmitting, type FoundHolder, type GateRule } from '@ticket-issuer/protocol';
 export type { AnnulOptions, AnnulReason, AnnulResult } from './annul.ts';
-export { type AnnulAnswer, IssuerClient, type IssuerClientOptions } from './client.ts';
+export { IssuerClient, type IssuerClientOptions } from './client.ts';
+export type { AnnulAnswer } from './issuer-answers.ts';
 export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
 export {
   IssuerHttpError,
@@ -42,12 +43,5 @@ export { MemoryStorage } from './storage/memory.ts';
 export { JOURNALS, STATE_FILES, type JournalName, type Storage } from './storage/storage.ts';
 export { pullChanges, SYNC_IN_FLIGHT, uploadQueue, type SyncOutcome, type UploadReport } from './sync.ts';
 export { fetchTransport, type HttpAnswer, type HttpRequest, type Transport } from './transport.ts';
-export {
-  decideOffline,
-  KeyRing,
-  readToken,
-  TOKEN_VERSIONS,
-  type LocalKnowledge,
-  type OfflineVerdict,
-  type VerdictInput,
-} from './verdict.ts';
+export { KeyRing, readToken, TOKEN_VERSIONS } from './token.ts';
+export { decideOffline, type LocalKnowledge, type OfflineVerdict, type VerdictInput } from './verdict.ts';

@@ -6,7 +6,7 @@ import type { FoundHolder } from '@ticket-issuer/protocol';
 import { holderOnDevice } from './device-knowledge.ts';
 import type { QueuedScan } from './queue.ts';
 import type { ScanContext, ScanResult } from './scan-result.ts';
-import { askIssuer } from './scan.ts';
+import { askIssuer } from './scan-online.ts';
 import type { OfflineVerdict } from './verdict.ts';
 
 /**

@@ -9,7 +9,8 @@ import type { CheckInPlace } from './knowledge.ts';
 import type { ScanQueue } from './queue.ts';
 import type { KnownRules } from './rules.ts';
 import type { Storage } from './storage/storage.ts';
-import type { KeyRing, LocalKnowledge, OfflineVerdict } from './verdict.ts';
+import type { KeyRing } from './token.ts';
+import type { LocalKnowledge, OfflineVerdict } from './verdict.ts';
 
 /** What a verdict screen shows beside the verdict, where the device knows it. */
 export interface ScanTicket {

@@ -9,7 +9,8 @@ import { DEFAULT_RETRY_POLICY, realTimer } from './retry.ts';
 import { exitOffline, exitOnline } from './exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
 import { checkInManual, type ChosenHolder } from './manual.ts';
-import { scanOffline, scanOnline } from './scan.ts';
+import { scanOffline } from './scan.ts';
+import { scanOnline } from './scan-online.ts';
 import type { ScanContext, ScanResult } from './scan-result.ts';
 import { fetchRules, knownRules, type KnownRules, readRules, writeRules } from './rules.ts';
 import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
@@ -17,7 +18,7 @@ import { STATE_FILES, type Storage } from './storage/storage.ts';
 import { pullChanges, uploadQueue } from './sync.ts';
 import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 import { statusReport, type StatusReport } from './status.ts';
-import { KeyRing } from './verdict.ts';
+import { KeyRing } from './token.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';

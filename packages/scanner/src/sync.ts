@@ -1,5 +1,6 @@
 import type { CheckInAnswer, CheckOutAnswer } from '@ticket-issuer/protocol';
-import type { AnnulAnswer, IssuerClient } from './client.ts';
+import type { IssuerClient } from './client.ts';
+import type { AnnulAnswer } from './issuer-answers.ts';
 import {
   type IssuerHttpError,
   IssuerNetworkError,

@@ -5,7 +5,7 @@ import {
   type ScanUploadResult,
   UPLOAD_BODY_LIMIT_BYTES,
 } from '@ticket-issuer/protocol';
-import { annulAnswerOf, scanAnswerOf } from './client.ts';
+import { annulAnswerOf, scanAnswerOf } from './issuer-answers.ts';
 import { IssuerHttpError, IssuerNetworkError, isKeyRejected, isRateLimited, isRefusal, isTransient } from './errors.ts';
 import { annulBody, isAnnul, type QueuedItem } from './queued-annul.ts';
 import { checkInBody } from './queue.ts';

@@ -11,7 +11,6 @@ import {
   type HolderState,
   judgeEntry,
   type OfflineOutcome,
-  type PublicJwk,
   type RuleRefusal,
   rulesFor,
   type TicketClaims,
@@ -19,46 +18,8 @@ import {
   type TicketTypeRules,
 } from '@ticket-issuer/protocol';
 // jose's subpath entries load a few modules instead of the whole library: a CLI run starts faster.
-import { decodeProtectedHeader } from 'jose/decode/protected_header';
 import { compactVerify } from 'jose/jws/compact/verify';
-import { decodeJwt } from 'jose/jwt/decode';
-import { importJWK } from 'jose/key/import';
-
-/** The ticket-token versions this scanner reads (the payload's `v`). */
-export const TOKEN_VERSIONS: readonly number[] = [1];
-
-type ImportedKey = Awaited<ReturnType<typeof importJWK>>;
-
-/** The issuer's published keys, each imported once on first use and kept. */
-export class KeyRing {
-  private readonly jwks = new Map<string, PublicJwk>();
-  private readonly imported = new Map<string, Promise<ImportedKey | null>>();
-
-  constructor(keys: readonly PublicJwk[]) {
-    for (const key of keys) {
-      if (key.kty === 'OKP' && key.crv === 'Ed25519' && (key.alg === undefined || key.alg === 'EdDSA')) {
-        this.jwks.set(key.kid, key);
-      }
-    }
-  }
-
-  /** The verification key a `kid` names, or null when the JWKS does not hold it. */
-  key(kid: string): Promise<ImportedKey | null> {
-    let key = this.imported.get(kid);
-    if (!key) {
-      const jwk = this.jwks.get(kid);
-      key = jwk
-        ? importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x }, 'EdDSA').catch(() => null)
-        : Promise.resolve(null);
-      this.imported.set(kid, key);
-    }
-    return key;
-  }
-
-  get size(): number {
-    return this.jwks.size;
-  }
-}
+import { type KeyRing, readToken, TOKEN_VERSIONS } from './token.ts';
 
 /** A set of tids, as far as a verdict needs one. */
 export type TidSet = Pick<ReadonlySet<string>, 'has'>;
@@ -119,26 +80,6 @@ export interface OfflineVerdict extends GateNotes {
   claims: TicketClaims | null;
   /** Why the entry rules refuse (`not_valid_now`, `entry_limit_reached`, `too_soon`): the 403's details. */
   refusal: RuleRefusal | null;
-}
-
-/**
- * A token's header and payload, read without verification; null when it is not a compact JWS with a
- * JSON payload. A damaged header reads as empty: the token still names its ticket (and is sent to the
- * issuer like any token), and its signature fails.
- */
-export function readToken(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } | null {
-  if (token.split('.').length !== 3) return null;
-  let payload: Record<string, unknown>;
-  try {
-    payload = decodeJwt(token) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  try {
-    return { header: decodeProtectedHeader(token) as Record<string, unknown>, payload };
-  } catch {
-    return { header: {}, payload };
-  }
 }
 
 /** No note for the gate (a token that did not verify, or of another event). */

@@ -1,145 +1,20 @@
+/** The scanner's ticket operations: check-in, exit and status, with the request they share. */
 import { Type } from '@sinclair/typebox';
-import { CHECK_IN_OUTCOMES, TICKET_STATES } from '@ticket-issuer/protocol';
-import { named, StringEnum } from './components.ts';
-import {
-  ErrorEnvelope,
-  errorAnswer,
-  errorExample,
-  errors,
-  Id,
-  InstantIn,
-  json,
-  Nullable,
-  ScannerAuth,
-  Text,
-} from './common.ts';
+import { ErrorEnvelope, errorAnswer, errorExample, errors, json, ScannerAuth } from './common.ts';
 import { EXAMPLE } from './examples.ts';
+// The request first: the OpenAPI document lists the named schemas in the order they are declared.
+import { CheckInBody, CheckInHeaders } from './ticket-request.ts';
+import { CheckInAnswer, CheckOutAnswer, InvalidSignatureAnswer, StatusAnswer, TicketParams } from './ticket-answers.ts';
+import {
+  CHECK_IN_CONFLICT_EXAMPLES,
+  ENTRY_RULE_REFUSAL_EXAMPLES,
+  exitTicket,
+  outcome,
+  ticket,
+} from './ticket-examples.ts';
 
-/** Unknown fields are ignored (not refused) on the scanner API: newer scanners may send more. */
-export const CheckInBody = named(
-  'CheckInRequest',
-  Type.Object(
-    {
-      tid: Id(),
-      eid: Id(),
-      scanned_at: InstantIn,
-      scanner_id: Id(),
-      gate_id: Type.Optional(Id()),
-      idempotency_key: Type.Optional(
-        Type.String({
-          maxLength: 64,
-          pattern: '^[\\x21-\\x7e]*$',
-          description: 'UUID v4 per scan attempt; or the Idempotency-Key header',
-          'x-problem': 'must be a UUID',
-        }),
-      ),
-      ticket_token: Type.Optional(
-        Type.String({ minLength: 1, maxLength: 4096, description: 'the scanned QR string (compact JWS)' }),
-      ),
-      signature_valid: Type.Optional(Type.Boolean({ description: "the scanner's own verdict on the signature" })),
-      admitted_offline: Type.Optional(
-        Type.Boolean({
-          description:
-            "the scanner's own offline verdict: true, it already let the holder in; false, it turned the holder " +
-            'away, and the upload never checks the ticket in',
-        }),
-      ),
-      manual: Type.Optional(
-        Type.Boolean({
-          description:
-            'true: gate staff chose the ticket from a search by the holder’s name (no `ticket_token`); kept in the ' +
-            'scan log as `manual`',
-        }),
-      ),
-    },
-    {
-      description: 'One scan of a ticket. `scanned_at` may be up to 48 hours in the past (queued offline scans).',
-      examples: [
-        {
-          tid: EXAMPLE.tid,
-          eid: EXAMPLE.eid,
-          scanned_at: EXAMPLE.scannedAt,
-          scanner_id: EXAMPLE.scannerId,
-          gate_id: 'north',
-          idempotency_key: EXAMPLE.idempotencyKey,
-        },
-      ],
-    },
-  ),
-);
-
-export const CheckInHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({ maxLength: 64, description: 'UUID v4 per scan attempt, instead of the body field' }),
-  ),
-});
-
-/** What an entry's answer and the status add to a ticket: its entries and the notes for the gate. */
-const AT_THE_GATE = {
-  entries: Type.Integer({
-    minimum: 0,
-    description:
-      'the ticket’s count of entries (re-entries included, annulled ones not); a `valid` answer counts itself',
-  }),
-  attention: Type.Boolean({ description: 'the holder needs attention (the ticket type’s flag or the ticket’s)' }),
-  checkin_texts: Type.Array(Type.String(), { description: 'texts for the gate: the ticket type’s, then the ticket’s' }),
-};
-const AT_THE_GATE_OPTIONAL = {
-  entries: Type.Optional(AT_THE_GATE.entries),
-  attention: Type.Optional(AT_THE_GATE.attention),
-  checkin_texts: Type.Optional(AT_THE_GATE.checkin_texts),
-};
-
-const CheckInTicket = named(
-  'CheckInTicket',
-  Type.Object(
-    {
-      tid: Type.String(),
-      eid: Type.String(),
-      holder_name: Type.Optional(Type.String()),
-      ticket_type: Type.Optional(Type.String()),
-      checked_in_at: Type.Optional(Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp' })),
-      ...AT_THE_GATE_OPTIONAL,
-    },
-    { description: 'The ticket as the gate sees it; `wrong_event` carries only `tid` and its own `eid`' },
-  ),
-);
-
-export const CheckInAnswer = named(
-  'CheckInAnswer',
-  Type.Object({
-    status: StringEnum(
-      CHECK_IN_OUTCOMES.filter((o) => o !== 'invalid_signature'),
-      { description: 'the outcome; `valid` is the only one that admits' },
-    ),
-    ticket: CheckInTicket,
-  }),
-);
-
-const InvalidSignatureAnswer = named(
-  'InvalidSignatureAnswer',
-  Type.Object(
-    {
-      status: StringEnum(['invalid_signature']),
-      ticket: Type.Null(),
-      error: Type.Object({
-        code: StringEnum(['INVALID_SIGNATURE']),
-        message: Type.String(),
-        details: Type.Object({}, { additionalProperties: true }),
-      }),
-    },
-    { description: 'The scan reported a signature that does not verify; kept in the scan log for audit' },
-  ),
-);
-
-const exitTicket = {
-  tid: EXAMPLE.tid,
-  eid: EXAMPLE.eid,
-  holder_name: 'Ada Lovelace',
-  ticket_type: 'GA',
-};
-const ticket = { ...exitTicket, attention: false, checkin_texts: [] };
-const outcome = (summary: string, value: unknown) => ({ summary, value });
+/** The routes take the request from here, beside the operations it is for. */
+export { CheckInBody };
 
 const Replayed = {
   'Idempotent-Replayed': Type.String({
@@ -192,55 +67,7 @@ export const checkInSchema = {
         '`max_days`), `too_soon` (`min_minutes_between_entries`). ' +
         'An entry a scanner admitted offline (`admitted_offline: true`) that the rules refuse now keeps this ' +
         'answer and still counts as an entry, with the holder inside.',
-      examples: {
-        not_valid_now: outcome(
-          'A Saturday ticket on Friday',
-          errorExample('FORBIDDEN', 'this ticket is not valid at this time', {
-            reason: 'not_valid_now',
-            event_day: '2026-07-03',
-            valid_from: null,
-            valid_days: ['2026-07-04'],
-            event_days: { first: '2026-07-03', last: '2026-07-05' },
-            hours: null,
-            holder_name: 'Ada Lovelace',
-            ticket_type: 'Saturday',
-            entries: 0,
-            attention: false,
-            checkin_texts: [],
-          }),
-        ),
-        entry_limit_reached: outcome(
-          'A two-day ticket on a third day',
-          errorExample('FORBIDDEN', 'this ticket has reached its entry limit', {
-            reason: 'entry_limit_reached',
-            event_day: '2026-07-05',
-            entries: 3,
-            entries_today: 0,
-            max_entries: null,
-            max_entries_per_day: null,
-            max_days: 2,
-            days_used: 2,
-            holder_name: 'Ada Lovelace',
-            ticket_type: 'Any two days',
-            attention: false,
-            checkin_texts: [],
-          }),
-        ),
-        too_soon: outcome(
-          'A second entry ten minutes after the first, 30 minutes apart',
-          errorExample('FORBIDDEN', 'too soon after this ticket’s last entry', {
-            reason: 'too_soon',
-            last_entry_at: '2026-07-03T18:20:00.000Z',
-            min_minutes_between_entries: 30,
-            next_entry_at: '2026-07-03T18:50:00.000Z',
-            holder_name: 'Ada Lovelace',
-            ticket_type: 'Wristband',
-            entries: 1,
-            attention: false,
-            checkin_texts: [],
-          }),
-        ),
-      },
+      examples: ENTRY_RULE_REFUSAL_EXAMPLES,
     }),
     400: json(
       'The `invalid_signature` outcome; or INVALID_REQUEST (`details.fields`), PROTOCOL_VERSION_UNSUPPORTED',
@@ -271,46 +98,11 @@ export const checkInSchema = {
         'IDEMPOTENCY_CONFLICT: this idempotency key was used with another body; or CONFLICT with `details.reason` ' +
         '`turned_away_offline`: the scanner turned the holder away offline (`admitted_offline: false`) where the ' +
         'issuer would have checked the ticket in, so the ticket stays unused (replays of this answer too)',
-      examples: {
-        conflict: outcome(
-          'Same key, different body',
-          errorExample('IDEMPOTENCY_CONFLICT', 'this idempotency key was already used with a different request body', {
-            idempotency_key: EXAMPLE.idempotencyKey,
-          }),
-        ),
-        turned_away: outcome(
-          'An offline rejection uploaded for a ticket that is still valid',
-          errorExample(
-            'CONFLICT',
-            'this scanner turned the holder away offline, so the scan does not check the ticket in',
-            { reason: 'turned_away_offline' },
-          ),
-        ),
-      },
+      examples: CHECK_IN_CONFLICT_EXAMPLES,
     }),
     ...errors(401, 413, 415, 429, 500),
   },
 };
-
-const CheckOutAnswer = named(
-  'CheckOutAnswer',
-  Type.Object({
-    status: StringEnum(['checked_out', 'not_inside', 'revoked', 'wrong_event'], {
-      description: '`checked_out`: the holder went out; `not_inside`: never came in, or already out',
-    }),
-    ticket: Type.Object(
-      {
-        tid: Type.String(),
-        eid: Type.String(),
-        holder_name: Type.Optional(Type.String()),
-        ticket_type: Type.Optional(Type.String()),
-        checked_in_at: Type.Optional(Nullable(Type.String())),
-        checked_out_at: Type.Optional(Nullable(Type.String(), { description: 'the last exit, ISO 8601 UTC' })),
-      },
-      { description: 'The ticket; `wrong_event` carries only `tid` and its own `eid`' },
-    ),
-  }),
-);
 
 export const checkOutSchema = {
   operationId: 'checkOutTicket',
@@ -347,29 +139,6 @@ export const checkOutSchema = {
     ...errors(401, 403, 413, 415, 429, 500),
   },
 };
-
-export const TicketParams = Type.Object({ tid: Text(128) });
-
-export const StatusAnswer = named(
-  'TicketStatus',
-  Type.Object(
-    {
-      tid: Type.String(),
-      eid: Type.String(),
-      status: StringEnum(TICKET_STATES),
-      holder_name: Type.String(),
-      ticket_type: Type.String(),
-      issued_at: Type.String({ description: 'ISO 8601 UTC timestamp' }),
-      checked_in_at: Nullable(Type.String(), { description: 'ISO 8601 UTC timestamp; null when not used' }),
-      inside: Type.Boolean({ description: 'whether the holder is inside now (came in and has not gone out)' }),
-      checked_out_at: Nullable(Type.String(), {
-        description: 'ISO 8601 UTC timestamp: when the holder went out; null when they are not out',
-      }),
-      ...AT_THE_GATE,
-    },
-    { description: "A ticket's current state" },
-  ),
-);
 
 export const statusSchema = {
   operationId: 'getTicketStatus',

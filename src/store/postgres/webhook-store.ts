@@ -12,6 +12,7 @@ import type {
 import type { Page } from '../store.ts';
 import type { Tx } from './queries.ts';
 import * as outbox from './outbox.ts';
+import * as outboxDelivery from './outbox-delivery.ts';
 import * as outboxUpkeep from './outbox-upkeep.ts';
 import * as webhooks from './webhooks.ts';
 import type pg from 'pg';
@@ -46,19 +47,19 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   claimWebhookMessages(request: ClaimRequest): Promise<ClaimedMessage[]> {
-    return outbox.claim(this.b.pool, request);
+    return outboxDelivery.claim(this.b.pool, request);
   }
 
   finishWebhookAttempts(results: AttemptResult[]): Promise<void> {
-    return outbox.finish(this.b.tx, results);
+    return outboxDelivery.finish(this.b.tx, results);
   }
 
   listWebhookDeliveries(webhookId: string, limit: number, before: number | null): Promise<Page<DeliveryRecord>> {
-    return outbox.listDeliveries(this.b.tx, webhookId, limit, before);
+    return outboxDelivery.listDeliveries(this.b.tx, webhookId, limit, before);
   }
 
   redeliverWebhookMessage(webhookId: string, messageId: string): Promise<boolean> {
-    return outbox.redeliver(this.b.pool, webhookId, messageId);
+    return outboxDelivery.redeliver(this.b.pool, webhookId, messageId);
   }
 
   upkeepWebhookOutbox(request: UpkeepRequest): Promise<UpkeepDone> {
@@ -66,6 +67,6 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   countPendingWebhookMessages(): Promise<number> {
-    return outbox.pendingCount(this.b.pool);
+    return outboxDelivery.pendingCount(this.b.pool);
   }
 }

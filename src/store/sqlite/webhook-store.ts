@@ -12,6 +12,7 @@ import type {
 import type { Page } from '../store.ts';
 import { SqliteContext } from './context.ts';
 import * as outbox from './outbox.ts';
+import * as outboxDelivery from './outbox-delivery.ts';
 import * as outboxUpkeep from './outbox-upkeep.ts';
 import * as webhooks from './webhooks.ts';
 import type { WebhookStore } from '../webhook-store.ts';
@@ -45,19 +46,19 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   claimWebhookMessages(request: ClaimRequest): Promise<ClaimedMessage[]> {
-    return outbox.claim(this.b.ctx, request);
+    return outboxDelivery.claim(this.b.ctx, request);
   }
 
   finishWebhookAttempts(results: AttemptResult[]): Promise<void> {
-    return outbox.finish(this.b.ctx, results);
+    return outboxDelivery.finish(this.b.ctx, results);
   }
 
   listWebhookDeliveries(webhookId: string, limit: number, before: number | null): Promise<Page<DeliveryRecord>> {
-    return outbox.listDeliveries(this.b.ctx, webhookId, limit, before);
+    return outboxDelivery.listDeliveries(this.b.ctx, webhookId, limit, before);
   }
 
   redeliverWebhookMessage(webhookId: string, messageId: string, now: string): Promise<boolean> {
-    return outbox.redeliver(this.b.ctx, webhookId, messageId, now);
+    return outboxDelivery.redeliver(this.b.ctx, webhookId, messageId, now);
   }
 
   upkeepWebhookOutbox(request: UpkeepRequest): Promise<UpkeepDone> {
@@ -65,6 +66,6 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   countPendingWebhookMessages(): Promise<number> {
-    return outbox.pendingCount(this.b.ctx);
+    return outboxDelivery.pendingCount(this.b.ctx);
   }
 }
