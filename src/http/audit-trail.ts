@@ -5,6 +5,7 @@ import { principalOfPerson } from '../domain/people.ts';
 import {
   type Action,
   ADMIN_TOKEN_PRINCIPAL,
+  type AuditVia,
   isAction,
   PERMISSIONS,
   type Principal,
@@ -80,8 +81,8 @@ interface RouteAudit {
   params: string[];
 }
 
-/** Who an entry names: a principal, or someone not signed in. */
-type Actor = Pick<Principal, 'user_id' | 'name' | 'via'>;
+/** Who an entry names: a principal, someone not signed in, or the taker of an invitation. */
+type Actor = Pick<Principal, 'user_id' | 'name'> & { via: AuditVia };
 
 /** An entry about a request, at the clock's now, from the request's address. */
 export function requestEntry(

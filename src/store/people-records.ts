@@ -1,4 +1,4 @@
-import type { Role, Via } from '../domain/roles.ts';
+import type { AuditVia, Role } from '../domain/roles.ts';
 import type { Page } from './records.ts';
 
 /** A person of the organization (table `users`). Times are stored instants (see `toStored`). */
@@ -42,7 +42,7 @@ export interface AuditRecord {
   at: string;
   user_id: string | null;
   actor_name: string;
-  via: Via;
+  via: AuditVia;
   action: string;
   target: string | null;
   eid: string | null;
