@@ -42,8 +42,8 @@ export interface PeopleStore {
   listUsers(limit: number, after: string | null): Promise<Page<UserRecord>>;
   /**
    * Changes a person at `at`; null when there is none. Disabling ends every console session of the
-   * person and deletes their personal API tokens in the same transaction: enabling them again brings
-   * neither back.
+   * person and deletes their personal API tokens and invitations in the same transaction: enabling them
+   * again brings none of them back.
    */
   updateUser(userId: string, change: UserChange, at: string): Promise<UserRecord | null>;
   /** Deletes a person with their console sessions, invitations and tokens; false when there was none. */
@@ -53,8 +53,9 @@ export interface PeopleStore {
   createInvite(invite: InviteRecord): Promise<boolean>;
   /**
    * Takes an unused invitation not expired at `at` and sets the person's password hash, atomically:
-   * once only, whoever races for it. The person's console sessions end (a new password ends the old
-   * sessions). Null (nothing changes) for an unknown, used or expired invitation, or a disabled person.
+   * once only, whoever races for it. The person's console sessions end and their personal API tokens
+   * are deleted (a new password ends what the old one opened). Null (nothing changes) for an unknown,
+   * used or expired invitation, or a disabled person.
    */
   acceptInvite(inviteHash: string, passwordHash: string, at: string): Promise<UserRecord | null>;
 

@@ -70,6 +70,7 @@ export class PostgresPeopleStore implements PeopleStore {
         await this.count(db, q.DELETE_SESSIONS_OF_SQL, [userId]);
         await this.count(db, q.DELETE_TOKENS_OF_SQL, [userId]);
       }
+      if (change.disabled === true) await this.count(db, q.DELETE_INVITES_OF_SQL, [userId]);
       return user;
     });
   }
@@ -104,6 +105,7 @@ export class PostgresPeopleStore implements PeopleStore {
         const row = await one<Row>(db, numbered(q.SET_PASSWORD_SQL), [passwordHash, at, taken.user_id]);
         if (!row) throw new DisabledMeanwhile();
         await this.count(db, q.DELETE_SESSIONS_OF_SQL, [taken.user_id]);
+        await this.count(db, q.DELETE_TOKENS_OF_SQL, [taken.user_id]);
         const user = q.toUser(row);
         noteAuditActor(user);
         return user;

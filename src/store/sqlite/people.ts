@@ -46,6 +46,7 @@ export class SqlitePeopleStore implements PeopleStore {
         this.c.run(q.DELETE_SESSIONS_OF_SQL, userId);
         this.c.run(q.DELETE_TOKENS_OF_SQL, userId);
       }
+      if (change.disabled === true) this.c.run(q.DELETE_INVITES_OF_SQL, userId);
       return user;
     });
   }
@@ -75,6 +76,7 @@ export class SqlitePeopleStore implements PeopleStore {
       // The one writer: the person taken above is still there and not disabled.
       const row = this.c.one<Row>(q.SET_PASSWORD_SQL, passwordHash, at, taken.user_id)!;
       this.c.run(q.DELETE_SESSIONS_OF_SQL, taken.user_id);
+      this.c.run(q.DELETE_TOKENS_OF_SQL, taken.user_id);
       const user = q.toUser(row);
       noteAuditActor(user);
       return user;
