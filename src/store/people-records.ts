@@ -26,6 +26,15 @@ export interface InviteRecord {
   used_at: string | null;
 }
 
+/** A person's link to a single sign-on provider's subject (table `sso_links`). */
+export interface SsoLinkRecord {
+  /** The provider's issuer (the ID token's `iss`). */
+  issuer: string;
+  /** The provider's subject (the ID token's `sub`), as the provider spells it. */
+  subject: string;
+  created_at: string;
+}
+
 /** A personal API token (`iat_…`), kept as a digest. */
 export interface ApiTokenRecord {
   token_id: string;

@@ -1,5 +1,5 @@
 import type { Role } from '../domain/roles.ts';
-import type { ApiTokenRecord, InviteRecord, UserRecord } from './people-records.ts';
+import type { ApiTokenRecord, InviteRecord, SsoLinkRecord, UserRecord } from './people-records.ts';
 import type { AdminSessionRecord, Page } from './records.ts';
 
 export type * from './people-records.ts';
@@ -46,7 +46,7 @@ export interface PeopleStore {
    * again brings none of them back.
    */
   updateUser(userId: string, change: UserChange, at: string): Promise<UserRecord | null>;
-  /** Deletes a person with their console sessions, invitations and tokens; false when there was none. */
+  /** Deletes a person with their console sessions, invitations, tokens and single sign-on links; false when there was none. */
   deleteUser(userId: string): Promise<boolean>;
 
   /** Stores an invitation and ends the person's earlier ones; false (nothing stored) when there is no such person. */
@@ -58,6 +58,17 @@ export interface PeopleStore {
    * used or expired invitation, or a disabled person.
    */
   acceptInvite(inviteHash: string, passwordHash: string, at: string): Promise<UserRecord | null>;
+
+  /** The person linked to a single sign-on provider's (issuer, subject), or null. */
+  getUserBySsoSubject(issuer: string, subject: string): Promise<UserRecord | null>;
+  /**
+   * A first single sign-on: links the person whose address is exactly `email` to the link's (issuer,
+   * subject), in one transaction, and answers them. `unknown` when nobody has the address; `linked`
+   * (nothing stored) when that person is already linked to another subject of the issuer. A disabled
+   * person is answered unlinked. When the subject was linked meanwhile (two first sign-ins at once),
+   * answers the person it is linked to: of racing links, one wins on every instance.
+   */
+  linkSsoSubject(link: SsoLinkRecord, email: string): Promise<UserRecord | 'unknown' | 'linked'>;
 
   /**
    * Records an attempt to sign in as an address as one of its failures, before its password is tried,
