@@ -23,7 +23,7 @@ import { registerScanner } from './http/scan.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
 import { lazyValidators } from './http/lazy-validators.ts';
-import { secretMasker } from './http/log-masking.ts';
+import { configuredSecrets, secretMasker } from './http/log-masking.ts';
 import { addSecurityHeaders, API_SECURITY_HEADERS } from './http/security-headers.ts';
 import { IssuerMetrics } from './http/operations/metrics.ts';
 import { operationsRoutes } from './http/operations/routes.ts';
@@ -157,7 +157,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
         }),
       },
       // Redaction covers known fields; this covers secrets pasted anywhere else (a URL, another header).
-      hooks: { streamWrite: secretMasker([config.adminToken, config.metricsToken, config.oidc?.clientSecret ?? null]) },
+      hooks: { streamWrite: secretMasker(configuredSecrets(config)) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     // A half-sent request must not hold a connection: headers and body must arrive within the timeout,

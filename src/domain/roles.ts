@@ -8,6 +8,8 @@ export type Role = (typeof ROLES)[number];
 
 /** How a person proved who they are on this request (the audit trail's `actor.via`). */
 export type Via = 'session' | 'token' | 'admin_token';
+/** How the actor of an audit entry proved who they are: as a principal does, or with an invitation link. */
+export type AuditVia = Via | 'invitation';
 
 /** The one acting on an admin request. */
 export interface Principal {

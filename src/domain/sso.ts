@@ -46,11 +46,15 @@ export type SsoRefusal =
   | 'unverified'
   /** No person has this email (and OIDC_DEFAULT_ROLE is unset). */
   | 'unknown'
+  /** The person with this email is linked to another subject of the provider. */
+  | 'linked'
   /** The person is disabled. */
   | 'disabled';
 
 /** Who the provider says signed in. */
 export interface SsoIdentity {
+  /** The provider's issuer identifier (the ID token's `iss`, checked against the discovered one). */
+  issuer: string;
   subject: string;
   email: string | null;
   emailVerified: boolean;
@@ -191,10 +195,10 @@ export class SingleSignOn {
         idTokenExpected: true,
       });
       const claims = tokens.claims()!;
-      const fromToken = identityOf(claims.sub, claims);
+      const fromToken = identityOf(claims.iss, claims.sub, claims);
       if (fromToken.email !== null && typeof claims.email_verified === 'boolean') return fromToken;
       if (!config.serverMetadata().userinfo_endpoint) return fromToken;
-      return identityOf(claims.sub, await oidc.fetchUserInfo(config, tokens.access_token, claims.sub));
+      return identityOf(claims.iss, claims.sub, await oidc.fetchUserInfo(config, tokens.access_token, claims.sub));
     } catch (error) {
       if (error instanceof ProviderUnavailable || isUnreachable(error)) return 'unavailable';
       this.warn(error, 'single sign-on failed at the provider');
@@ -203,9 +207,12 @@ export class SingleSignOn {
   }
 }
 
-/** The identity in a set of claims; only email_verified of exactly true vouches for the address. */
-function identityOf(subject: string, claims: Record<string, unknown>): SsoIdentity {
-  const email = typeof claims.email === 'string' && claims.email.trim() !== '' ? claims.email.trim() : null;
+/**
+ * The identity in a set of claims; only email_verified of exactly true vouches for the address, which
+ * is kept as the provider spelled it (see `emailKey` for how it is compared).
+ */
+function identityOf(issuer: string, subject: string, claims: Record<string, unknown>): SsoIdentity {
+  const email = typeof claims.email === 'string' && claims.email !== '' ? claims.email : null;
   const name = typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim() : null;
-  return { subject, email, emailVerified: claims.email_verified === true, name };
+  return { issuer, subject, email, emailVerified: claims.email_verified === true, name };
 }

@@ -5,6 +5,7 @@ import { principalOfPerson } from '../domain/people.ts';
 import {
   type Action,
   ADMIN_TOKEN_PRINCIPAL,
+  type AuditVia,
   isAction,
   PERMISSIONS,
   type Principal,
@@ -16,7 +17,7 @@ import type { OwnedResource } from '../store/owning-event.ts';
 import type { AuditRecord, UserRecord } from '../store/people-records.ts';
 import type { Store } from '../store/store.ts';
 import { principalOf } from './auth.ts';
-import { secretMasker } from './log-masking.ts';
+import { configuredSecrets, secretMasker } from './log-masking.ts';
 import { ROUTE_ACTIONS } from './route-actions.ts';
 
 /**
@@ -80,8 +81,8 @@ interface RouteAudit {
   params: string[];
 }
 
-/** Who an entry names: a principal, or someone not signed in. */
-type Actor = Pick<Principal, 'user_id' | 'name' | 'via'>;
+/** Who an entry names: a principal, someone not signed in, or the taker of an invitation. */
+type Actor = Pick<Principal, 'user_id' | 'name'> & { via: AuditVia };
 
 /** An entry about a request, at the clock's now, from the request's address. */
 export function requestEntry(
@@ -180,7 +181,7 @@ function pendingEntry(
     action: route.action,
     target: targetParam === undefined ? null : (values[targetParam] ?? null),
     eid,
-    // Whatever is shaped like a secret (or is the configured admin token) is masked, as in the logs.
+    // Whatever is shaped like a secret (or is a configured secret) is masked, as in the logs.
     details: maskStrings(details, mask) as Record<string, unknown>,
   });
   return {
@@ -202,7 +203,7 @@ function routeAudit(route: RouteOptions): RouteAudit | null {
 
 /** onRoute, for every route of the application (added before any is declared): wraps each admin write's handler. */
 export function auditTrail(config: Config, clock: Clock) {
-  const mask = secretMasker([config.adminToken, config.metricsToken]);
+  const mask = secretMasker(configuredSecrets(config));
   return function recordAdminWrites(this: FastifyInstance, route: RouteOptions): void {
     const audit = routeAudit(route);
     if (audit === null) return;

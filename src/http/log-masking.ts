@@ -1,9 +1,18 @@
+import type { Config } from '../config.ts';
 import { ADMIN_SESSION_PREFIX } from '../domain/admin-sessions.ts';
 import { API_KEY_PREFIX, ENROLLMENT_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX, PERSONAL_TOKEN_PREFIX } from '../domain/ids.ts';
 import { INVITE_PREFIX } from '../domain/people.ts';
 import { WEBHOOK_SECRET_PREFIX } from '../webhooks/signing.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The secrets of the configuration, which have no shape of their own: masked by value wherever a log
+ * line or an audit entry could carry them. One list, so that the logs and the trail cannot drift apart.
+ */
+export function configuredSecrets(config: Config): (string | null)[] {
+  return [config.adminToken, config.metricsToken, config.oidc?.clientSecret ?? null];
+}
 
 /**
  * Masks anything shaped like a secret in a written log line: `sk_live_…`, `st_…`, `at_…`, a console

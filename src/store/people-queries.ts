@@ -84,6 +84,16 @@ export const LIST_TOKENS_OF_SQL =
 export const DELETE_TOKEN_SQL = 'DELETE FROM api_tokens WHERE token_id = ?';
 export const DELETE_TOKEN_OF_SQL = 'DELETE FROM api_tokens WHERE token_id = ? AND user_id = ?';
 
+/** The person linked to a provider's (issuer, subject). */
+export const FIND_SSO_USER_SQL = `SELECT u.* FROM sso_links l JOIN users u ON u.user_id = l.user_id
+  WHERE l.issuer = ? AND l.subject = ?`;
+/** Whether a person is linked to some subject of an issuer. */
+export const SSO_LINK_OF_SQL = 'SELECT subject FROM sso_links WHERE user_id = ? AND issuer = ?';
+/** Links a person; a link made meanwhile of the subject, or of the person at the issuer, wins. */
+export const INSERT_SSO_LINK_SQL = `INSERT INTO sso_links (issuer, subject, user_id, created_at) VALUES (?, ?, ?, ?)
+  ON CONFLICT DO NOTHING`;
+export const DELETE_SSO_LINKS_OF_SQL = 'DELETE FROM sso_links WHERE user_id = ?';
+
 /** A console session and its person in one query (none for a session of the admin token). */
 export const GET_SESSION_SQL = `SELECT ${prefixed(SESSION_FIELDS, 's', 's_')}, ${prefixed(USER_FIELDS, 'u', 'u_')}
   FROM admin_sessions s LEFT JOIN users u ON u.user_id = s.user_id WHERE s.session_hash = ?`;

@@ -1,4 +1,4 @@
-import type { Role, Via } from '../domain/roles.ts';
+import type { AuditVia, Role } from '../domain/roles.ts';
 import type { Page } from './records.ts';
 
 /** A person of the organization (table `users`). Times are stored instants (see `toStored`). */
@@ -26,6 +26,15 @@ export interface InviteRecord {
   used_at: string | null;
 }
 
+/** A person's link to a single sign-on provider's subject (table `sso_links`). */
+export interface SsoLinkRecord {
+  /** The provider's issuer (the ID token's `iss`). */
+  issuer: string;
+  /** The provider's subject (the ID token's `sub`), as the provider spells it. */
+  subject: string;
+  created_at: string;
+}
+
 /** A personal API token (`iat_…`), kept as a digest. */
 export interface ApiTokenRecord {
   token_id: string;
@@ -42,7 +51,7 @@ export interface AuditRecord {
   at: string;
   user_id: string | null;
   actor_name: string;
-  via: Via;
+  via: AuditVia;
   action: string;
   target: string | null;
   eid: string | null;

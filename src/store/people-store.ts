@@ -1,5 +1,5 @@
 import type { Role } from '../domain/roles.ts';
-import type { ApiTokenRecord, InviteRecord, UserRecord } from './people-records.ts';
+import type { ApiTokenRecord, InviteRecord, SsoLinkRecord, UserRecord } from './people-records.ts';
 import type { AdminSessionRecord, Page } from './records.ts';
 
 export type * from './people-records.ts';
@@ -42,11 +42,11 @@ export interface PeopleStore {
   listUsers(limit: number, after: string | null): Promise<Page<UserRecord>>;
   /**
    * Changes a person at `at`; null when there is none. Disabling ends every console session of the
-   * person and deletes their personal API tokens in the same transaction: enabling them again brings
-   * neither back.
+   * person and deletes their personal API tokens and invitations in the same transaction: enabling them
+   * again brings none of them back.
    */
   updateUser(userId: string, change: UserChange, at: string): Promise<UserRecord | null>;
-  /** Deletes a person with their console sessions, invitations and tokens; false when there was none. */
+  /** Deletes a person with their console sessions, invitations, tokens and single sign-on links; false when there was none. */
   deleteUser(userId: string): Promise<boolean>;
 
   /** Stores an invitation and ends the person's earlier ones; false (nothing stored) when there is no such person. */
@@ -58,12 +58,24 @@ export interface PeopleStore {
   inviteOpen(inviteHash: string, at: string): Promise<boolean>;
   /**
    * Takes an unused invitation not expired at `at` and sets the person's password hash, atomically:
-   * once only, whoever races for it. The person's console sessions end (a new password ends the old
-   * sessions). Null (nothing changes) for an unknown, used or expired invitation, or a disabled person.
+   * once only, whoever races for it. The person's console sessions end and their personal API tokens
+   * are deleted (a new password ends what the old one opened). Null (nothing changes) for an unknown,
+   * used or expired invitation, or a disabled person.
    */
   acceptInvite(inviteHash: string, passwordHash: string, at: string): Promise<UserRecord | null>;
   /** Those of `userIds` who hold an invitation neither used nor expired at `at` (one query). */
   openInvitations(userIds: string[], at: string): Promise<Set<string>>;
+
+  /** The person linked to a single sign-on provider's (issuer, subject), or null. */
+  getUserBySsoSubject(issuer: string, subject: string): Promise<UserRecord | null>;
+  /**
+   * A first single sign-on: links the person whose address is exactly `email` to the link's (issuer,
+   * subject), in one transaction, and answers them. `unknown` when nobody has the address; `linked`
+   * (nothing stored) when that person is already linked to another subject of the issuer. A disabled
+   * person is answered unlinked. When the subject was linked meanwhile (two first sign-ins at once),
+   * answers the person it is linked to: of racing links, one wins on every instance.
+   */
+  linkSsoSubject(link: SsoLinkRecord, email: string): Promise<UserRecord | 'unknown' | 'linked'>;
 
   /**
    * Records an attempt to sign in as an address as one of its failures, before its password is tried,

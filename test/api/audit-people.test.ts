@@ -31,7 +31,7 @@ await eachAuditBackend('Audit trail of people', ({ backend, it, issuer, sql }) =
     const accepted = await added(app, async () =>
       assert.equal((await accept(app, person.inviteToken)).statusCode, 200),
     );
-    assert.deepEqual(accepted.map(summary), [['user.accept_invitation', 'token', person.user_id, person.user_id]]);
+    assert.deepEqual(accepted.map(summary), [['user.accept_invitation', 'invitation', person.user_id, person.user_id]]);
     assert.equal(accepted[0]!.actor.name, 'Grace Hopper');
     assert.deepEqual(accepted[0]!.details, {});
     // A refused (used) invitation changes nothing and records nothing but its 400.

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
 export interface ProviderAccount {
-  /** The subject; also what the login page's Email finds the account by (its `email`). */
+  /** The subject; the login page's Email finds the account by it or by its `email`. */
   sub: string;
   email: string;
   email_verified: boolean;
@@ -126,8 +126,11 @@ export async function startProvider(options: TestProviderOptions): Promise<TestP
     }
     if (step === 'login') {
       const form = await formOf(req);
-      const typed = (form.get('email') ?? '').toLowerCase();
-      const account = options.accounts.find((a) => a.email.toLowerCase() === typed);
+      // The account with exactly this email or subject (two accounts may share an email), else ignoring case.
+      const raw = form.get('email') ?? '';
+      const account =
+        options.accounts.find((a) => a.sub === raw || a.email === raw) ??
+        options.accounts.find((a) => a.email.toLowerCase() === raw.toLowerCase());
       if (!account || account.password !== form.get('password')) {
         return html(res, 200, loginPage(uid, 'Wrong email or password.'));
       }

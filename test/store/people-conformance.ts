@@ -165,7 +165,7 @@ export function peopleConformance(c: PeopleSuiteContext): void {
       assert.equal(await people().inviteOpen(inv.invite_hash, at(3)), false, 'used');
     });
 
-    test('an invitation expires at its instant; a disabled person cannot take theirs until enabled', async () => {
+    test('an invitation expires at its instant; disabling a person ends theirs, enabling brings none back', async () => {
       const user = await person();
       const inv = invite(user.user_id, { expires_at: at(60) });
       await people().createInvite(inv);
@@ -176,7 +176,26 @@ export function peopleConformance(c: PeopleSuiteContext): void {
       await people().updateUser(other.user_id, { disabled: true }, at(1));
       assert.equal(await people().acceptInvite(second.invite_hash, 'scrypt$d', at(2)), null);
       await people().updateUser(other.user_id, { disabled: false }, at(3));
-      assert.equal((await people().acceptInvite(second.invite_hash, 'scrypt$e', at(4)))!.password_hash, 'scrypt$e');
+      assert.equal(await people().acceptInvite(second.invite_hash, 'scrypt$e', at(4)), null);
+      // A new invitation made after enabling works; another change than disabling leaves it.
+      const third = invite(other.user_id);
+      await people().createInvite(third);
+      await people().updateUser(other.user_id, { name: 'G. Hopper' }, at(5));
+      assert.equal((await people().acceptInvite(third.invite_hash, 'scrypt$f', at(6)))!.password_hash, 'scrypt$f');
+    });
+
+    test("acceptInvite deletes the person's personal tokens, and only theirs", async () => {
+      const user = await person();
+      const other = await person();
+      const own = token(user.user_id);
+      const kept = token(other.user_id);
+      await people().createApiToken(own);
+      await people().createApiToken(kept);
+      const inv = invite(user.user_id);
+      await people().createInvite(inv);
+      assert.notEqual(await people().acceptInvite(inv.invite_hash, 'scrypt$new', at(1)), null);
+      assert.equal(await people().findApiToken(own.token_hash), null);
+      assert.notEqual(await people().findApiToken(kept.token_hash), null);
     });
 
     test('concurrent takers of one invitation: exactly one wins', async () => {

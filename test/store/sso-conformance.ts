@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
+import type { SsoLinkRecord, UserRecord } from '../../src/store/people-store.ts';
 import type { SsoLoginRecord } from '../../src/store/sso-store.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -11,7 +12,10 @@ export interface SsoSuiteContext {
   at: (minutes: number) => string;
 }
 
-/** Single sign-on attempts: stored, taken once, the expired ones cleared by later attempts. */
+/**
+ * Single sign-on attempts: stored, taken once, the expired ones cleared by later attempts. Links of
+ * people to a provider's subjects: one subject per person at each issuer, one person per subject.
+ */
 export function ssoConformance(c: SsoSuiteContext): void {
   const { test, store, at } = c;
   const attempt = (minutes: number, overrides: Partial<SsoLoginRecord> = {}): SsoLoginRecord => ({
@@ -49,6 +53,82 @@ export function ssoConformance(c: SsoSuiteContext): void {
       assert.equal(await store().sso.takeLogin(stale.state_hash), null, 'the expired attempt is gone');
       assert.deepEqual(await store().sso.takeLogin(live.state_hash), live);
       assert.deepEqual(await store().sso.takeLogin(later.state_hash), later);
+    });
+  });
+
+  const people = () => store().people;
+  const ISSUER = 'https://id.example.org';
+  const person = async (overrides: Partial<UserRecord> = {}): Promise<UserRecord> => {
+    const user: UserRecord = {
+      user_id: `usr_${randomUUID()}`,
+      email: `${randomUUID()}@example.org`,
+      name: 'Kevin Example',
+      role: 'owner',
+      events: null,
+      disabled_at: null,
+      password_hash: null,
+      created_at: at(0),
+      updated_at: at(0),
+      ...overrides,
+    };
+    assert.equal(await people().createUser(user), 'created');
+    return user;
+  };
+  const link = (subject: string, issuer = ISSUER): SsoLinkRecord => ({ issuer, subject, created_at: at(1) });
+
+  describe('single sign-on links', () => {
+    test('linkSsoSubject links the person with exactly the address; the subject then finds them, at its issuer only', async () => {
+      const kevin = await person();
+      const sub = randomUUID();
+      assert.equal(await people().getUserBySsoSubject(ISSUER, sub), null);
+      assert.equal(await people().linkSsoSubject(link(sub), kevin.email.toUpperCase()), 'unknown', 'compared exactly');
+      assert.equal(await people().linkSsoSubject(link(sub), `${kevin.email} `), 'unknown');
+      assert.equal(await people().getUserBySsoSubject(ISSUER, sub), null, 'nothing linked');
+      assert.deepEqual(await people().linkSsoSubject(link(sub), kevin.email), kevin);
+      assert.deepEqual(await people().getUserBySsoSubject(ISSUER, sub), kevin);
+      assert.equal(await people().getUserBySsoSubject('https://other.example.org', sub), null);
+      assert.equal(await people().getUserBySsoSubject(ISSUER, sub.toUpperCase()), null);
+      // The same subject again, whatever address it comes with: its person.
+      assert.deepEqual(await people().linkSsoSubject(link(sub), 'someone-else@example.org'), kevin);
+    });
+
+    test('a person linked to a subject is not linked to another of the same issuer; another issuer links afresh', async () => {
+      const kevin = await person();
+      const first = randomUUID();
+      const second = randomUUID();
+      await people().linkSsoSubject(link(first), kevin.email);
+      assert.equal(await people().linkSsoSubject(link(second), kevin.email), 'linked');
+      assert.equal(await people().getUserBySsoSubject(ISSUER, second), null, 'nothing stored');
+      const elsewhere = link(second, 'https://other.example.org');
+      assert.deepEqual(await people().linkSsoSubject(elsewhere, kevin.email), kevin);
+      assert.deepEqual(await people().getUserBySsoSubject(ISSUER, first), kevin);
+    });
+
+    test('a disabled person is answered unlinked; deleting a person deletes their links', async () => {
+      const off = await person({ disabled_at: at(0) });
+      const sub = randomUUID();
+      assert.deepEqual(await people().linkSsoSubject(link(sub), off.email), off);
+      assert.equal(await people().getUserBySsoSubject(ISSUER, sub), null);
+      const gone = await person();
+      await people().linkSsoSubject(link(sub), gone.email);
+      assert.equal(await people().deleteUser(gone.user_id), true);
+      assert.equal(await people().getUserBySsoSubject(ISSUER, sub), null);
+      const back = await person({ email: gone.email });
+      assert.deepEqual(await people().linkSsoSubject(link(randomUUID()), back.email), back, 'the address links afresh');
+    });
+
+    test('first sign-ins at once: of 8 subjects with one address one is linked; 8 of one subject all get its person', async () => {
+      const kevin = await person();
+      const subjects = Array.from({ length: 8 }, () => randomUUID());
+      const answers = await Promise.all(subjects.map((sub) => people().linkSsoSubject(link(sub), kevin.email)));
+      assert.equal(answers.filter((a) => a !== 'linked').length, 1, JSON.stringify(answers));
+      assert.equal(answers.filter((a) => a === 'linked').length, 7);
+      const winner = subjects[answers.findIndex((a) => a !== 'linked')]!;
+      assert.deepEqual(await people().getUserBySsoSubject(ISSUER, winner), kevin);
+      const ada = await person();
+      const sub = randomUUID();
+      const same = await Promise.all(Array.from({ length: 8 }, () => people().linkSsoSubject(link(sub), ada.email)));
+      for (const answer of same) assert.deepEqual(answer, ada);
     });
   });
 }

@@ -7,7 +7,7 @@ import { acceptInvitationSchema } from '../schemas/invitations.ts';
 
 /** The entry of an accepted invitation before its transaction names the person. */
 const INVITATION_ENTRY = {
-  actor: { user_id: null, name: 'invitation link', via: 'token' as const },
+  actor: { user_id: null, name: 'invitation link', via: 'invitation' as const },
   action: 'user.accept_invitation',
   target: null,
 };

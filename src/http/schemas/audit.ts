@@ -6,9 +6,14 @@ const Actor = Type.Object(
   {
     user_id: Nullable(Type.String(), { description: 'the person; null for the admin token' }),
     name: Type.String({ description: 'the person’s name as it was then, or "admin token"' }),
-    via: Type.Union([Type.Literal('session'), Type.Literal('token'), Type.Literal('admin_token')], {
-      description: 'how they signed the request: a console session, a personal API token, the admin token',
-    }),
+    via: Type.Union(
+      [Type.Literal('session'), Type.Literal('token'), Type.Literal('admin_token'), Type.Literal('invitation')],
+      {
+        description:
+          'how they signed the request: a console session, a personal API token, the admin token, or an ' +
+          'invitation link (accepting it)',
+      },
+    ),
   },
   { description: 'Who did it' },
 );

@@ -66,12 +66,14 @@ export const finishSsoSchema = {
   summary: "Single sign-on: the provider's answer",
   description:
     'The redirect URI registered at the provider (`<BASE_URL>/admin/v1/sso/callback`). Exchanges the code, ' +
-    'checks the ID token and matches a person by their verified email: then sets the console session ' +
+    'checks the ID token and matches a person by their subject, or the first time by their verified email: then sets the console session ' +
     'cookie, as signing in with a password does, and redirects to `/console/`. Otherwise no session, and ' +
     'a redirect to `/console/#sso_error=<reason>`: `expired` (unknown, used or expired attempt, or another ' +
     "browser's), `denied` (the provider answered an error), `failed` (the code exchange or the ID token's " +
     'checks failed), `unavailable` (the provider did not answer), `unverified` (no email, or not verified), ' +
-    '`unknown` (nobody has this email) or `disabled`.',
+    '`unknown` (nobody has this email), `linked` (the person with this email is linked to another subject ' +
+    'of the provider) or `disabled`. A person is linked to the provider’s subject at their first single ' +
+    'sign-on and found by it afterwards.',
   querystring: Type.Object(
     {
       code: Type.Optional(CallbackValue),

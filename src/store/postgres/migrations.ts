@@ -452,6 +452,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 24,
     sql: 'ALTER TABLE ticket_types ADD COLUMN max_days INTEGER;',
   },
+  {
+    // Single sign-on's links of people to the provider's (issuer, subject), as SQLite's version 25.
+    version: 25,
+    sql: `
+      CREATE TABLE sso_links (
+        issuer TEXT COLLATE "C" NOT NULL,
+        subject TEXT COLLATE "C" NOT NULL,
+        user_id TEXT COLLATE "C" NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (issuer, subject)
+      );
+      CREATE UNIQUE INDEX sso_links_by_user ON sso_links (user_id, issuer);
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

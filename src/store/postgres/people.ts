@@ -6,6 +6,7 @@ import type {
   InviteRecord,
   PeopleStore,
   SessionWithUser,
+  SsoLinkRecord,
   UserChange,
   UserRecord,
 } from '../people-store.ts';
@@ -70,6 +71,7 @@ export class PostgresPeopleStore implements PeopleStore {
         await this.count(db, q.DELETE_SESSIONS_OF_SQL, [userId]);
         await this.count(db, q.DELETE_TOKENS_OF_SQL, [userId]);
       }
+      if (change.disabled === true) await this.count(db, q.DELETE_INVITES_OF_SQL, [userId]);
       return user;
     });
   }
@@ -81,6 +83,7 @@ export class PostgresPeopleStore implements PeopleStore {
       await this.count(db, q.DELETE_SESSIONS_OF_SQL, [userId]);
       await this.count(db, q.DELETE_INVITES_OF_SQL, [userId]);
       await this.count(db, q.DELETE_TOKENS_OF_SQL, [userId]);
+      await this.count(db, q.DELETE_SSO_LINKS_OF_SQL, [userId]);
       return deleted;
     });
   }
@@ -108,6 +111,7 @@ export class PostgresPeopleStore implements PeopleStore {
         const row = await one<Row>(db, numbered(q.SET_PASSWORD_SQL), [passwordHash, at, taken.user_id]);
         if (!row) throw new DisabledMeanwhile();
         await this.count(db, q.DELETE_SESSIONS_OF_SQL, [taken.user_id]);
+        await this.count(db, q.DELETE_TOKENS_OF_SQL, [taken.user_id]);
         const user = q.toUser(row);
         noteAuditActor(user);
         return user;
@@ -122,6 +126,33 @@ export class PostgresPeopleStore implements PeopleStore {
     const range = q.openInvitesRange(userIds, at);
     if (range === null) return new Set();
     return q.openAmong(await all<{ user_id: string }>(this.pool, numbered(q.OPEN_INVITES_SQL), range), userIds);
+  }
+
+  async getUserBySsoSubject(issuer: string, subject: string): Promise<UserRecord | null> {
+    const row = await one<Row>(this.pool, numbered(q.FIND_SSO_USER_SQL), [issuer, subject]);
+    return row ? q.toUser(row) : null;
+  }
+
+  linkSsoSubject(link: SsoLinkRecord, email: string): Promise<UserRecord | 'unknown' | 'linked'> {
+    const linkedTo = async (db: pg.PoolClient) => {
+      const row = await one<Row>(db, numbered(q.FIND_SSO_USER_SQL), [link.issuer, link.subject]);
+      return row ? q.toUser(row) : null;
+    };
+    return this.tx(async (db) => {
+      // Locks the person first: first sign-ins with one address link one after the other, and each
+      // reads the links committed before it took the lock.
+      const row = await one<Row>(db, `${numbered(q.GET_USER_BY_EMAIL_SQL)} FOR UPDATE`, [email]);
+      const linked = await linkedTo(db);
+      if (linked) return linked;
+      if (!row) return 'unknown';
+      const user = q.toUser(row);
+      if (await one(db, numbered(q.SSO_LINK_OF_SQL), [user.user_id, link.issuer])) return 'linked';
+      if (user.disabled_at !== null) return user;
+      const values = [link.issuer, link.subject, user.user_id, link.created_at];
+      if ((await this.count(db, q.INSERT_SSO_LINK_SQL, values)) > 0) return user;
+      // The subject was linked by a sign-in that committed meanwhile: its person is the one.
+      return (await linkedTo(db)) ?? 'linked';
+    });
   }
 
   recordSignInAttempt(

@@ -457,6 +457,21 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 24,
     sql: 'ALTER TABLE ticket_types ADD COLUMN max_days INTEGER;',
   },
+  {
+    // Single sign-on links a person to the provider's (issuer, subject) at their first sign-in and
+    // finds them by it afterwards: one subject per person at each issuer, one person per subject.
+    version: 25,
+    sql: `
+      CREATE TABLE sso_links (
+        issuer TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (issuer, subject)
+      );
+      CREATE UNIQUE INDEX sso_links_by_user ON sso_links (user_id, issuer);
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */

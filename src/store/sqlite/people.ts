@@ -5,6 +5,7 @@ import type {
   InviteRecord,
   PeopleStore,
   SessionWithUser,
+  SsoLinkRecord,
   UserChange,
   UserRecord,
 } from '../people-store.ts';
@@ -46,6 +47,7 @@ export class SqlitePeopleStore implements PeopleStore {
         this.c.run(q.DELETE_SESSIONS_OF_SQL, userId);
         this.c.run(q.DELETE_TOKENS_OF_SQL, userId);
       }
+      if (change.disabled === true) this.c.run(q.DELETE_INVITES_OF_SQL, userId);
       return user;
     });
   }
@@ -55,6 +57,7 @@ export class SqlitePeopleStore implements PeopleStore {
       this.c.run(q.DELETE_SESSIONS_OF_SQL, userId);
       this.c.run(q.DELETE_INVITES_OF_SQL, userId);
       this.c.run(q.DELETE_TOKENS_OF_SQL, userId);
+      this.c.run(q.DELETE_SSO_LINKS_OF_SQL, userId);
       return this.c.run(q.DELETE_USER_SQL, userId) > 0;
     });
   }
@@ -79,6 +82,7 @@ export class SqlitePeopleStore implements PeopleStore {
       // The one writer: the person taken above is still there and not disabled.
       const row = this.c.one<Row>(q.SET_PASSWORD_SQL, passwordHash, at, taken.user_id)!;
       this.c.run(q.DELETE_SESSIONS_OF_SQL, taken.user_id);
+      this.c.run(q.DELETE_TOKENS_OF_SQL, taken.user_id);
       const user = q.toUser(row);
       noteAuditActor(user);
       return user;
@@ -89,6 +93,26 @@ export class SqlitePeopleStore implements PeopleStore {
     const range = q.openInvitesRange(userIds, at);
     if (range === null) return new Set();
     return q.openAmong(this.c.all<{ user_id: string }>(q.OPEN_INVITES_SQL, ...range), userIds);
+  }
+
+  async getUserBySsoSubject(issuer: string, subject: string): Promise<UserRecord | null> {
+    const row = this.c.one<Row>(q.FIND_SSO_USER_SQL, issuer, subject);
+    return row ? q.toUser(row) : null;
+  }
+
+  linkSsoSubject(link: SsoLinkRecord, email: string): Promise<UserRecord | 'unknown' | 'linked'> {
+    // One IMMEDIATE transaction: the one writer orders first sign-ins, across processes too.
+    return this.c.tx(() => {
+      const linked = this.c.one<Row>(q.FIND_SSO_USER_SQL, link.issuer, link.subject);
+      if (linked) return q.toUser(linked);
+      const row = this.c.one<Row>(q.GET_USER_BY_EMAIL_SQL, email);
+      if (!row) return 'unknown';
+      const user = q.toUser(row);
+      if (this.c.one(q.SSO_LINK_OF_SQL, user.user_id, link.issuer)) return 'linked';
+      if (user.disabled_at !== null) return user;
+      this.c.run(q.INSERT_SSO_LINK_SQL, link.issuer, link.subject, user.user_id, link.created_at);
+      return user;
+    });
   }
 
   recordSignInAttempt(
