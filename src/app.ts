@@ -155,7 +155,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
         }),
       },
       // Redaction covers known fields; this covers secrets pasted anywhere else (a URL, another header).
-      hooks: { streamWrite: secretMasker([config.adminToken, config.metricsToken, config.oidc?.clientSecret ?? null]) },
+      hooks: {
+        streamWrite: secretMasker([
+          config.adminToken,
+          config.metricsToken,
+          config.oidc?.clientSecret ?? null,
+          config.redisPasswords.redis,
+          config.redisPasswords.sentinel,
+        ]),
+      },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     // A half-sent request must not hold a connection: headers and body must arrive within the timeout,
