@@ -13,6 +13,8 @@ const HAPROXY = '/usr/sbin/haproxy';
 /** Why HAProxy cannot run here as deploy/ configures it (started as root, then its own user), or null. */
 export function haproxyMissing(): string | null {
   if (!existsSync(HAPROXY)) return `no ${HAPROXY} (apt-get install haproxy)`;
+  // Its certificate is made for each run (certificates.ts).
+  if (!existsSync('/usr/bin/openssl')) return 'no /usr/bin/openssl (apt-get install openssl)';
   if (process.getuid?.() !== 0) return 'not root (HAProxy starts as root and becomes the haproxy user)';
   try {
     account('haproxy');
