@@ -56,9 +56,12 @@ export function resolveKeyEncryptionKey(config: Config, storeHasKeys: boolean): 
  * disconnected, commands fail at once instead of queueing; on a connection that went silent, each
  * command (a Sentinel's included) gives up after a second. Either way the rate limits turn to the
  * instance's own counters (see `SharedRateLimits`, which logs the one warning), and the client keeps
- * reconnecting by itself (at most 2 s apart). Null when neither is configured.
+ * reconnecting by itself (at most 2 s apart). REDIS_PASSWORD goes to Redis (the master the Sentinels
+ * name included), REDIS_SENTINEL_PASSWORD to the Sentinels. Null when neither is configured.
  */
-export async function connectRedis(config: Pick<Config, 'redisUrl' | 'redisSentinel'>): Promise<Redis | null> {
+export async function connectRedis(
+  config: Pick<Config, 'redisUrl' | 'redisSentinel' | 'redisPasswords'>,
+): Promise<Redis | null> {
   if (config.redisUrl === null && config.redisSentinel === null) return null;
   // Loaded only when configured: ioredis defines every command of Redis as it loads.
   const { Redis } = await import('ioredis');
@@ -69,6 +72,8 @@ export async function connectRedis(config: Pick<Config, 'redisUrl' | 'redisSenti
     commandTimeout: 1_000,
     connectTimeout: 2_000,
     retryStrategy: backOff,
+    // A wrong or missing password refuses every command (NOAUTH, WRONGPASS): the same fallback as Redis down.
+    ...(config.redisPasswords.redis !== null ? { password: config.redisPasswords.redis } : {}),
   };
   const sentinel = config.redisSentinel;
   const redis = sentinel
@@ -79,6 +84,7 @@ export async function connectRedis(config: Pick<Config, 'redisUrl' | 'redisSenti
         sentinelCommandTimeout: 1_000,
         sentinelRetryStrategy: backOff,
         failoverDetector: true,
+        ...(config.redisPasswords.sentinel !== null ? { sentinelPassword: config.redisPasswords.sentinel } : {}),
       })
     : new Redis(config.redisUrl!, options);
   // Without a listener, a connection error would end the process.

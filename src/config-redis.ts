@@ -1,4 +1,4 @@
-/** Where the shared rate-limit counters live: REDIS_URL, or Redis found through Sentinel. */
+/** Where the shared rate-limit counters live: REDIS_URL, or Redis found through Sentinel; and their passwords. */
 import { isIP } from 'node:net';
 import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
 
@@ -63,4 +63,47 @@ function sentinelAddress(entry: string): { host: string; port: number } | null {
   if (match[1] !== undefined) return isIP(match[1]) === 6 ? { host: match[1], port } : null;
   const host = match[2]!;
   return isIP(host) === 4 || HOST_NAME.test(host) ? { host, port } : null;
+}
+
+/** The passwords Redis and the Sentinels ask of the issuer; null where none is sent. */
+export interface RedisPasswords {
+  /** REDIS_PASSWORD: sent to Redis itself (its `requirepass`), whichever way Redis is found. */
+  redis: string | null;
+  /** REDIS_SENTINEL_PASSWORD: sent to the Sentinels (their own `requirepass`). */
+  sentinel: string | null;
+}
+
+/**
+ * REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD. Each only where it is used: REDIS_PASSWORD with REDIS_URL
+ * or the Sentinels (never beside a password inside REDIS_URL: which one counts would be a guess),
+ * REDIS_SENTINEL_PASSWORD with the Sentinels.
+ */
+export function redisPasswords(env: Env): RedisPasswords {
+  const redis = password(env, 'REDIS_PASSWORD');
+  const sentinel = password(env, 'REDIS_SENTINEL_PASSWORD');
+  const url = text(env, 'REDIS_URL');
+  const viaSentinel = text(env, 'REDIS_SENTINELS') !== null;
+  if (redis !== null && url === null && !viaSentinel) {
+    throw new ConfigError(
+      'REDIS_PASSWORD is set but neither REDIS_URL nor REDIS_SENTINELS is: it would be sent nowhere',
+    );
+  }
+  if (redis !== null && url !== null && URL.canParse(url) && new URL(url).password !== '') {
+    throw new ConfigError('REDIS_URL holds a password and REDIS_PASSWORD is set too: keep one of them');
+  }
+  if (sentinel !== null && !viaSentinel) {
+    throw new ConfigError('REDIS_SENTINEL_PASSWORD is set but REDIS_SENTINELS is not: it would be sent nowhere');
+  }
+  return { redis, sentinel };
+}
+
+/** A password as the environment holds it; unset or empty: null. */
+function password(env: Env, name: string): string | null {
+  const value = env[name];
+  if (value === undefined || value === '') return null;
+  // Masked in every log line wherever it appears, so a short one would mask ordinary words too.
+  if (value.length < 16 || /[\s]/.test(value)) {
+    throw new ConfigError(`${name} must be at least 16 characters long, without spaces (e.g. openssl rand -hex 32)`);
+  }
+  return value;
 }

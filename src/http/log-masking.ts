@@ -11,7 +11,13 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * line or an audit entry could carry them. One list, so that the logs and the trail cannot drift apart.
  */
 export function configuredSecrets(config: Config): (string | null)[] {
-  return [config.adminToken, config.metricsToken, config.oidc?.clientSecret ?? null];
+  return [
+    config.adminToken,
+    config.metricsToken,
+    config.oidc?.clientSecret ?? null,
+    config.redisPasswords.redis,
+    config.redisPasswords.sentinel,
+  ];
 }
 
 /**
@@ -19,7 +25,8 @@ export function configuredSecrets(config: Config): (string | null)[] {
  * session id `as_…`, a person's API token `iat_…`, an invitation's token `inv_…`, a webhook
  * endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
- * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET), which has no shape of its own, and
+ * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET, REDIS_PASSWORD,
+ * REDIS_SENTINEL_PASSWORD), which has no shape of its own, and
  * the `code` and `state` of a URL's query.
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */

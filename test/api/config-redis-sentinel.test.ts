@@ -118,3 +118,37 @@ describe('REDIS_SENTINELS and REDIS_SENTINEL_MASTER', () => {
     });
   });
 });
+
+describe('REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD', () => {
+  const PASSWORD = 'a1b2c3d4e5f6a7b8c9d0e1f2';
+
+  it('are read where they are used: REDIS_PASSWORD with REDIS_URL or the Sentinels, REDIS_SENTINEL_PASSWORD with the Sentinels', () => {
+    assert.deepEqual(loadConfig({}).redisPasswords, { redis: null, sentinel: null });
+    assert.deepEqual(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PASSWORD: PASSWORD }).redisPasswords, {
+      redis: PASSWORD,
+      sentinel: null,
+    });
+    const sentinel = { REDIS_SENTINELS: SENTINELS, REDIS_SENTINEL_MASTER: 'issuer-redis' };
+    assert.deepEqual(
+      loadConfig({ ...sentinel, REDIS_PASSWORD: PASSWORD, REDIS_SENTINEL_PASSWORD: `${PASSWORD}x` }).redisPasswords,
+      { redis: PASSWORD, sentinel: `${PASSWORD}x` },
+    );
+  });
+
+  it('a password sent nowhere, a second password beside one in REDIS_URL, or a short one is refused', () => {
+    refused({ REDIS_PASSWORD: PASSWORD }, /^REDIS_PASSWORD is set but neither REDIS_URL nor REDIS_SENTINELS is/);
+    refused(
+      { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINEL_PASSWORD: PASSWORD },
+      /^REDIS_SENTINEL_PASSWORD is set but REDIS_SENTINELS is not/,
+    );
+    refused(
+      { REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:6379`, REDIS_PASSWORD: PASSWORD },
+      /^REDIS_URL holds a password and REDIS_PASSWORD is set too/,
+    );
+    refused({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PASSWORD: 'short' }, /^REDIS_PASSWORD must be at least 16/);
+    refused(
+      { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PASSWORD: `${PASSWORD} ${PASSWORD}` },
+      /^REDIS_PASSWORD must be at least 16 characters long, without spaces/,
+    );
+  });
+});

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { freePort } from '../helpers/server.ts';
+import { Authority, trustInThisProcess } from './certificates.ts';
 import { Haproxy, haproxyMissing } from './haproxy.ts';
 import { PostgresCluster, postgresClusterMissing } from './postgres-cluster.ts';
 import { account, RunDirectory, until } from './processes.ts';
@@ -75,11 +75,23 @@ export class HaCluster {
 
   private static async startIn(run: RunDirectory, issuerEnv: Record<string, string>): Promise<HaCluster> {
     const secret = () => randomBytes(24).toString('hex');
+    // The cluster's authorities and passwords, made for this run as docs/deploy.md makes them.
+    const tlsDir = run.dir('tls');
+    const [etcdAuthority, postgresAuthority, gatesAuthority] = ['etcd', 'postgres', 'gates'].map((name) =>
+      Authority.make(tlsDir, name),
+    );
     const superuser = secret();
+    const redisPasswords = { redis: secret(), sentinel: secret() };
     const [postgres, redis] = await Promise.all([
-      PostgresCluster.start(run, { superuser, replication: secret(), restApi: secret() }),
-      RedisCluster.start(run),
+      PostgresCluster.start(
+        run,
+        { superuser, replication: secret(), rewind: secret(), restApi: secret() },
+        { etcd: etcdAuthority!, postgres: postgresAuthority! },
+      ),
+      RedisCluster.start(run, redisPasswords),
     ]);
+    // The scanners here trust the authority of HAProxy's certificate, as scanners given it would.
+    trustInThisProcess(gatesAuthority!.ca);
     const issuerPorts = [await freePort(), await freePort(), await freePort()];
     const [pg1, pg2, pg3] = postgres.nodes.map((n) => ({ address: `127.0.0.1:${n.pgPort}`, restPort: n.restPort }));
     const haproxy = await Haproxy.start(run, {
@@ -87,11 +99,11 @@ export class HaCluster {
       postgres: await freePort(),
       issuers: issuerPorts.map((port) => `127.0.0.1:${port}`) as [string, string, string],
       postgresNodes: [pg1!, pg2!, pg3!],
+      certificate: gatesAuthority!.issue('haproxy', ['127.0.0.1']).bundle,
     });
     const databasePassword = secret();
-    await createIssuerDatabase(
-      `postgres://postgres:${superuser}@127.0.0.1:${haproxy.ports.postgres}/postgres`,
-      databasePassword,
+    await postgres.asSuperuser(
+      `CREATE ROLE issuer LOGIN PASSWORD '${databasePassword}';\nCREATE DATABASE issuer OWNER issuer;\n`,
     );
 
     const adminToken = secret();
@@ -101,6 +113,9 @@ export class HaCluster {
       HAPROXY_PG_ADDRESS: `127.0.0.1:${haproxy.ports.postgres}`,
       REDIS_SENTINELS: redis.sentinelList,
       REDIS_MASTER_NAME: MASTER_NAME,
+      REDIS_PASSWORD: redisPasswords.redis,
+      REDIS_SENTINEL_PASSWORD: redisPasswords.sentinel,
+      PG_CA_FILE: postgres.ca,
       ADMIN_TOKEN: adminToken,
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       HAPROXY_ADDRESSES: '127.0.0.1',
@@ -138,28 +153,6 @@ export class HaCluster {
   destroy(): Promise<void> {
     return this.run.destroy();
   }
-}
-
-/** The issuer's role and database, as the guide makes them once through HAProxy. */
-async function createIssuerDatabase(url: string, password: string): Promise<void> {
-  await until(
-    'HAProxy to reach the PostgreSQL leader',
-    async () => {
-      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
-        const primary = await client.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
-        if (primary.rows[0]!.recovery) return false;
-        await client.query(`CREATE ROLE issuer LOGIN PASSWORD '${password}'`);
-        await client.query('CREATE DATABASE issuer OWNER issuer');
-        return true;
-      } finally {
-        await client.end().catch(() => undefined);
-      }
-    },
-    30_000,
-  );
 }
 
 /**

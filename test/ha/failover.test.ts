@@ -7,7 +7,9 @@ import { brokenPromises, eventWithTickets } from '../helpers/scan-load.ts';
 import { call, enrollScanner } from '../helpers/server.ts';
 import { itUnless } from '../helpers/services.ts';
 import { clusterMissing, HaCluster, ISSUER_USER } from './cluster.ts';
+import pg from 'pg';
 import { account } from './processes.ts';
+import { etcdHealth } from './postgres-cluster.ts';
 import { runGates } from './gate-load.ts';
 import { answered, backAfter, moment, retried, seconds, sharedGauge } from './waits.ts';
 
@@ -56,6 +58,50 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
       const change = await fetch(`http://127.0.0.1:${node.restPort}/restart`, { method: 'POST', body: '{}' });
       assert.equal(change.status, 401);
     }
+  });
+
+  it('the cluster’s own doors are shut: etcd only to a client certificate its authority signed, PostgreSQL only over TLS with a password and never to the superuser from the network, Redis and Sentinel only with their passwords', async () => {
+    const etcd = cluster.postgres.etcd;
+    assert.equal(await etcdHealth(etcd), 200, 'Patroni’s certificate is let in');
+    await assert.rejects(etcdHealth({ ...etcd, client: null }), 'no client certificate: refused');
+    await assert.rejects(fetch(`http://127.0.0.1:${etcd.port}/v2/keys/service/`), 'no plain HTTP');
+
+    const database = (user: string, password: string, db: string, ssl: string) =>
+      new pg.Client({
+        connectionString: `postgres://${user}:${password}@127.0.0.1:${cluster.haproxy.ports.postgres}/${db}?${ssl}`,
+        connectionTimeoutMillis: 5000,
+      });
+    const verified = `uselibpqcompat=true&sslmode=verify-ca&sslrootcert=${cluster.postgres.ca}`;
+    const refusal = async (client: pg.Client) => {
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        return 'connected';
+      } catch (error) {
+        return (error as Error).message;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    };
+    const superuser = await refusal(database('postgres', cluster.postgres.superuserPassword, 'postgres', verified));
+    assert.match(superuser, /no pg_hba\.conf entry for host "127\.0\.0\.1", user "postgres"/);
+    const plain = await refusal(database('issuer', 'any', 'issuer', 'sslmode=disable'));
+    assert.match(plain, /no pg_hba\.conf entry .* no encryption/);
+    assert.match(
+      await refusal(database('issuer', 'a-wrong-password', 'issuer', verified)),
+      /password authentication failed/,
+    );
+
+    const [server] = cluster.redis.servers;
+    const [sentinel] = cluster.redis.sentinels;
+    await assert.rejects(cluster.redis.askAs(server!.port, undefined, 'GET', 'x'), /NOAUTH/);
+    await assert.rejects(cluster.redis.askAs(sentinel!.port, undefined, 'SENTINEL', 'masters'), /NOAUTH/);
+    await assert.rejects(
+      cluster.redis.askAs(sentinel!.port, undefined, 'AUTH', cluster.redis.passwords.redis),
+      /WRONGPASS/,
+      'Redis’s password is not the Sentinels’',
+    );
+    assert.match(String(await cluster.redis.ask(server!.port, 'CONFIG', 'GET', 'protected-mode')), /yes/);
   });
 
   it('a rolling restart as the guide does it (drain in HAProxy, stop, start, ready, one instance after the other) is not felt at the gates', async (t) => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readlinkSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
@@ -7,6 +8,7 @@ import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../helpers/server.ts';
 import { itUnless } from '../helpers/services.ts';
+import { Authority, trustInThisProcess } from './certificates.ts';
 import { Haproxy, type HaproxyAddresses, haproxyMissing } from './haproxy.ts';
 import { account, RunDirectory, until } from './processes.ts';
 
@@ -21,6 +23,8 @@ type Mode = 'serve' | 'cut' | 'unready' | 'junk';
 class Instance {
   mode: Mode = 'serve';
   checkIns = 0;
+  /** Every request but /readyz: method, path with query, body. */
+  readonly got: string[] = [];
   readonly server: Server;
 
   constructor(readonly name: string) {
@@ -35,6 +39,7 @@ class Instance {
       return;
     }
     this.checkIns += 1;
+    this.got.push(`${req.method} ${req.url} ${body}`);
     if (this.mode === 'cut') return req.socket.destroy();
     if (this.mode === 'junk') return req.socket.end('this is not HTTP\r\n\r\n');
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ served_by: this.name, got: body }));
@@ -81,10 +86,13 @@ describe('deploy/haproxy/haproxy.cfg in front of stand-in issuers and Patroni no
     for (const node of nodes) await Promise.all([listen(node.rest), listen(node.postgres)]);
     nodes[0]!.primary = true;
     run = new RunDirectory('issuer-haproxy-');
+    const authority = Authority.make(run.dir('tls'), 'gates');
+    trustInThisProcess(authority.ca);
     const [http, postgres] = [await freePort(), await freePort()];
     haproxy = await Haproxy.start(run, {
       http,
       postgres,
+      certificate: authority.issue('haproxy', ['127.0.0.1']).bundle,
       issuers: instances.map((i) => `127.0.0.1:${port(i.server)}`) as [string, string, string],
       postgresNodes: nodes.map((n) => ({
         address: `127.0.0.1:${port(n.postgres)}`,
@@ -131,6 +139,78 @@ describe('deploy/haproxy/haproxy.cfg in front of stand-in issuers and Patroni no
       assert.deepEqual(JSON.parse(answer.got), { idempotency_key: `key-${n}` }, 'the same body, under the same key');
     }
     assert.ok(instances[0]!.checkIns > 0, 'the dying instance was sent check-ins, and cut them');
+  });
+
+  it('serves the issuers over TLS only, with the certificate its file names', async () => {
+    // fetch trusts the test's authority (and the usual ones): the answer proves the certificate and its name.
+    assert.equal((await fetch(`${haproxy.url}/readyz`)).status, 200);
+    const plain = await fetch(`http://127.0.0.1:${haproxy.ports.http}/readyz`).then(
+      (res) => res.status,
+      () => 'refused',
+    );
+    assert.notEqual(plain, 200, 'plain HTTP gets no answer from an instance');
+  });
+
+  it('a write without an idempotency key cut by a dying instance is answered 503, never sent to another instance; a read is sent again', async () => {
+    setModes('cut', 'serve', 'serve');
+    await haproxy.waitUp('issuers', ['issuer1', 'issuer2', 'issuer3']);
+    instances.forEach((instance) => instance.got.splice(0));
+    // HAProxy answers a cut request 503 (its 502), or, on a connection that already carried a request,
+    // closes it without an answer (as HTTP lets it, for the client to decide): either way, not 200.
+    const outcomes: (number | 'closed')[] = [];
+    for (let n = 0; n < 9; n += 1) {
+      const res = await fetch(`${haproxy.url}/admin/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `not-a-scan-${n}` },
+        body: JSON.stringify({ name: `event ${n}` }),
+      }).catch(() => null);
+      outcomes.push(res?.status ?? 'closed');
+      await res?.arrayBuffer();
+    }
+    const cut = instances[0]!.got;
+    assert.ok(cut.length > 0, 'the dying instance was sent some');
+    assert.equal(
+      outcomes.filter((outcome) => outcome !== 200).length,
+      cut.length,
+      `each one it cut unanswered: ${outcomes.join(' ')}`,
+    );
+    assert.ok(outcomes.every((outcome) => outcome === 200 || outcome === 503 || outcome === 'closed'));
+    const elsewhere = [...instances[1]!.got, ...instances[2]!.got];
+    for (const request of cut) assert.ok(!elsewhere.includes(request), `${request} was not sent again`);
+    assert.equal(elsewhere.length, 9 - cut.length, 'the others got each of the rest once');
+
+    instances.forEach((instance) => instance.got.splice(0));
+    for (let n = 0; n < 6; n += 1) {
+      const res = await fetch(`${haproxy.url}/admin/v1/events?page=${n}`);
+      assert.equal(res.status, 200, 'a cut read is answered by another instance');
+      assert.notEqual(((await res.json()) as { served_by: string }).served_by, 'issuer1');
+    }
+    assert.ok(instances[0]!.got.length > 0, 'the dying instance was sent reads, and cut them');
+  });
+
+  it('logs each request with its path but never its query string: no single sign-on code or state in the log', async () => {
+    setModes('serve', 'serve', 'serve');
+    const code = `code-${randomUUID()}`;
+    const state = `state-${randomUUID()}`;
+    const res = await fetch(`${haproxy.url}/admin/v1/sso/callback?code=${code}&state=${state}`);
+    assert.equal(res.status, 200);
+    assert.ok(
+      instances.some((instance) => instance.got.some((line) => line.includes(code))),
+      'the instance got it whole',
+    );
+    let lines: string[] = [];
+    await until(
+      'the request in HAProxy’s log',
+      () =>
+        (lines = run
+          .logTail('haproxy', Infinity)
+          .split('\n')
+          .filter((line) => line.includes('/admin/v1/sso/callback'))).length > 0,
+      5_000,
+    );
+    assert.match(lines[0]!, /"GET" "\/admin\/v1\/sso\/callback"/);
+    const log = run.logTail('haproxy', Infinity);
+    assert.ok(!log.includes(code) && !log.includes(state) && !log.includes('code='), log);
   });
 
   it('an instance whose /readyz answers 503 gets no requests; with none ready HAProxy answers 503 with Retry-After and the envelope', async () => {

@@ -13,6 +13,8 @@ const HAPROXY = '/usr/sbin/haproxy';
 /** Why HAProxy cannot run here as deploy/ configures it (started as root, then its own user), or null. */
 export function haproxyMissing(): string | null {
   if (!existsSync(HAPROXY)) return `no ${HAPROXY} (apt-get install haproxy)`;
+  // Its certificate is made for each run (certificates.ts).
+  if (!existsSync('/usr/bin/openssl')) return 'no /usr/bin/openssl (apt-get install openssl)';
   if (process.getuid?.() !== 0) return 'not root (HAProxy starts as root and becomes the haproxy user)';
   try {
     account('haproxy');
@@ -29,6 +31,8 @@ export interface HaproxyAddresses {
   issuers: [string, string, string];
   /** Each PostgreSQL node: host:port and the port of its Patroni REST API. */
   postgresNodes: [PgNode, PgNode, PgNode];
+  /** The certificate and key HAProxy serves the issuers with, in one PEM file (for 127.0.0.1). */
+  certificate: string;
 }
 
 interface PgNode {
@@ -52,7 +56,8 @@ export class Haproxy {
     const config = renderFile('haproxy/haproxy.cfg', join(dir, 'haproxy.cfg'), {
       HAPROXY_RUN_DIR: dir,
       HAPROXY_CHROOT: run.dir(`${name}/empty`),
-      HAPROXY_HTTP_BIND: `127.0.0.1:${addresses.http}`,
+      HAPROXY_HTTPS_ADDRESS: `127.0.0.1:${addresses.http}`,
+      HAPROXY_CERT_FILE: addresses.certificate,
       HAPROXY_ERRORS_DIR: errors,
       HAPROXY_PG_BIND: `127.0.0.1:${addresses.postgres}`,
       ISSUER1_ADDRESS: addresses.issuers[0],
@@ -74,7 +79,7 @@ export class Haproxy {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.ports.http}`;
+    return `https://127.0.0.1:${this.ports.http}`;
   }
 
   /** One command to the runtime API; its answer. */

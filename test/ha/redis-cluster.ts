@@ -30,9 +30,11 @@ export class RedisCluster {
     private readonly run: RunDirectory,
     readonly servers: Instance[],
     readonly sentinels: Instance[],
+    /** What Redis asks of a client (REDIS_PASSWORD), and what the Sentinels ask (REDIS_SENTINEL_PASSWORD). */
+    readonly passwords: { redis: string; sentinel: string },
   ) {}
 
-  static async start(run: RunDirectory): Promise<RedisCluster> {
+  static async start(run: RunDirectory, passwords: { redis: string; sentinel: string }): Promise<RedisCluster> {
     const servers: Instance[] = [];
     for (const name of ['redis1', 'redis2']) {
       const server = { name, port: await freePort(), dir: run.dir(name) };
@@ -40,6 +42,7 @@ export class RedisCluster {
         REDIS_ADDRESS: '127.0.0.1',
         REDIS_PORT: String(server.port),
         REDIS_DIR: server.dir,
+        REDIS_PASSWORD: passwords.redis,
       });
       const replicaOf = servers[0] ? ['--replicaof', '127.0.0.1', String(servers[0].port)] : [];
       run.start(name, '/usr/bin/redis-server', [config, ...replicaOf], { cwd: server.dir });
@@ -55,11 +58,13 @@ export class RedisCluster {
         REDIS_MASTER_NAME: MASTER_NAME,
         REDIS_MASTER_ADDRESS: '127.0.0.1',
         REDIS_MASTER_PORT: String(servers[0]!.port),
+        REDIS_PASSWORD: passwords.redis,
+        REDIS_SENTINEL_PASSWORD: passwords.sentinel,
       });
       run.start(name, '/usr/bin/redis-sentinel', [config], { cwd: sentinel.dir });
       sentinels.push(sentinel);
     }
-    const cluster = new RedisCluster(run, servers, sentinels);
+    const cluster = new RedisCluster(run, servers, sentinels, passwords);
     await until(
       'the replica in sync and three Sentinels that know each other and it',
       async () => {
@@ -102,11 +107,19 @@ export class RedisCluster {
     return master;
   }
 
-  /** One command to the Redis or Sentinel on `port`. */
+  /** One command to the Redis or Sentinel on `port`, with the password it asks for (`password`: another, or none). */
   async ask(port: number, command: string, ...args: string[]): Promise<unknown> {
+    const sentinel = this.sentinels.some((s) => s.port === port);
+    return this.askAs(port, sentinel ? this.passwords.sentinel : this.passwords.redis, command, ...args);
+  }
+
+  /** One command to the Redis or Sentinel on `port`, giving `password` first (undefined: none). */
+  async askAs(port: number, password: string | undefined, command: string, ...args: string[]): Promise<unknown> {
     const client = new Redis({
       port,
       host: '127.0.0.1',
+      password,
+      enableReadyCheck: false,
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
