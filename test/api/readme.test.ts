@@ -71,6 +71,8 @@ describe("the README's walk-through", () => {
       const result = spawnSync('bash', ['-euo', 'pipefail', '-c', block], {
         cwd: dir,
         env: { ...process.env, ISSUER: server.url, ADMIN: `Authorization: Bearer ${ADMIN}`, EID: eid },
+        // No stdin: bash takes a socket on stdin for a remote shell and would read the system's bashrc.
+        stdio: ['ignore', 'pipe', 'pipe'],
         encoding: 'utf8',
         timeout: 60_000,
       });
