@@ -170,6 +170,15 @@ export function authorizeAdminScope(scope: App, store: Store): void {
   scope.addHook('onRequest', authorize);
 }
 
+/**
+ * Whether the request's principal may also do `action`, judged by role alone: for a part of an answer
+ * only some roles get (a ticket's token). The route's own rule has already kept the request within
+ * the principal's events.
+ */
+export function allows(request: FastifyRequest, action: Action): boolean {
+  return judge(principalOf(request), action, null).allowed;
+}
+
 /** The events a list of events shows the request's principal (null: all of them; see `event.list`). */
 export function listedEvents(request: FastifyRequest): readonly string[] | null {
   return PERMISSIONS['event.list'].reach === 'events' ? principalOf(request).events : null;

@@ -14,7 +14,7 @@ import { freshDatabase, itUnless, postgresAvailability } from '../helpers/servic
  * What each role may do, written from CONTRACT.md ("People, roles and the audit trail") rather than
  * read from the table under test: an owner everything; a manager everything but people; a supervisor,
  * on its events, reads everything, revokes tickets, enrolment tokens and scanner keys, annuls and
- * makes enrolment tokens; a viewer reads its events. Everyone
+ * makes enrolment tokens; a viewer reads its events, but not a ticket's token or QR code. Everyone
  * lists their events and keeps their own personal tokens. Signing keys and webhooks belong to no event:
  * managers and owners only (decisions.md). An action a role may do, asked on an event outside the
  * person's list, is the 404 of an unknown id; one the role may never do is 403.
@@ -30,6 +30,7 @@ const READS: Action[] = [
   'scan.read',
 ];
 const AT_THE_GATE: Action[] = [
+  'ticket_token.read',
   'ticket.revoke',
   'enrollment_token.create',
   'enrollment_token.revoke',
