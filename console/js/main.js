@@ -20,7 +20,8 @@ import { webhooksView } from './views/webhooks.js';
 const ROUTES = [
   [/^#?\/?$/, () => eventsView, null],
   [/^#\/events\/([^/?]+)$/, () => eventView, null],
-  [/^#\/events\/([^/?]+)\/print(?:\?after=([^&]+))?$/, () => printView, null],
+  // The sheet shows each ticket's token (its QR code and its code): not a viewer's page.
+  [/^#\/events\/([^/?]+)\/print(?:\?after=([^&]+))?$/, () => printView, 'ticket_token.read'],
   [/^#\/keys$/, () => keysView, 'signing_key.read'],
   [/^#\/webhooks$/, () => webhooksView, 'webhook.read'],
   [/^#\/people$/, () => peopleView, 'user.read'],

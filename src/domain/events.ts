@@ -1,4 +1,4 @@
-import { hoursInOrder, isKnownTimezone, isLocalTime } from '@ticket-issuer/protocol';
+import { canonicalZone, hoursInOrder, isKnownTimezone, isLocalTime } from '@ticket-issuer/protocol';
 import type { EventRecord, EventSettings, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError, invalidRequest } from './errors.ts';
@@ -22,16 +22,19 @@ export const DEFAULT_CALENDAR = { timezone: 'UTC', day_starts_at: '00:00', auto_
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /**
- * The event's zone, checked against the platform's time-zone database and spelled as it spells it
- * (`europe/berlin` is kept as `Europe/Berlin`); 400 naming `timezone` when the zone is unknown.
+ * The event's zone, checked against the platform's time-zone database and spelled as the database
+ * spells the name given (`america/argentina/buenos_aires` is kept as `America/Argentina/Buenos_Aires`,
+ * not as the zone that link points to); 400 naming `timezone` for a name the database lacks (the
+ * platform's own aliases, such as `PST` or `BST`, included) or the platform does not know.
  */
 export function timezoneField(value: string): string {
-  if (!ZONE_NAME.test(value) || !isKnownTimezone(value))
+  // The database's own list first: a name it lacks never reaches the platform's zone cache.
+  const spelled = ZONE_NAME.test(value) ? canonicalZone(value) : undefined;
+  if (spelled === undefined || !isKnownTimezone(spelled))
     throw invalidRequest('timezone is not a known time zone', [
       { field: 'timezone', problem: 'must be an IANA time zone such as Europe/Berlin, or UTC' },
     ]);
-  const spelled = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
-  return spelled.toLowerCase() === value.toLowerCase() ? spelled : value;
+  return spelled;
 }
 
 /** The local time an event day starts at; 400 naming `day_starts_at` unless it is "HH:MM". */

@@ -52,8 +52,9 @@ const OWNERS: readonly Role[] = ['owner'];
 /**
  * The table. Actions are named `<resource>.<verb>`, as the audit trail records them. A supervisor reads
  * everything of its events and revokes tickets, enrolment tokens and scanner keys, annuls entries and
- * makes enrolment tokens; a viewer reads its events; a manager does everything but people; an owner
- * does everything.
+ * makes enrolment tokens; a viewer reads its events, but not a ticket's token (`ticket_token.read`: the
+ * token in ticket answers and the printed QR codes), which is an entry credential; a manager does
+ * everything but people; an owner does everything.
  */
 export const PERMISSIONS = {
   'event.list': { reach: 'events', roles: EVERYONE },
@@ -71,6 +72,7 @@ export const PERMISSIONS = {
   'ticket.update': { reach: 'event', roles: MANAGERS },
   'ticket.revoke': { reach: 'event', roles: AT_THE_GATE },
   'ticket.reissue': { reach: 'event', roles: MANAGERS },
+  'ticket_token.read': { reach: 'event', roles: AT_THE_GATE },
   'enrollment_token.read': { reach: 'event', roles: EVERYONE },
   'enrollment_token.create': { reach: 'event', roles: AT_THE_GATE },
   'enrollment_token.revoke': { reach: 'event', roles: AT_THE_GATE },

@@ -109,14 +109,17 @@ export function scannerStatusView(ticket: TicketRecord, presence: Presence | nul
   };
 }
 
-/** The organizer's view of a ticket: everything, the token included. */
-export function adminTicketView(ticket: TicketRecord, now: string) {
+/**
+ * The organizer's view of a ticket: everything, the token included unless `withToken` is false (a
+ * viewer's answers: the token is an entry credential, so the field is left out, not emptied).
+ */
+export function adminTicketView(ticket: TicketRecord, now: string, withToken = true) {
   return {
     ...statusView(ticket, now),
     expires_at: toWire(ticket.expires_at),
     revoked_at: toWire(ticket.revoked_at),
     revoke_reason: ticket.revoke_reason,
-    ticket_token: ticket.ticket_token,
+    ...(withToken ? { ticket_token: ticket.ticket_token } : {}),
     external_id: ticket.external_id ?? null,
     valid_from: toWire(ticket.valid_from ?? null),
     attention: ticket.attention ?? false,

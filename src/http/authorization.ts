@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import { IssuerError } from '../domain/errors.ts';
-import { type Action, judge, PERMISSIONS, type Principal, type Role } from '../domain/roles.ts';
+import { type Action, judge, mayReachEvent, PERMISSIONS, type Principal, type Role } from '../domain/roles.ts';
 import type { OwnedResource } from '../store/owning-event.ts';
 import type { Store } from '../store/store.ts';
 import { principalOf } from './auth.ts';
@@ -37,8 +37,12 @@ const SCOPE_PARAMS: readonly RouteRule['scope'][] = [
   { param: 'api_key_id', names: 'api_key' },
 ];
 
-/** The routes' own answers for an unknown id, so that a person limited to some events hears the same. */
-const UNKNOWN: Record<OwnedResource, string> = {
+/**
+ * The routes' own answers for an unknown id. A person limited to some events hears the same for an id
+ * of another event: the answer tells an id that exists elsewhere from one that exists nowhere.
+ */
+const UNKNOWN: Record<'event' | OwnedResource, string> = {
+  event: 'no event has this eid',
   ticket: 'no ticket has this tid',
   enrollment_token: 'no enrolment token has this token_id',
   api_key: 'no API key has this api_key_id',
@@ -64,7 +68,7 @@ function rolesNote(action: Action): string {
 
 const FORBIDDEN_ANSWER = errorAnswer(403, {
   description:
-    'FORBIDDEN: the role may not do this, or not on this event (`details.reason: "role"`); or a write with ' +
+    'FORBIDDEN: the role may not do this (`details.reason: "role"`); or a write with ' +
     'the console session cookie lacks its X-CSRF-Token',
   examples: {
     role: {
@@ -75,6 +79,12 @@ const FORBIDDEN_ANSWER = errorAnswer(403, {
       }),
     },
   },
+});
+
+const UNKNOWN_ANSWER = errorAnswer(404, {
+  description:
+    'NOT_FOUND: the id names nothing, or, for a person limited to some events, nothing of their events ' +
+    '(the same answer either way)',
 });
 
 /**
@@ -108,19 +118,29 @@ export function requireRouteRule(this: FastifyInstance, route: RouteOptions): vo
   }
   route.config = { ...route.config, authorization: { action, scope } };
   const note = rolesNote(action);
+  // A route naming an event, or a thing of one, answers 404 to a person limited to other events.
+  const unknown = scope !== null && !Object.hasOwn(schema?.response ?? {}, '404') ? { 404: UNKNOWN_ANSWER } : {};
   route.schema = {
     ...schema,
     description: schema?.description ? `${schema.description}\n\n${note}` : note,
-    response: { ...schema?.response, 403: FORBIDDEN_ANSWER },
+    response: { ...schema?.response, 403: FORBIDDEN_ANSWER, ...unknown },
   };
 }
 
-/** The event an `event` action touches, for a principal limited to some events; 404 for an unknown id. */
-async function eventInScope(store: Store, scope: NonNullable<RouteRule['scope']>, request: FastifyRequest) {
+/**
+ * The event an `event` action touches, for a principal limited to some events: 404, the route's own
+ * answer for an unknown id, when the id names nothing of the principal's events, whether it names
+ * something of another event or nothing at all.
+ */
+async function requireEventInScope(
+  store: Store,
+  principal: Principal,
+  scope: NonNullable<RouteRule['scope']>,
+  request: FastifyRequest,
+): Promise<string> {
   const id = (request.params as Record<string, string | undefined>)[scope.param] ?? '';
-  if (scope.names === 'event') return id;
-  const eid = await store.events.eventOf(scope.names, id);
-  if (eid === null) throw new IssuerError('NOT_FOUND', UNKNOWN[scope.names]);
+  const eid = scope.names === 'event' ? id : await store.events.eventOf(scope.names, id);
+  if (eid === null || !mayReachEvent(principal, eid)) throw new IssuerError('NOT_FOUND', UNKNOWN[scope.names]);
   return eid;
 }
 
@@ -131,8 +151,9 @@ function refuse(principal: Principal, action: Action, why: string): never {
 /**
  * Adds the check to the admin scope, after its authentication (which sets `request.principal`) and
  * before any body is read or validated: a refused caller learns nothing about bodies. The role is
- * judged without the store; only a principal limited to some events, on a route naming a ticket, an
- * enrolment token or an API key, costs one read to find that thing's event.
+ * judged without the store (403); only a principal limited to some events, on a route naming a ticket,
+ * an enrolment token or an API key, costs one read to find that thing's event. An id outside the
+ * principal's events answers the 404 of an unknown id, never a 403 naming the other event.
  */
 export function authorizeAdminScope(scope: App, store: Store): void {
   const authorize: onRequestAsyncHookHandler = async (request) => {
@@ -143,11 +164,19 @@ export function authorizeAdminScope(scope: App, store: Store): void {
     const byRole = judge(principal, rule.action, null);
     if (!byRole.allowed) refuse(principal, rule.action, byRole.why);
     if (rule.scope === null || principal.events === null) return;
-    const verdict = judge(principal, rule.action, await eventInScope(store, rule.scope, request));
-    if (!verdict.allowed) refuse(principal, rule.action, verdict.why);
+    await requireEventInScope(store, principal, rule.scope, request);
   };
   scope.decorate(AUTHORIZED_SCOPE, true);
   scope.addHook('onRequest', authorize);
+}
+
+/**
+ * Whether the request's principal may also do `action`, judged by role alone: for a part of an answer
+ * only some roles get (a ticket's token). The route's own rule has already kept the request within
+ * the principal's events.
+ */
+export function allows(request: FastifyRequest, action: Action): boolean {
+  return judge(principalOf(request), action, null).allowed;
 }
 
 /** The events a list of events shows the request's principal (null: all of them; see `event.list`). */

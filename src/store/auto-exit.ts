@@ -7,6 +7,7 @@
  * `auto` and the exit counts under no gate (`gate_key` ''). The day's `auto_exits` row is written in
  * the same transaction, first: a second instance's insert of it finds it and does nothing.
  */
+import { spelledZone } from '@ticket-issuer/protocol';
 import { autoExitMessage } from './outbox-data.ts';
 import type { Row } from './rows.ts';
 
@@ -37,7 +38,7 @@ export const AUTO_EXIT_EVENTS_SQL =
 /** An event row of AUTO_EXIT_EVENTS_SQL (`auto_exit_since` filled). */
 export const toAutoExitEvent = (row: Row): AutoExitEvent => ({
   eid: row.eid as string,
-  timezone: row.timezone as string,
+  timezone: spelledZone(row.timezone as string),
   day_starts_at: row.day_starts_at as string,
   since: row.auto_exit_since as string,
 });

@@ -1,4 +1,4 @@
-import type { TicketTypeRules } from '@ticket-issuer/protocol';
+import { spelledZone, type TicketTypeRules } from '@ticket-issuer/protocol';
 import type {
   CheckInAttempt,
   EventRecord,
@@ -153,7 +153,10 @@ export function scanValues(
   ];
 }
 
-/** An event row as either database answers it: SQLite keeps `reentry` and `auto_exit` as 0 or 1. */
+/**
+ * An event row as either database answers it: SQLite keeps `reentry` and `auto_exit` as 0 or 1; a zone
+ * kept in another case by an older release is answered as the time-zone database spells it.
+ */
 export function toEvent(row: Row): EventRecord {
   return {
     eid: row.eid as string,
@@ -163,7 +166,7 @@ export function toEvent(row: Row): EventRecord {
     created_at: row.created_at as string,
     reentry: row.reentry === true || row.reentry === 1,
     capacity: row.capacity === null || row.capacity === undefined ? null : Number(row.capacity),
-    timezone: row.timezone as string,
+    timezone: spelledZone(row.timezone as string),
     day_starts_at: row.day_starts_at as string,
     auto_exit: row.auto_exit === true || row.auto_exit === 1,
   };

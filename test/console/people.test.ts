@@ -133,9 +133,9 @@ describe('console in Chromium: people, invitations, and what each role is offere
         await grace.getByRole('button', { name: 'Revoke', exact: true }).click();
         await grace.getByText('revoked', { exact: true }).waitFor();
 
-        // Another event: the issuer refuses, and the page says so plainly.
+        // Another event: the issuer answers as for an event that does not exist, and the page says so.
         await q.goto(`${f.issuer().url}/console/#/events/${winter}`);
-        await q.getByRole('alert').filter({ hasText: 'your role does not allow it' }).waitFor();
+        await q.getByRole('alert').filter({ hasText: 'no event has this eid' }).waitFor();
 
         // The link works once.
         await q.getByRole('button', { name: 'Sign out' }).click();

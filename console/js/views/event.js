@@ -182,7 +182,12 @@ export async function eventView(main, eid) {
               gates.refreshTypes().catch(() => undefined);
               types.refresh().catch(() => undefined);
             }),
-          h('p', {}, h('a', { href: `#/events/${encodeURIComponent(eid)}/print`, text: 'Printable ticket QR codes' })),
+          may('ticket_token.read', eid) &&
+            h(
+              'p',
+              {},
+              h('a', { href: `#/events/${encodeURIComponent(eid)}/print`, text: 'Printable ticket QR codes' }),
+            ),
           search.node,
         ),
       ),

@@ -34,8 +34,8 @@ export async function printView(main, eid, after) {
       h('span', { text: ticket.ticket_type }),
       // The code to type when a QR will not scan: the token itself, which the web scanner's
       // **Ticket code** field and every scanner accept (a tid alone is no ticket).
-      h('span', { class: 'ticket-code-label', text: 'Ticket code' }),
-      h('code', { class: 'ticket-code', text: ticket.ticket_token }),
+      ticket.ticket_token !== undefined && h('span', { class: 'ticket-code-label', text: 'Ticket code' }),
+      ticket.ticket_token !== undefined && h('code', { class: 'ticket-code', text: ticket.ticket_token }),
     ),
   );
   replace(

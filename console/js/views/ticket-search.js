@@ -99,7 +99,14 @@ export function ticketSearch(eid, onChanged) {
       }
     };
     const buttonsFor = (current) => [
-      h('a', { href: apiUrl(`/tickets/${encodeURIComponent(current.tid)}/qr.svg`), target: '_blank', text: 'QR code' }),
+      // A viewer gets no token, so no QR code either (the answer has no ticket_token).
+      current.ticket_token !== undefined &&
+        may('ticket_token.read', eid) &&
+        h('a', {
+          href: apiUrl(`/tickets/${encodeURIComponent(current.tid)}/qr.svg`),
+          target: '_blank',
+          text: 'QR code',
+        }),
       may('ticket.update', eid) &&
         h('button', {
           type: 'button',

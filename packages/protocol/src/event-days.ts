@@ -8,7 +8,7 @@
  * one it skips (spring) the first instant after the gap.
  */
 import { BoundedMap } from './bounded-map.ts';
-import { firstInstantAtOrAfter, formatterFor, wallClockOf } from './zone-clock.ts';
+import { firstInstantAtOrAfter, formatterFor, spelledZone, wallClockOf } from './zone-clock.ts';
 
 /** An event's calendar: its zone (IANA name) and the local time its days start at ("HH:MM"). */
 export interface EventCalendar {
@@ -83,9 +83,12 @@ export function localTimeOf(instant: Date | string, timezone: string): { date: s
  */
 const dayStarts = new BoundedMap<string, BoundedMap<number, number>>(128);
 
+/** How many calendars' day starts are kept (for tests: bounded, one per zone whatever its spelling). */
+export const calendarsKept = (): number => dayStarts.size;
+
 /** The instant (ms) event day `day` (days since 1970-01-01) starts. */
 function dayStartMs(day: number, calendar: EventCalendar): number {
-  const key = `${calendar.timezone}|${calendar.day_starts_at}`;
+  const key = `${spelledZone(calendar.timezone)}|${calendar.day_starts_at}`;
   let starts = dayStarts.get(key);
   if (starts === undefined) dayStarts.set(key, (starts = new BoundedMap(1024)));
   let start = starts.get(day);

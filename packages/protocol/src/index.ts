@@ -263,6 +263,8 @@ export {
   withinEventDays,
   withinHours,
 } from './event-days.ts';
+export { spelledZone } from './zone-clock.ts';
+export { canonicalZone } from './zone-names.ts';
 export {
   DEFAULT_EVENT_RULES,
   defaultTicketTypeRules,

@@ -8,6 +8,7 @@
  * if it were UTC (`Date.UTC` of the reading), so that local times compare and subtract as numbers.
  */
 import { BoundedMap } from './bounded-map.ts';
+import { canonicalZone } from './zone-names.ts';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -16,27 +17,46 @@ const FARTHEST_OFFSET = 18 * HOUR;
 /** How far apart offsets are sampled to find a change: no zone changes twice within it. */
 const SAMPLE = 3 * HOUR;
 
-/** One formatter per zone, a few hundred zones at most (each spelling of a zone is one), oldest out first. */
+/**
+ * One formatter per zone, a few hundred zones at most, oldest out first. Kept by the zone's canonical
+ * name (`canonicalZone`), never by a name as typed: the spellings of one zone in every case share one.
+ */
 const formatters = new BoundedMap<string, Intl.DateTimeFormat>(256);
+
+/** How many formatters are kept (for tests: the cache stays bounded whatever the spellings met). */
+export const formattersKept = (): number => formatters.size;
+
+const newFormatter = (timezone: string): Intl.DateTimeFormat =>
+  new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
 
 /** The formatter of a zone's wall clock; throws a RangeError for a zone the platform does not know. */
 export function formatterFor(timezone: string): Intl.DateTimeFormat {
-  let formatter = formatters.peek(timezone);
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timezone, formatter);
-  }
+  // Stored zones are spelled canonically already: one lookup, no case folding.
+  const kept = formatters.peek(timezone);
+  if (kept !== undefined) return kept;
+  // Every spelling of a zone of the database shares one formatter. A name the database lacks (an alias
+  // only the platform knows, such as PST, kept by an older release) is kept as it is: the issuer no
+  // longer stores such names, so they are few.
+  const key = canonicalZone(timezone) ?? timezone;
+  let formatter = formatters.peek(key);
+  if (formatter === undefined) formatters.set(key, (formatter = newFormatter(key)));
   return formatter;
 }
+
+/**
+ * A stored zone as the database spells it (rows written before zones were stored canonically may
+ * hold another case); a name the database lacks is answered as stored. Never throws.
+ */
+export const spelledZone = (timezone: string): string => canonicalZone(timezone) ?? timezone;
 
 /** Digit `at` of a reading. */
 const digit = (reading: string, at: number): number => reading.charCodeAt(at) - 48;

@@ -177,7 +177,13 @@ export const AdminTicket = named(
       expires_at: NullableTime,
       revoked_at: NullableTime,
       revoke_reason: NS,
-      ticket_token: Type.String({ description: 'the signed token (compact JWS) its QR code carries' }),
+      ticket_token: Type.Optional(
+        Type.String({
+          description:
+            'the signed token (compact JWS) its QR code carries; absent for a viewer, to whom it is not shown ' +
+            '(an entry credential)',
+        }),
+      ),
       external_id: Nullable(Type.String(), { description: "the organizer's own id of the ticket, or null" }),
       ...TICKET_RULES_OUT,
     },
@@ -274,7 +280,7 @@ export const TidParams = Type.Object({ tid: Text(128) });
 export const getTicketSchema = {
   ...admin,
   operationId: 'getTicket',
-  summary: 'One ticket with its ticket_token',
+  summary: 'One ticket with its ticket_token (not for a viewer)',
   params: TidParams,
   response: { 200: json('The ticket', AdminTicket), ...errors(400, 401), 404: noTicket, ...errors(429, 500) },
 };
@@ -340,7 +346,7 @@ export const reissueTicketSchema = {
 const qrSchema = (format: 'svg' | 'png') => ({
   ...admin,
   operationId: format === 'svg' ? 'getTicketQrSvg' : 'getTicketQrPng',
-  summary: `The ticket's QR code as ${format === 'svg' ? 'an SVG image' : 'a PNG image'} (it carries the ticket_token)`,
+  summary: `The ticket's QR code as ${format === 'svg' ? 'an SVG image' : 'a PNG image'} (it carries the ticket_token; not for a viewer)`,
   params: TidParams,
   response: {
     200: media('The QR code', [format === 'svg' ? 'image/svg+xml' : 'image/png']),

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { qrCodes } from '../../qr-codes.ts';
 import { invalidRequest, IssuerError } from '../../../domain/errors.ts';
 import { requireEvent } from '../../../domain/events.ts';
@@ -6,6 +7,7 @@ import { adminTicketView } from '../../../domain/ticket-state.ts';
 import { issueTickets, type NewTicket, reissueTicket } from '../../../domain/tickets.ts';
 import { toStored } from '../../../domain/time.ts';
 import type { TicketRecord } from '../../../store/store.ts';
+import { allows } from '../../authorization.ts';
 import type { App, AppContext } from '../../context.ts';
 import {
   getTicketSchema,
@@ -42,6 +44,10 @@ function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { sp
   return { specs: [body as NewTicket], bulk: false };
 }
 
+/** A ticket as the request's principal may see it: its token only for those who may read tokens (not a viewer). */
+const ticketView = (request: FastifyRequest, ticket: TicketRecord, now: string) =>
+  adminTicketView(ticket, now, allows(request, 'ticket_token.read'));
+
 /** Tickets: issue (one or many), list and search, read, change the gate notes, revoke, reissue, QR code. */
 export function adminTicketRoutes(app: App, ctx: AppContext): void {
   const now = () => toStored(ctx.clock.now());
@@ -60,9 +66,9 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
     // Nothing created (every external_id known already) is 200, as a read of what exists.
     const status = created.length > 0 ? 201 : 200;
     const at = now();
-    if (!bulk) return reply.status(status).send(adminTicketView(created[0] ?? skipped[0]!.ticket, at));
+    if (!bulk) return reply.status(status).send(ticketView(request, created[0] ?? skipped[0]!.ticket, at));
     return reply.status(status).send({
-      tickets: created.map((t) => adminTicketView(t, at)),
+      tickets: created.map((t) => ticketView(request, t, at)),
       skipped: skipped.map((s) => ({ external_id: s.external_id, tid: s.ticket.tid })),
     });
   });
@@ -79,33 +85,33 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
     const at = now();
     return pageAnswer(
       'tickets',
-      page.items.map((t) => adminTicketView(t, at)),
+      page.items.map((t) => ticketView(request, t, at)),
       page.next_cursor,
     );
   });
 
   app.get('/admin/v1/tickets/:tid', { schema: getTicketSchema }, async (request) =>
-    adminTicketView(await requireTicket(request.params.tid), now()),
+    ticketView(request, await requireTicket(request.params.tid), now()),
   );
 
   app.patch('/admin/v1/tickets/:tid', { schema: updateTicketSchema }, async (request) => {
     const ticket = await changeTicketNotes(ctx.store, ctx.clock, request.params.tid, request.body);
     request.log.info({ tid: ticket.tid, attention: ticket.attention }, 'ticket notes changed');
-    return adminTicketView(ticket, now());
+    return ticketView(request, ticket, now());
   });
 
   app.post('/admin/v1/tickets/:tid/revoke', { schema: revokeTicketSchema }, async (request) => {
     const ticket = await ctx.store.tickets.revokeTicket(request.params.tid, now(), request.body.reason ?? null);
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
     request.log.info({ tid: ticket.tid }, 'ticket revoked');
-    return adminTicketView(ticket, now());
+    return ticketView(request, ticket, now());
   });
 
   app.post('/admin/v1/tickets/:tid/reissue', { schema: reissueTicketSchema }, async (request) => {
     const deps = { store: ctx.store, clock: ctx.clock, signer: ctx.signer, issuer: ctx.config.baseUrl };
     const ticket = await reissueTicket(deps, request.params.tid, request.body.jti);
     request.log.info({ tid: ticket.tid }, 'ticket reissued');
-    return adminTicketView(ticket, now());
+    return ticketView(request, ticket, now());
   });
 
   app.get('/admin/v1/tickets/:tid/qr.svg', { schema: qrSvgSchema }, async (request, reply) => {
