@@ -7,7 +7,7 @@ import { eventNames, readAll } from '../pages.js';
 const PAGE = 50;
 
 /** How a person proved who they were, in words (the admin token is its own name). */
-const VIA = { session: 'signed in', token: 'personal API token' };
+const VIA = { session: 'signed in', token: 'personal API token', invitation: 'invitation link' };
 
 /** A value of an entry's details in words: a list as its items, an event's eid as its name. */
 function valueText(value, names) {

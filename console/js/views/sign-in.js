@@ -10,6 +10,8 @@ const SSO_ERRORS = {
   unverified: 'the provider does not vouch for your email address.',
   unknown: 'nobody here has your email address: ask an owner of the console for an invitation.',
   disabled: 'you are disabled here: ask an owner of the console.',
+  linked:
+    'the person with your email address here signs in with another account of this provider: use that one, or ask an owner of the console.',
 };
 
 /** A refused single sign-on in words: a known reason as a sentence, anything else in general words. */
