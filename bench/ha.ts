@@ -15,15 +15,12 @@ import pg from 'pg';
 import { call, enrollScanner } from '../test/helpers/server.ts';
 import { clusterMissing, HaCluster } from '../test/ha/cluster.ts';
 import { load, type LoadResult } from './load.ts';
+import { withoutRateLimits } from '../src/config-limits.ts';
 
 const PER_ROUND = Number(process.argv[2] ?? 3000);
 const ROUNDS = 3;
 const CONNECTIONS = 50;
-const UNLIMITED = Object.fromEntries(
-  ['ENROLL_PER_IP', 'ENROLL_PER_TOKEN', 'CHECKIN_PER_KEY', 'STATUS_PER_KEY', 'ADMIN_PER_TOKEN', 'NOT_FOUND_PER_IP'].map(
-    (name) => [`RATE_LIMIT_${name}`, '1000000000'],
-  ),
-);
+const UNLIMITED = withoutRateLimits();
 
 const missing = clusterMissing();
 if (missing !== null) {

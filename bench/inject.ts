@@ -8,24 +8,14 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { hashSecret } from '../src/domain/ids.ts';
 import type { Store } from '../src/store/store.ts';
+import { withoutRateLimits } from '../src/config-limits.ts';
 
 export const ADMIN = 'bench-admin-token-0123456789abcdef';
 /** Check-ins in flight at once, as a few busy gates send them. */
 export const CONCURRENCY = 16;
 export const admin = { authorization: `Bearer ${ADMIN}` };
 
-const NO_LIMITS = Object.fromEntries(
-  [
-    'ENROLL_PER_IP',
-    'ENROLL_PER_TOKEN',
-    'CHECKIN_PER_KEY',
-    'STATUS_PER_KEY',
-    'ADMIN_PER_TOKEN',
-    'NOT_FOUND_PER_IP',
-    'SIGNIN_PER_IP',
-    'SCANS_PER_KEY',
-  ].map((n) => [`RATE_LIMIT_${n}`, '1000000000']),
-);
+const NO_LIMITS = withoutRateLimits();
 
 /** The benchmarks' configuration: quiet logs, no rate limits, and `env` on top. */
 export function benchConfig(env: Record<string, string> = {}) {

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Issuer } from '../packages/scanner/test/issuer.ts';
+import { withoutRateLimits } from '../src/config-limits.ts';
 
 /** The bare node:http server in a process of its own; resolves with its URL and a way to stop it. */
 export async function startBare(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
@@ -69,11 +70,7 @@ export async function freshPostgres(): Promise<{ url: string; drop: () => Promis
 }
 
 /** Rate limits out of the way: the benchmark measures the issuer, not its throttle. */
-const UNLIMITED: Record<string, string> = Object.fromEntries(
-  ['ENROLL_PER_IP', 'ENROLL_PER_TOKEN', 'CHECKIN_PER_KEY', 'STATUS_PER_KEY', 'ADMIN_PER_TOKEN', 'NOT_FOUND_PER_IP'].map(
-    (name) => [`RATE_LIMIT_${name}`, '1000000000'],
-  ),
-);
+const UNLIMITED = withoutRateLimits();
 
 /**
  * A real issuer process, run as `npm start` runs it (the compiled build in dist/), on SQLite (a

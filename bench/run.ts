@@ -11,21 +11,12 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { hashSecret } from '../src/domain/ids.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { withoutRateLimits } from '../src/config-limits.ts';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
 const CONCURRENCY = 16;
 const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-'));
-const limits = Object.fromEntries(
-  [
-    'ENROLL_PER_IP',
-    'ENROLL_PER_TOKEN',
-    'CHECKIN_PER_KEY',
-    'STATUS_PER_KEY',
-    'ADMIN_PER_TOKEN',
-    'NOT_FOUND_PER_IP',
-    'AUTH_FAILURES_PER_IP',
-  ].map((n) => [`RATE_LIMIT_${n}`, '1000000000']),
-);
+const limits = withoutRateLimits();
 const config = loadConfig({ ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent', BASE_URL: 'https://bench.test', ...limits });
 const store = new SqliteStore(join(dir, 'issuer.db'));
 const app = await buildApp(config, {

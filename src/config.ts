@@ -2,7 +2,8 @@ import { DEFAULT_ANNUL_WINDOW_S } from '@ticket-issuer/protocol';
 /** Configuration from the environment: one typed object, defaults in one place, checked at boot. */
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
+import { ConfigError, type Env, HOST_NAME, integer, text } from './config-read.ts';
+import { type RateLimits, rateLimits } from './config-limits.ts';
 import { type RedisPasswords, redisPasswords, type RedisSentinel, redisSentinel, redisUrl } from './config-redis.ts';
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
@@ -10,21 +11,7 @@ import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 export { ConfigError } from './config-read.ts';
 export type { RedisPasswords, RedisSentinel } from './config-redis.ts';
 export type { OidcSettings } from './config-oidc.ts';
-
-export interface RateLimits {
-  enrollPerIp: number;
-  enrollPerToken: number;
-  checkInPerKey: number;
-  statusPerKey: number;
-  adminPerToken: number;
-  unknownRoutePerIp: number;
-  authFailuresPerIp: number;
-  /** Sign-ins, invitation acceptances and single sign-on per client address, whatever credential is presented. */
-  signInPerIp: number;
-  /** Scans per scanner key (each scan of an upload counts). */
-  scansPerKey: number;
-  windowSeconds: number;
-}
+export type { RateLimits } from './config-limits.ts';
 
 export interface Config {
   port: number;
@@ -72,16 +59,6 @@ export interface Config {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 function baseUrl(env: Env, port: number, tls: boolean): string {
   const raw = text(env, 'BASE_URL') ?? `${tls ? 'https' : 'http'}://localhost:${port}`;
@@ -184,7 +161,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
-  const limit = (name: string, fallback: number) => integer(env, name, fallback, 1, 1_000_000_000);
   return {
     port,
     host: host(env),
@@ -200,18 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyEncryptionKey: keyEncryptionKey(env),
     oidc: oidcSettings(env),
     trustProxy: trustProxy(env),
-    rateLimits: {
-      enrollPerIp: limit('RATE_LIMIT_ENROLL_PER_IP', 30),
-      enrollPerToken: limit('RATE_LIMIT_ENROLL_PER_TOKEN', 5),
-      checkInPerKey: limit('RATE_LIMIT_CHECKIN_PER_KEY', 1200),
-      statusPerKey: limit('RATE_LIMIT_STATUS_PER_KEY', 600),
-      adminPerToken: limit('RATE_LIMIT_ADMIN_PER_TOKEN', 600),
-      unknownRoutePerIp: limit('RATE_LIMIT_NOT_FOUND_PER_IP', 60),
-      authFailuresPerIp: limit('RATE_LIMIT_AUTH_FAILURES_PER_IP', 30),
-      signInPerIp: limit('RATE_LIMIT_SIGNIN_PER_IP', 30),
-      scansPerKey: limit('RATE_LIMIT_SCANS_PER_KEY', 30_000),
-      windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
-    },
+    rateLimits: rateLimits(env),
     logLevel,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     metricsToken: secretToken(env, 'METRICS_TOKEN'),

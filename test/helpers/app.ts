@@ -8,6 +8,7 @@ import { hashSecret } from '../../src/domain/ids.ts';
 import type { App } from '../../src/http/context.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { withoutRateLimits } from '../../src/config-limits.ts';
 
 /** The 4xx codes of the spec's error table, written out here rather than taken from the code under test. */
 export const SPEC_CLIENT_ERROR_CODES = [
@@ -53,22 +54,7 @@ export interface TestIssuer {
  * hashing had before its own pool: tests sign in several people at once); the tests of a limit set
  * their own.
  */
-export const NO_LIMITS: Record<string, string> = {
-  ...Object.fromEntries(
-    [
-      'RATE_LIMIT_ENROLL_PER_IP',
-      'RATE_LIMIT_ENROLL_PER_TOKEN',
-      'RATE_LIMIT_CHECKIN_PER_KEY',
-      'RATE_LIMIT_STATUS_PER_KEY',
-      'RATE_LIMIT_ADMIN_PER_TOKEN',
-      'RATE_LIMIT_NOT_FOUND_PER_IP',
-      'RATE_LIMIT_AUTH_FAILURES_PER_IP',
-      'RATE_LIMIT_SIGNIN_PER_IP',
-      'RATE_LIMIT_SCANS_PER_KEY',
-    ].map((name) => [name, '1000000']),
-  ),
-  PASSWORD_HASH_CONCURRENCY: '4',
-};
+export const NO_LIMITS: Record<string, string> = { ...withoutRateLimits(1_000_000), PASSWORD_HASH_CONCURRENCY: '4' };
 
 /** Builds the app on an in-memory SQLite store (or the given one), frozen at T0. */
 export async function testIssuer(
