@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,18 @@ import { MASTER_NAME, RedisCluster, redisClusterMissing } from './redis-cluster.
 const missing = redisClusterMissing();
 if (missing !== null) process.stderr.write(`\n!!! ${missing}: Redis TLS tests SKIPPED\n\n`);
 const it = itUnless(missing ?? undefined);
+
+/** The SHA-256 fingerprint of the certificate the TLS port `port` serves (its authority `ca`). */
+function servedFingerprint(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca: readFileSync(ca) }, () => {
+      resolve(socket.getPeerX509Certificate()!.fingerprint256);
+      socket.destroy();
+    });
+    // Without a client certificate Redis closes the connection, after its own certificate was seen.
+    socket.on('error', reject);
+  });
+}
 
 const ADMIN = 'redis-tls-admin-token-0123456789abcdef';
 const PREFIX = `redis-tls-${process.pid}:`;
@@ -129,6 +142,40 @@ describe('deploy/redis/ over TLS: Redis and its Sentinels speak only TLS, to a c
       assert.equal((await call(`${server.url}/readyz`)).status, 200, 'still ready: Redis is no reason to leave');
       assert.equal(logOf(server).match(/rate limits use this instance/g)?.length, 1, 'one warning, not one a retry');
     }
+  });
+
+  it('a renewed Redis certificate is served after CONFIG SET of the same paths, without a restart: the replica and the issuers stay connected', async () => {
+    const master = await redis.masterPort();
+    const [, certFile] = (await redis.ask(master, 'CONFIG', 'GET', 'tls-cert-file')) as string[];
+    const [, keyFile] = (await redis.ask(master, 'CONFIG', 'GET', 'tls-key-file')) as string[];
+    const renewed = authority.issue('redis-m1-renewed', ['127.0.0.1']);
+    const fingerprint = (pem: string) => new X509Certificate(readFileSync(pem)).fingerprint256;
+    assert.notEqual(await servedFingerprint(master, redis.ca), fingerprint(renewed.cert));
+    copyFileSync(renewed.cert, certFile!);
+    copyFileSync(renewed.key, keyFile!);
+    assert.equal(await redis.ask(master, 'CONFIG', 'SET', 'tls-cert-file', certFile!, 'tls-key-file', keyFile!), 'OK');
+    assert.equal(await servedFingerprint(master, redis.ca), fingerprint(renewed.cert));
+    const replication = String(await redis.ask(redis.servers[1]!.port, 'INFO', 'replication'));
+    assert.match(replication, /master_link_status:up/);
+    const counting = servers.slice(0, 2);
+    assert.deepEqual(await Promise.all(counting.map(gauge)), ['1', '1']);
+  });
+
+  it('after the master dies the Sentinels promote the replica over TLS, and the issuer that follows them counts there again', async (t) => {
+    const viaSentinels = servers[0]!;
+    const killed = Date.now();
+    const master = await redis.killMaster();
+    await until('a replica promoted', async () => (await redis.masterPort()) !== master.port, 30_000);
+    const promoted = Date.now();
+    await until('the issuer counting in Redis again', async () => (await gauge(viaSentinels)) === '1', 10_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\n${logOf(viaSentinels).slice(-3000)}`);
+      },
+    );
+    const seconds = (ms: number) => (ms / 1000).toFixed(1);
+    t.diagnostic(
+      `promoted ${seconds(promoted - killed)} s after the kill, shared again ${seconds(Date.now() - promoted)} s later`,
+    );
   });
 
   it('no key, no password reaches an issuer’s log', async () => {
