@@ -1,4 +1,3 @@
-import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -9,6 +8,8 @@ import { adminTokenHashSource, resolveAdminToken } from './domain/admin-token.ts
 import { resolveIdentity } from './domain/identity.ts';
 import { newKeyEncryptionKey, parseKeyEncryptionKey } from './domain/key-encryption.ts';
 import type { App } from './http/context.ts';
+import { readCertificateAndKey } from './pem-files.ts';
+import { readRedisTls, type RedisTlsOptions } from './redis-tls.ts';
 import { openStore, sqlitePath } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -57,10 +58,13 @@ export function resolveKeyEncryptionKey(config: Config, storeHasKeys: boolean): 
  * command (a Sentinel's included) gives up after a second. Either way the rate limits turn to the
  * instance's own counters (see `SharedRateLimits`, which logs the one warning), and the client keeps
  * reconnecting by itself (at most 2 s apart). REDIS_PASSWORD goes to Redis (the master the Sentinels
- * name included), REDIS_SENTINEL_PASSWORD to the Sentinels. Null when neither is configured.
+ * name included), REDIS_SENTINEL_PASSWORD to the Sentinels. `tls` (readRedisTls): over TLS, to a
+ * rediss:// REDIS_URL, or to the Sentinels and their master with REDIS_SENTINEL_TLS. Null when
+ * neither is configured.
  */
 export async function connectRedis(
   config: Pick<Config, 'redisUrl' | 'redisSentinel' | 'redisPasswords'>,
+  tls: RedisTlsOptions | null = null,
 ): Promise<Redis | null> {
   if (config.redisUrl === null && config.redisSentinel === null) return null;
   // Loaded only when configured: ioredis defines every command of Redis as it loads.
@@ -85,8 +89,10 @@ export async function connectRedis(
         sentinelRetryStrategy: backOff,
         failoverDetector: true,
         ...(config.redisPasswords.sentinel !== null ? { sentinelPassword: config.redisPasswords.sentinel } : {}),
+        // The Sentinels and the master they name alike: each certificate checked against REDIS_TLS_CA.
+        ...(tls !== null ? { sentinelTLS: tls, tls, enableTLSForSentinelMode: true } : {}),
       })
-    : new Redis(config.redisUrl!, options);
+    : new Redis(config.redisUrl!, { ...options, ...(tls !== null ? { tls } : {}) });
   // Without a listener, a connection error would end the process.
   redis.on('error', () => undefined);
   return redis;
@@ -142,38 +148,15 @@ async function closeRedis(redis: Redis): Promise<void> {
  */
 export function readTls(files: Config['tls']): { cert: Buffer; key: Buffer } | null {
   if (files === null) return null;
-  const read = (name: string, path: string): Buffer => {
-    try {
-      return readFileSync(path);
-    } catch (error) {
-      throw new ConfigError(`${name} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  };
-  const cert = read('TLS_CERT_FILE', files.certFile);
-  const key = read('TLS_KEY_FILE', files.keyFile);
-  let certificate: X509Certificate;
-  try {
-    certificate = new X509Certificate(cert);
-  } catch {
-    throw new ConfigError(`TLS_CERT_FILE ${files.certFile} is not a PEM certificate`);
-  }
-  let privateKey: KeyObject;
-  try {
-    privateKey = createPrivateKey(key);
-  } catch {
-    throw new ConfigError(`TLS_KEY_FILE ${files.keyFile} is not a PEM private key (or it is encrypted)`);
-  }
-  if (!certificate.checkPrivateKey(privateKey)) {
-    throw new ConfigError(`TLS_KEY_FILE ${files.keyFile} is not the private key of TLS_CERT_FILE ${files.certFile}`);
-  }
-  return { cert, key };
+  return readCertificateAndKey('TLS_CERT_FILE', files.certFile, 'TLS_KEY_FILE', files.keyFile);
 }
 
 /** Opens the store, keys and counters the configuration names and builds the app on them. */
 export async function openIssuer(configured: Config): Promise<Issuer> {
   const tls = readTls(configured.tls);
+  const redisTls = readRedisTls(configured.redisTls);
   const store = await openNamedStore(configured.databaseUrl, configured.requestTimeoutSeconds);
-  const redis = await connectRedis(configured);
+  const redis = await connectRedis(configured, redisTls);
   try {
     const storeHasKeys = (await store.signingKeys.listSigningKeys()).length > 0;
     const keyEncryptionKey = resolveKeyEncryptionKey(configured, storeHasKeys);

@@ -107,3 +107,55 @@ function password(env: Env, name: string): string | null {
   }
   return value;
 }
+
+/**
+ * How the issuer speaks TLS to Redis: the settings' file paths (the files are read and checked at
+ * start, by readRedisTls, so that no key material sits in the configuration).
+ */
+export interface RedisTls {
+  /** REDIS_TLS_CA: the authority that signed the certificates of Redis and the Sentinels; null: the system's. */
+  caFile: string | null;
+  /** REDIS_TLS_CERT: the issuer's client certificate, for a Redis with `tls-auth-clients yes`; null: none. */
+  certFile: string | null;
+  /** REDIS_TLS_KEY: its private key. */
+  keyFile: string | null;
+  /** REDIS_SENTINEL_TLS: the Sentinels, and the master they name, over TLS (else a rediss:// REDIS_URL). */
+  sentinels: boolean;
+}
+
+/**
+ * REDIS_TLS_CA, REDIS_TLS_CERT, REDIS_TLS_KEY and REDIS_SENTINEL_TLS. TLS is a rediss:// REDIS_URL, or
+ * REDIS_SENTINEL_TLS=true beside REDIS_SENTINELS; the files only with TLS (else they would be used
+ * nowhere), the certificate and its key both or neither. Null: Redis in clear.
+ */
+export function redisTls(env: Env): RedisTls | null {
+  const rawSentinels = text(env, 'REDIS_SENTINEL_TLS');
+  if (rawSentinels !== null && !['true', 'false', '1', '0'].includes(rawSentinels)) {
+    throw new ConfigError(`REDIS_SENTINEL_TLS must be true or false, got "${rawSentinels}"`);
+  }
+  const sentinels = rawSentinels === 'true' || rawSentinels === '1';
+  const viaSentinel = text(env, 'REDIS_SENTINELS') !== null;
+  if (sentinels && !viaSentinel) {
+    throw new ConfigError(
+      'REDIS_SENTINEL_TLS is set but REDIS_SENTINELS is not: for one Redis over TLS, write its REDIS_URL as rediss://',
+    );
+  }
+  const caFile = text(env, 'REDIS_TLS_CA');
+  const certFile = text(env, 'REDIS_TLS_CERT');
+  const keyFile = text(env, 'REDIS_TLS_KEY');
+  if (certFile !== null && keyFile === null) {
+    throw new ConfigError('REDIS_TLS_CERT is set but REDIS_TLS_KEY is not: set both, or neither');
+  }
+  if (keyFile !== null && certFile === null) {
+    throw new ConfigError('REDIS_TLS_KEY is set but REDIS_TLS_CERT is not: set both, or neither');
+  }
+  const overTls = /^rediss:\/\//i.test(text(env, 'REDIS_URL') ?? '') || sentinels;
+  const named = (['REDIS_TLS_CA', 'REDIS_TLS_CERT', 'REDIS_TLS_KEY'] as const).filter((n) => text(env, n) !== null);
+  if (!overTls && named.length > 0) {
+    throw new ConfigError(
+      `${named.join(', ')} ${named.length > 1 ? 'are' : 'is'} set but Redis is not reached over TLS: ` +
+        'write REDIS_URL as rediss://, or set REDIS_SENTINEL_TLS=true beside REDIS_SENTINELS',
+    );
+  }
+  return overTls ? { caFile, certFile, keyFile, sentinels } : null;
+}

@@ -4,12 +4,20 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { ConfigError, type Env, HOST_NAME, integer, text } from './config-read.ts';
 import { type RateLimits, rateLimits } from './config-limits.ts';
-import { type RedisPasswords, redisPasswords, type RedisSentinel, redisSentinel, redisUrl } from './config-redis.ts';
+import {
+  type RedisPasswords,
+  redisPasswords,
+  type RedisSentinel,
+  redisSentinel,
+  type RedisTls,
+  redisTls,
+  redisUrl,
+} from './config-redis.ts';
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export { ConfigError } from './config-read.ts';
-export type { RedisPasswords, RedisSentinel } from './config-redis.ts';
+export type { RedisPasswords, RedisSentinel, RedisTls } from './config-redis.ts';
 export type { OidcSettings } from './config-oidc.ts';
 export type { RateLimits } from './config-limits.ts';
 
@@ -28,6 +36,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD: what Redis and the Sentinels ask of the issuer. */
   redisPasswords: RedisPasswords;
+  /** REDIS_TLS_CA, REDIS_TLS_CERT, REDIS_TLS_KEY, REDIS_SENTINEL_TLS: Redis over TLS (file paths); null: in clear. */
+  redisTls: RedisTls | null;
   adminToken: string | null;
   keyEncryptionKey: string | null;
   /** Single sign-on with OpenID Connect (OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); null: off. */
@@ -172,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisSentinel: redisSentinel(env),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'ticket-issuer:',
     redisPasswords: redisPasswords(env),
+    redisTls: redisTls(env),
     adminToken: secretToken(env, 'ADMIN_TOKEN'),
     keyEncryptionKey: keyEncryptionKey(env),
     oidc: oidcSettings(env),

@@ -3,7 +3,7 @@
  * PostgreSQL on 5432 and Redis on 6379 are never touched): etcd and three Patroni-run PostgreSQL nodes
  * with synchronous replication, a Redis master and replica with three Sentinels, HAProxy, and three
  * issuer instances started as deploy/systemd/ticket-issuer.service says, through HAProxy to the
- * database and through the Sentinels to Redis.
+ * database and through the Sentinels to Redis (over TLS, with a client certificate).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -77,9 +77,12 @@ export class HaCluster {
     const secret = () => randomBytes(24).toString('hex');
     // The cluster's authorities and passwords, made for this run as docs/deploy.md makes them.
     const tlsDir = run.dir('tls');
-    const [etcdAuthority, postgresAuthority, gatesAuthority] = ['etcd', 'postgres', 'gates'].map((name) =>
-      Authority.make(tlsDir, name),
-    );
+    const [etcdAuthority, postgresAuthority, gatesAuthority, redisAuthority] = [
+      'etcd',
+      'postgres',
+      'gates',
+      'redis',
+    ].map((name) => Authority.make(tlsDir, name));
     const superuser = secret();
     const redisPasswords = { redis: secret(), sentinel: secret() };
     const [postgres, redis] = await Promise.all([
@@ -88,7 +91,7 @@ export class HaCluster {
         { superuser, replication: secret(), rewind: secret(), restApi: secret() },
         { etcd: etcdAuthority!, postgres: postgresAuthority! },
       ),
-      RedisCluster.start(run, redisPasswords),
+      RedisCluster.start(run, redisPasswords, redisAuthority!),
     ]);
     // The scanners here trust the authority of HAProxy's certificate, as scanners given it would.
     trustInThisProcess(gatesAuthority!.ca);
@@ -107,6 +110,8 @@ export class HaCluster {
     );
 
     const adminToken = secret();
+    // The issuers' client certificate for Redis and the Sentinels, readable by their user only.
+    const redisClient = redisAuthority!.issue('issuer-m1', ['127.0.0.1'], account(ISSUER_USER));
     const shared = {
       PUBLIC_URL: haproxy.url,
       ISSUER_DB_PASSWORD: databasePassword,
@@ -115,6 +120,9 @@ export class HaCluster {
       REDIS_MASTER_NAME: MASTER_NAME,
       REDIS_PASSWORD: redisPasswords.redis,
       REDIS_SENTINEL_PASSWORD: redisPasswords.sentinel,
+      REDIS_CA_FILE: redis.ca,
+      REDIS_CLIENT_CERT_FILE: redisClient.cert,
+      REDIS_CLIENT_KEY_FILE: redisClient.key,
       PG_CA_FILE: postgres.ca,
       ADMIN_TOKEN: adminToken,
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),

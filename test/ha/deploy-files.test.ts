@@ -133,6 +133,38 @@ describe('deploy/: the cluster’s own doors, as the files say them', () => {
     }
   });
 
+  it('Redis and Sentinel: TLS only (no port in clear), a certificate asked of every client, TLS between themselves; the issuer speaks TLS to them', () => {
+    for (const [file, port] of [
+      ['redis/redis.conf', '${REDIS_PORT}'],
+      ['redis/sentinel.conf', '${SENTINEL_PORT}'],
+    ] as const) {
+      const lines = settings(file);
+      assert.deepEqual(
+        lines.filter((line) => /^(?:tls-)?port\s/.test(line)),
+        ['port 0', `tls-port ${port}`],
+        `deploy/${file}: one port, TLS`,
+      );
+      for (const line of [
+        'tls-cert-file ${REDIS_TLS_CERT_FILE}',
+        'tls-key-file ${REDIS_TLS_KEY_FILE}',
+        'tls-ca-cert-file ${REDIS_TLS_CA_FILE}',
+        'tls-auth-clients yes',
+        'tls-replication yes',
+      ]) {
+        assert.ok(lines.includes(line), `deploy/${file}: ${line}`);
+      }
+    }
+    const env = settings('systemd/issuer.env');
+    for (const line of [
+      'REDIS_SENTINEL_TLS=true',
+      'REDIS_TLS_CA=${REDIS_CA_FILE}',
+      'REDIS_TLS_CERT=${REDIS_CLIENT_CERT_FILE}',
+      'REDIS_TLS_KEY=${REDIS_CLIENT_KEY_FILE}',
+    ]) {
+      assert.ok(env.includes(line), `issuer.env: ${line}`);
+    }
+  });
+
   it('etcd: TLS only, for clients and members alike, and only a certificate its authority signed gets in', () => {
     const etcd = settings('etcd/etcd.yml');
     const urls = etcd.filter((line) => /-urls:/.test(line));

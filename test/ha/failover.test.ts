@@ -60,7 +60,7 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
     }
   });
 
-  it('the cluster’s own doors are shut: etcd only to a client certificate its authority signed, PostgreSQL only over TLS with a password and never to the superuser from the network, Redis and Sentinel only with their passwords', async () => {
+  it('the cluster’s own doors are shut: etcd only to a client certificate its authority signed, PostgreSQL only over TLS with a password and never to the superuser from the network, Redis and Sentinel only over TLS with a certificate of their authority and their passwords', async () => {
     const etcd = cluster.postgres.etcd;
     assert.equal(await etcdHealth(etcd), 200, 'Patroni’s certificate is let in');
     await assert.rejects(etcdHealth({ ...etcd, client: null }), 'no client certificate: refused');
@@ -94,6 +94,13 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
 
     const [server] = cluster.redis.servers;
     const [sentinel] = cluster.redis.sentinels;
+    for (const [port, password] of [
+      [server!.port, cluster.redis.passwords.redis],
+      [sentinel!.port, cluster.redis.passwords.sentinel],
+    ] as const) {
+      await assert.rejects(cluster.redis.askOver('plain', port, password, 'PING'), /Connection is closed/, 'in clear');
+      await assert.rejects(cluster.redis.askOver('tls-without-certificate', port, password, 'PING'), /closed/);
+    }
     await assert.rejects(cluster.redis.askAs(server!.port, undefined, 'GET', 'x'), /NOAUTH/);
     await assert.rejects(cluster.redis.askAs(sentinel!.port, undefined, 'SENTINEL', 'masters'), /NOAUTH/);
     await assert.rejects(

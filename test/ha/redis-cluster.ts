@@ -1,11 +1,13 @@
 /**
  * Redis as deploy/ runs it, on one machine: a master and a replica (deploy/redis/redis.conf) and three
- * Sentinels (deploy/redis/sentinel.conf), each with its own port and directory in the run directory.
+ * Sentinels (deploy/redis/sentinel.conf), each with its own port and directory in the run directory,
+ * TLS only, with certificates of the Redis authority given.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../helpers/server.ts';
+import type { Authority } from './certificates.ts';
 import { type RunDirectory, until } from './processes.ts';
 import { renderFile } from './templates.ts';
 
@@ -25,6 +27,12 @@ interface Instance {
   dir: string;
 }
 
+/**
+ * How a client of the test's own reaches a port: over TLS with a certificate of the Redis authority
+ * (as the issuer, the Sentinels and the replicas do), over TLS without one, or in clear.
+ */
+export type Transport = 'tls' | 'tls-without-certificate' | 'plain';
+
 export class RedisCluster {
   private constructor(
     private readonly run: RunDirectory,
@@ -32,9 +40,19 @@ export class RedisCluster {
     readonly sentinels: Instance[],
     /** What Redis asks of a client (REDIS_PASSWORD), and what the Sentinels ask (REDIS_SENTINEL_PASSWORD). */
     readonly passwords: { redis: string; sentinel: string },
+    /** The Redis authority's certificate (the issuer's REDIS_TLS_CA). */
+    readonly ca: string,
+    private readonly client: { cert: string; key: string },
   ) {}
 
-  static async start(run: RunDirectory, passwords: { redis: string; sentinel: string }): Promise<RedisCluster> {
+  /** Starts it with certificates `authority` signs: one for this machine's Redis and Sentinels, one for the test. */
+  static async start(
+    run: RunDirectory,
+    passwords: { redis: string; sentinel: string },
+    authority: Authority,
+  ): Promise<RedisCluster> {
+    const machine = authority.issue('redis-m1', ['127.0.0.1']);
+    const tls = { REDIS_TLS_CA_FILE: authority.ca, REDIS_TLS_CERT_FILE: machine.cert, REDIS_TLS_KEY_FILE: machine.key };
     const servers: Instance[] = [];
     for (const name of ['redis1', 'redis2']) {
       const server = { name, port: await freePort(), dir: run.dir(name) };
@@ -43,6 +61,7 @@ export class RedisCluster {
         REDIS_PORT: String(server.port),
         REDIS_DIR: server.dir,
         REDIS_PASSWORD: passwords.redis,
+        ...tls,
       });
       const replicaOf = servers[0] ? ['--replicaof', '127.0.0.1', String(servers[0].port)] : [];
       run.start(name, '/usr/bin/redis-server', [config, ...replicaOf], { cwd: server.dir });
@@ -60,11 +79,13 @@ export class RedisCluster {
         REDIS_MASTER_PORT: String(servers[0]!.port),
         REDIS_PASSWORD: passwords.redis,
         REDIS_SENTINEL_PASSWORD: passwords.sentinel,
+        ...tls,
       });
       run.start(name, '/usr/bin/redis-sentinel', [config], { cwd: sentinel.dir });
       sentinels.push(sentinel);
     }
-    const cluster = new RedisCluster(run, servers, sentinels, passwords);
+    const client = authority.issue('test-client', ['127.0.0.1']);
+    const cluster = new RedisCluster(run, servers, sentinels, passwords, authority.ca, client);
     await until(
       'the replica in sync and three Sentinels that know each other and it',
       async () => {
@@ -113,12 +134,27 @@ export class RedisCluster {
     return this.askAs(port, sentinel ? this.passwords.sentinel : this.passwords.redis, command, ...args);
   }
 
-  /** One command to the Redis or Sentinel on `port`, giving `password` first (undefined: none). */
-  async askAs(port: number, password: string | undefined, command: string, ...args: string[]): Promise<unknown> {
+  /** One command to the Redis or Sentinel on `port` over TLS with a certificate, giving `password` first (undefined: none). */
+  askAs(port: number, password: string | undefined, command: string, ...args: string[]): Promise<unknown> {
+    return this.askOver('tls', port, password, command, ...args);
+  }
+
+  /** One command to the Redis or Sentinel on `port` the way `transport` says, giving `password` first. */
+  async askOver(
+    transport: Transport,
+    port: number,
+    password: string | undefined,
+    command: string,
+    ...args: string[]
+  ): Promise<unknown> {
+    const certificate = { cert: readFileSync(this.client.cert), key: readFileSync(this.client.key) };
+    const tls = { ca: readFileSync(this.ca), ...(transport === 'tls' ? certificate : {}) };
     const client = new Redis({
       port,
       host: '127.0.0.1',
       password,
+      ...(transport === 'plain' ? {} : { tls }),
+      connectTimeout: 5_000,
       enableReadyCheck: false,
       lazyConnect: true,
       maxRetriesPerRequest: 0,
