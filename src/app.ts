@@ -1,4 +1,5 @@
 import { HolderLinks } from './domain/holder-links.ts';
+import { NO_WALLETS, type WalletLinks } from './holder/page.ts';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -53,6 +54,8 @@ export interface AppDeps {
   tls?: { cert: Buffer; key: Buffer } | null;
   /** Run this instance's webhook delivery worker (default true). */
   webhookWorker?: boolean;
+  /** The wallets the holder page offers (default none). */
+  wallets?: WalletLinks;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -245,6 +248,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
+    wallets: deps.wallets ?? NO_WALLETS,
     webhooks,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };

@@ -17,6 +17,7 @@ import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
 import type { HolderLinks } from '../domain/holder-links.ts';
+import type { WalletLinks } from '../holder/page.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
 
 /** What every route needs, handed to each route plugin. */
@@ -39,6 +40,8 @@ export interface AppContext {
   keyEncryptionKey: Buffer;
   /** Each ticket's holder page link, and the ticket a link stands for. */
   holderLinks: HolderLinks;
+  /** The wallets the holder page offers (none until they are configured). */
+  wallets: WalletLinks;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
   auth: {
