@@ -20,7 +20,11 @@ export async function findHolderTicket(
   now: string,
 ): Promise<HolderTicket | null> {
   const tid = links.tidOf(holderToken);
-  if (tid === null) return null;
+  return tid === null ? null : holderTicket(store, tid, now);
+}
+
+/** A ticket as its holder sees it at `now` (what its page, its PDF and its email say); null if unknown. */
+export async function holderTicket(store: Store, tid: string, now: string): Promise<HolderTicket | null> {
   const ticket = await store.tickets.getTicket(tid);
   if (!ticket) return null;
   const [event, types] = await Promise.all([

@@ -3,6 +3,7 @@ import { toStored } from '../../domain/time.ts';
 import { findHolderTicket } from '../../holder/holder-ticket.ts';
 import { HOLDER_PAGE_HEADERS, holderPage, unknownTicketPage } from '../../holder/page.ts';
 import { qrMatrix } from '../../holder/qr.ts';
+import { ticketPdf, ticketPdfFileName } from '../../holder/ticket-pdf.ts';
 import type { App, AppContext } from '../context.ts';
 
 interface HolderParams {
@@ -30,5 +31,15 @@ export function holderRoutes(app: App, ctx: AppContext): void {
       ctx.wallets,
     );
     return reply.headers(HOLDER_PAGE_HEADERS).type('text/html; charset=utf-8').send(page);
+  });
+
+  app.get<{ Params: HolderParams }>('/t/:token/ticket.pdf', hidden, async (request, reply) => {
+    const holder = await find(request.params.token);
+    if (holder === null) return notFound(reply);
+    const pdf = await ticketPdf(ctx.pdfs, holder);
+    return reply
+      .headers({ ...HOLDER_PAGE_HEADERS, 'content-disposition': `attachment; filename="${ticketPdfFileName(holder)}"` })
+      .type('application/pdf')
+      .send(pdf);
   });
 }
