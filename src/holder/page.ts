@@ -70,7 +70,9 @@ export async function holderPage(
       ? '<p>This ticket was revoked: it admits nobody, and has no QR code.</p>'
       : `${qrSvg(qr)}<p>If the code cannot be scanned, the ticket token is:</p><code>${escapeHtml(holder.qrToken)}</code>`;
   const link = (href: string, text: string) => `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></li>`;
-  const google = wallets.googleSaveUrl && holder.qrToken !== null ? await wallets.googleSaveUrl(holder) : null;
+  // A save link that cannot be made now (the wallet's key unreadable) leaves the rest of the page as it is.
+  const google =
+    wallets.googleSaveUrl && holder.qrToken !== null ? await wallets.googleSaveUrl(holder).catch(() => null) : null;
   const body =
     `<h1>${escapeHtml(words.event)}</h1><p>${escapeHtml(words.when)}</p>` +
     `<p class="status ${statusClass(words.status)}">${escapeHtml(words.status)}</p>` +
