@@ -1,3 +1,7 @@
+import { HolderLinks } from './domain/holder-links.ts';
+import { NO_WALLETS, type WalletLinks } from './holder/page.ts';
+import { PdfPool } from './holder/pdf-pool.ts';
+import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -52,6 +56,8 @@ export interface AppDeps {
   tls?: { cert: Buffer; key: Buffer } | null;
   /** Run this instance's webhook delivery worker (default true). */
   webhookWorker?: boolean;
+  /** The wallets the holder page offers (default none). */
+  wallets?: WalletLinks;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -227,9 +233,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   autoExit(app, { store: deps.store, clock });
   const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
   const refusals = new RefusalDigest(clock);
+  const pdfs = new PdfPool(Math.max(1, availableParallelism() - 1));
   app.addHook('onClose', async () => {
     await refusals.flush();
     await hashing.close();
+    await pdfs.close();
   });
   const ctx: AppContext = {
     config,
@@ -243,6 +251,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
+    holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
+    wallets: deps.wallets ?? NO_WALLETS,
+    pdfs,
     webhooks,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };

@@ -16,6 +16,9 @@ import type { WebhookWorker } from '../webhooks/worker.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
+import type { HolderLinks } from '../domain/holder-links.ts';
+import type { WalletLinks } from '../holder/page.ts';
+import type { PdfPool } from '../holder/pdf-pool.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
 
 /** What every route needs, handed to each route plugin. */
@@ -36,6 +39,12 @@ export interface AppContext {
   eventSettings: EventSettingsCache;
   /** Seals webhook secrets (and the signing keys) at rest. */
   keyEncryptionKey: Buffer;
+  /** Each ticket's holder page link, and the ticket a link stands for. */
+  holderLinks: HolderLinks;
+  /** The threads that draw ticket PDFs, bounded. */
+  pdfs: PdfPool;
+  /** The wallets the holder page offers (none until they are configured). */
+  wallets: WalletLinks;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
   auth: {

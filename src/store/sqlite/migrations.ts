@@ -472,6 +472,11 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE UNIQUE INDEX sso_links_by_user ON sso_links (user_id, issuer);
     `,
   },
+  {
+    // Tickets gain the holder's email address, where the ticket is sent (null: none).
+    version: 26,
+    sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
