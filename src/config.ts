@@ -5,11 +5,13 @@ import { availableParallelism } from 'node:os';
 import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
 import { type RedisPasswords, redisPasswords, type RedisSentinel, redisSentinel, redisUrl } from './config-redis.ts';
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
+import { type AppleSettings, appleSettings } from './config-apple.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export { ConfigError } from './config-read.ts';
 export type { RedisPasswords, RedisSentinel } from './config-redis.ts';
 export type { OidcSettings } from './config-oidc.ts';
+export type { AppleSettings } from './config-apple.ts';
 
 export interface RateLimits {
   enrollPerIp: number;
@@ -23,6 +25,8 @@ export interface RateLimits {
   signInPerIp: number;
   /** Scans per scanner key (each scan of an upload counts). */
   scansPerKey: number;
+  /** Apple Wallet's PassKit web service, per client address (devices call it without a person behind them). */
+  walletPerIp: number;
   windowSeconds: number;
 }
 
@@ -45,6 +49,8 @@ export interface Config {
   keyEncryptionKey: string | null;
   /** Single sign-on with OpenID Connect (OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); null: off. */
   oidc: OidcSettings | null;
+  /** Apple Wallet passes and their PassKit web service (APPLE_*, APNS_*; config-apple.ts); null: off. */
+  apple: AppleSettings | null;
   trustProxy: boolean | string;
   rateLimits: RateLimits;
   logLevel: string;
@@ -199,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: secretToken(env, 'ADMIN_TOKEN'),
     keyEncryptionKey: keyEncryptionKey(env),
     oidc: oidcSettings(env),
+    apple: appleSettings(env),
     trustProxy: trustProxy(env),
     rateLimits: {
       enrollPerIp: limit('RATE_LIMIT_ENROLL_PER_IP', 30),
@@ -210,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
       authFailuresPerIp: limit('RATE_LIMIT_AUTH_FAILURES_PER_IP', 30),
       signInPerIp: limit('RATE_LIMIT_SIGNIN_PER_IP', 30),
       scansPerKey: limit('RATE_LIMIT_SCANS_PER_KEY', 30_000),
+      walletPerIp: limit('RATE_LIMIT_WALLET_PER_IP', 120),
       windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     },
     logLevel,

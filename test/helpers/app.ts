@@ -65,6 +65,7 @@ export const NO_LIMITS: Record<string, string> = {
       'RATE_LIMIT_AUTH_FAILURES_PER_IP',
       'RATE_LIMIT_SIGNIN_PER_IP',
       'RATE_LIMIT_SCANS_PER_KEY',
+      'RATE_LIMIT_WALLET_PER_IP',
     ].map((name) => [name, '1000000']),
   ),
   PASSWORD_HASH_CONCURRENCY: '4',
