@@ -31,6 +31,7 @@ import { RefusalDigest } from './http/refusal-digest.ts';
 import { HashPool } from './domain/hash-pool.ts';
 import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { webhookDelivery } from './webhooks/delivery.ts';
+import { appleWallet } from './delivery/apple/setup.ts';
 import { autoExit } from './domain/auto-exit.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
@@ -244,6 +245,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     webhooks,
+    appleWallet: appleWallet(app, { config, store: deps.store, keyEncryptionKey: deps.keyEncryptionKey, clock }),
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

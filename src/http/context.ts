@@ -17,6 +17,7 @@ import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
+import type { AppleWallet } from '../delivery/apple/wallet.ts';
 
 /** What every route needs, handed to each route plugin. */
 export interface AppContext {
@@ -38,6 +39,8 @@ export interface AppContext {
   keyEncryptionKey: Buffer;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
+  /** Apple Wallet passes and their web service; null when Apple Wallet is not configured. */
+  appleWallet: AppleWallet | null;
   auth: {
     scanner: onRequestAsyncHookHandler;
     /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */

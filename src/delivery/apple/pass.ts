@@ -48,18 +48,19 @@ export function passAuthenticationToken(authKey: Buffer, tid: string): string {
   return createHmac('sha256', authKey).update(`apple-pass:${tid}`).digest('base64url');
 }
 
-/** The event's start in words, in its own zone ("Tue, 2 Jun 2026, 20:00 CEST"). */
+/** The event's start in words, in its own zone, named ("Tue, 2 Jun 2026, 20:00 (Europe/Berlin)"). */
 export function eventTimeInZone(instant: string, timezone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  }).format(new Date(instant));
+  return (
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: timezone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).format(new Date(instant)) + ` (${timezone})`
+  );
 }
 
 /** The fields of `pass.json` (Apple's PassKit keys). */
@@ -73,7 +74,7 @@ export function passJson(content: PassContent, issuer: PassIssuer): Record<strin
     description: `Ticket for ${content.eventName}`,
     webServiceURL: `${issuer.baseUrl}/wallet/apple`,
     authenticationToken: passAuthenticationToken(issuer.authKey, content.tid),
-    relevantDate: content.eventDate.replace(/\.000Z$/, 'Z'),
+    relevantDate: content.eventDate,
     barcodes: [{ format: 'PKBarcodeFormatQR', message: content.ticketToken, messageEncoding: 'iso-8859-1' }],
     ...(content.revoked ? { voided: true } : {}),
     eventTicket: {
