@@ -54,11 +54,12 @@ await eachBackend(
       const { app } = issuer();
       const [a, b] = [await scenario(app), await scenario(app)];
       const device = newDevice();
-      for (const headers of [
+      const headerSets: Record<string, string>[] = [
         {},
         passAuth(b.tid),
         { authorization: `Bearer ${passAuth(a.tid).authorization.slice(10)}` },
-      ]) {
+      ];
+      for (const headers of headerSets) {
         const res = await app.inject({
           method: 'POST',
           url: registration(device, a.tid),
