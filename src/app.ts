@@ -53,6 +53,8 @@ export interface AppDeps {
   tls?: { cert: Buffer; key: Buffer } | null;
   /** Run this instance's webhook delivery worker (default true). */
   webhookWorker?: boolean;
+  /** Apple Wallet's push worker: whether it runs here (default true), the APNs CA (tests), its poll. */
+  applePushes?: { worker?: boolean; apnsCa?: Buffer; pollMs?: number };
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -245,7 +247,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     webhooks,
-    appleWallet: appleWallet(app, { config, store: deps.store, keyEncryptionKey: deps.keyEncryptionKey, clock }),
+    appleWallet: appleWallet(app, {
+      config,
+      store: deps.store,
+      keyEncryptionKey: deps.keyEncryptionKey,
+      pushWorker: deps.applePushes?.worker ?? deps.webhookWorker,
+      apnsCa: deps.applePushes?.apnsCa,
+      pushPollMs: deps.applePushes?.pollMs,
+    }),
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

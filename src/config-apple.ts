@@ -15,6 +15,8 @@ export interface ApnsSettings {
   keyId: string;
   /** APNS_URL: Apple's production address by default. */
   url: string;
+  /** APNS_RETRY_SCHEDULE_S: delays in seconds after each failed attempt of a push; then it fails. */
+  retrySchedule: number[];
 }
 
 export interface AppleSettings {
@@ -37,6 +39,20 @@ export interface AppleSettings {
 const PASS_NAMES = ['APPLE_PASS_TYPE_ID', 'APPLE_TEAM_ID', 'APPLE_PASS_CERT', 'APPLE_PASS_KEY', 'APPLE_WWDR_CERT'];
 const APNS_NAMES = ['APNS_KEY', 'APNS_KEY_ID'];
 export const DEFAULT_APNS_URL = 'https://api.push.apple.com';
+/** About 21 hours of retries: a device that comes back the next day still hears of the change. */
+const DEFAULT_RETRY_SCHEDULE = '10,60,300,1800,7200,21600,43200';
+
+/** APNS_RETRY_SCHEDULE_S: up to 50 delays in seconds (1 to 604800) separated by commas. */
+function retrySchedule(env: Env): number[] {
+  const raw = text(env, 'APNS_RETRY_SCHEDULE_S') ?? DEFAULT_RETRY_SCHEDULE;
+  const delays = raw.split(',').map((part) => part.trim());
+  if (delays.length > 50 || delays.some((d) => !/^\d{1,6}$/.test(d) || Number(d) < 1 || Number(d) > 604_800)) {
+    throw new ConfigError(
+      `APNS_RETRY_SCHEDULE_S must be up to 50 delays in seconds (1 to 604800) separated by commas, got "${raw}"`,
+    );
+  }
+  return delays.map(Number);
+}
 
 /** All of `names` or none; null when none. */
 function group(env: Env, names: string[], what: string): (string | null)[] | null {
@@ -108,7 +124,7 @@ function apnsSettings(env: Env): ApnsSettings | null {
   if (!URL.canParse(url) || new URL(url).protocol !== 'https:' || new URL(url).pathname !== '/') {
     throw new ConfigError(`APNS_URL must be an https:// address without a path, got "${url}"`);
   }
-  return { key, keyId, url: url.replace(/\/+$/, '') };
+  return { key, keyId, url: url.replace(/\/+$/, ''), retrySchedule: retrySchedule(env) };
 }
 
 /**

@@ -1,15 +1,21 @@
-/** Apple Wallet in the app: the pass service when configured, closed with the app. */
+/** Apple Wallet in the app: the pass service and this instance's push worker when configured, closed with the app. */
 import type { Config } from '../../config.ts';
-import type { Clock } from '../../domain/clock.ts';
 import type { App } from '../../http/context.ts';
 import type { Store } from '../../store/store.ts';
+import { ApnsClient } from '../apns.ts';
+import { ApplePushWorker } from './push-worker.ts';
 import { AppleWallet } from './wallet.ts';
 
 export interface AppleWalletDeps {
   config: Config;
   store: Store;
   keyEncryptionKey: Buffer;
-  clock: Clock;
+  /** Run this instance's push worker (default true, when APNs is configured). */
+  pushWorker?: boolean;
+  /** Certificates the APNs client trusts instead of the system's (tests: a local APNs). */
+  apnsCa?: Buffer;
+  /** How often the push worker looks for due pushes (ms). */
+  pushPollMs?: number;
 }
 
 /** The Apple Wallet service of this instance, or null when Apple Wallet is not configured. */
@@ -22,5 +28,26 @@ export function appleWallet(app: App, deps: AppleWalletDeps): AppleWallet | null
     keyEncryptionKey: deps.keyEncryptionKey,
   });
   app.addHook('onClose', async () => wallet.close());
+  const apns = config.apple.apns;
+  if (apns === null || deps.pushWorker === false) return wallet;
+  const client = new ApnsClient({
+    url: apns.url,
+    key: apns.key,
+    keyId: apns.keyId,
+    teamId: config.apple.teamId,
+    ...(deps.apnsCa ? { ca: deps.apnsCa } : {}),
+  });
+  const worker = new ApplePushWorker({
+    store: deps.store,
+    send: (token, topic) => client.send(token, topic),
+    retrySchedule: apns.retrySchedule,
+    log: app.log.child({ component: 'apple-pushes' }),
+    ...(deps.pushPollMs ? { pollMs: deps.pushPollMs } : {}),
+  });
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', async () => {
+    await worker.stop();
+    client.close();
+  });
   return wallet;
 }
