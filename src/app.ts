@@ -1,3 +1,5 @@
+import { HolderLinks } from './domain/holder-links.ts';
+import { NO_WALLETS, type WalletLinks } from './holder/page.ts';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -55,6 +57,8 @@ export interface AppDeps {
   webhookWorker?: boolean;
   /** Apple Wallet's push worker: whether it runs here (default true), the APNs CA (tests), its poll. */
   applePushes?: { worker?: boolean; apnsCa?: Buffer; pollMs?: number };
+  /** The wallets the holder page offers (default none). */
+  wallets?: WalletLinks;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -246,6 +250,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
+    holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
+    wallets: deps.wallets ?? { ...NO_WALLETS, appleWallet: config.apple !== null },
     webhooks,
     appleWallet: appleWallet(app, {
       config,

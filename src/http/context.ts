@@ -16,6 +16,8 @@ import type { WebhookWorker } from '../webhooks/worker.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
+import type { HolderLinks } from '../domain/holder-links.ts';
+import type { WalletLinks } from '../holder/page.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
 import type { AppleWallet } from '../delivery/apple/wallet.ts';
 
@@ -37,6 +39,10 @@ export interface AppContext {
   eventSettings: EventSettingsCache;
   /** Seals webhook secrets (and the signing keys) at rest. */
   keyEncryptionKey: Buffer;
+  /** Each ticket's holder page link, and the ticket a link stands for. */
+  holderLinks: HolderLinks;
+  /** The wallets the holder page offers (none until they are configured). */
+  wallets: WalletLinks;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
   /** Apple Wallet passes and their web service; null when Apple Wallet is not configured. */

@@ -84,6 +84,25 @@ await eachBackend(
       assert.ok(!String(first.authenticationToken).includes(a.tid));
     });
 
+    it("the holder's link serves the pass, and the holder page offers it", async () => {
+      const { app } = issuer();
+      const s = await scenario(app);
+      const ticket = await adminCall<{ holder_url: string }>(app, 'GET', `/admin/v1/tickets/${s.tid}`);
+      const path = new URL(ticket.holder_url).pathname;
+      const res = await app.inject({ method: 'GET', url: `${path}/pass.pkpass` });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.headers['content-type'], 'application/vnd.apple.pkpass');
+      assert.ok(res.headers['last-modified']);
+      assert.equal(openPass(res.rawPayload, files.wwdr).passJson.serialNumber, s.tid);
+      const page = await app.inject({ method: 'GET', url: path });
+      assert.match(page.body, new RegExp(`href="${path}/pass\\.pkpass"[^>]*>Add to Apple Wallet`));
+      const unknown = await app.inject({ method: 'GET', url: '/t/AAAAAAAAAAAAAAAAAAAAAA/pass.pkpass' });
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.json().error.code, 'NOT_FOUND');
+      const malformed = await app.inject({ method: 'GET', url: '/t/not-a-token/pass.pkpass' });
+      assert.equal(malformed.statusCode, 404);
+    });
+
     it('a reissued ticket carries its new token; a revoked one is voided', async () => {
       const { app } = issuer();
       const s = await scenario(app);

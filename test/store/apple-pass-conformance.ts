@@ -67,7 +67,7 @@ export function applePassConformance(c: ApplePassSuiteContext): void {
       await register(d, t.tid);
       const before = await passes().listApplePassSerials(d.id, PASS_TYPE, null);
       const marks: string[] = [];
-      await store().tickets.updateTicketNotes(t.tid, { checkin_text: 'Wheelchair' }, at(2));
+      await store().tickets.updateTicket(t.tid, { checkin_text: 'Wheelchair' }, at(2));
       marks.push((await passes().applePassChangedAt(t.tid))!);
       const reissued = await store().tickets.reissueTicket(t.tid, t.ticket_token, `${t.ticket_token}x`, null, at(3));
       assert.equal(reissued.kind, 'reissued');
@@ -79,8 +79,10 @@ export function applePassConformance(c: ApplePassSuiteContext): void {
       assert.ok(Date.parse(marks[2]!) - Date.parse(marks[0]!) >= 2000);
       const since = await passes().listApplePassSerials(d.id, PASS_TYPE, before.lastUpdated);
       assert.deepEqual(since, { serials: [t.tid], lastUpdated: marks[2] });
-      // The same notes again change nothing: no mark, no push.
-      await store().tickets.updateTicketNotes(t.tid, { checkin_text: 'Wheelchair' }, at(5));
+      // The same notes again, or only the email (not on the pass), change nothing: no mark, no push.
+      await store().tickets.updateTicket(t.tid, { checkin_text: 'Wheelchair' }, at(5));
+      await store().tickets.updateTicket(t.tid, { email: 'ada@example.org' }, at(6));
+      assert.equal((await store().tickets.getTicket(t.tid))!.email, 'ada@example.org');
       assert.equal(await passes().applePassChangedAt(t.tid), marks[2]);
       assert.equal((await passes().listApplePushes(d.token)).length, 3);
     });

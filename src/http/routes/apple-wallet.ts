@@ -37,7 +37,21 @@ function notModifiedSince(request: FastifyRequest, changedAt: string): boolean {
   return Number.isFinite(sinceMs) && sinceMs >= Math.floor(Date.parse(changedAt) / 1000) * 1000;
 }
 
+/** The holder's pass, linked from their page as **Add to Apple Wallet**: the holder link is the credential. */
+function holderPassRoute(app: App, ctx: AppContext, wallet: AppleWallet): void {
+  app.get<{ Params: { token: string } }>(
+    '/t/:token/pass.pkpass',
+    { schema: { hide: true }, onRequest: [ctx.limits.walletPerIp] },
+    async (request, reply) => {
+      const tid = ctx.holderLinks.tidOf(request.params.token);
+      if (tid === null) throw new IssuerError('NOT_FOUND', 'no ticket has this link');
+      return sendApplePass(wallet, tid, reply);
+    },
+  );
+}
+
 export function appleWalletRoutes(app: App, ctx: AppContext, wallet: AppleWallet): void {
+  holderPassRoute(app, ctx, wallet);
   const passTypeId = wallet.settings.passTypeId;
   const countFailure = ctx.limits.authFailuresPerIp as (
     request: FastifyRequest,

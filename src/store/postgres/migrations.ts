@@ -467,6 +467,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE UNIQUE INDEX sso_links_by_user ON sso_links (user_id, issuer);
     `,
   },
+  {
+    // Tickets gain the holder's email address, as SQLite's version 26.
+    version: 26,
+    sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
+  },
   // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
   ...APPLE_PASS_POSTGRES_MIGRATIONS,
 ];

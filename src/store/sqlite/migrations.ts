@@ -473,6 +473,11 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE UNIQUE INDEX sso_links_by_user ON sso_links (user_id, issuer);
     `,
   },
+  {
+    // Tickets gain the holder's email address, where the ticket is sent (null: none).
+    version: 26,
+    sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
+  },
   // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
   ...APPLE_PASS_SQLITE_MIGRATIONS,
 ];
