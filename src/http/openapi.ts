@@ -10,7 +10,6 @@ const TAGS = [
   { name: 'admin', description: "The organizer's admin API: events, tickets, scanners, scan log, signing keys" },
   { name: 'console', description: "The organizer console's session (cookie sign-in for the admin API)" },
   { name: 'operations', description: 'Health, readiness and metrics for the people running the issuer' },
-  { name: 'wallet', description: "Apple Wallet's PassKit web service (when Apple Wallet is configured)" },
 ];
 
 const DESCRIPTION = `Issues signed event tickets and verifies them for gate scanners.

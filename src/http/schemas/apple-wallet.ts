@@ -1,7 +1,10 @@
-/** The PassKit web service Apple Wallet calls (`<BASE_URL>/wallet/apple/v1/`), as Apple documents it. */
+/**
+ * The PassKit web service Apple Wallet calls (`<BASE_URL>/wallet/apple/v1/`), as Apple documents it (see
+ * docs/delivery.md). Apple's protocol, not this issuer's API: validated here, left out of the API
+ * reference, as the holders' pages are.
+ */
 import { Type } from '@sinclair/typebox';
-import { named } from './components.ts';
-import { empty, errors, json, media, NoAuth } from './common.ts';
+import { empty, errors, json, media } from './common.ts';
 
 const problem = (text: string) => ({ 'x-problem': text });
 
@@ -26,8 +29,7 @@ const Serial = Type.String({
   ...problem('must be a ticket id: 1 to 64 letters, digits, underscores or hyphens'),
 });
 
-const PassAuth = [{ ApplePass: [] as string[] }];
-const WALLET = { tags: ['wallet'] };
+const WALLET = { hide: true };
 
 const registrationParams = Type.Object({ deviceId: DeviceId, passTypeId: PassTypeId, serial: Serial });
 
@@ -38,7 +40,6 @@ export const registerDeviceSchema = {
   description:
     '`Authorization: ApplePass <authenticationToken>` of the pass. 201 for a new registration, 200 when the ' +
     'device was registered already (its push token is replaced).',
-  security: PassAuth,
   params: registrationParams,
   body: Type.Object({
     pushToken: Type.String({
@@ -59,7 +60,6 @@ export const unregisterDeviceSchema = {
   ...WALLET,
   operationId: 'unregisterApplePassDevice',
   summary: 'Unregister a device from a pass’s updates (called by Apple Wallet)',
-  security: PassAuth,
   params: registrationParams,
   response: { 200: empty('Unregistered (or was not registered)'), ...errors(400, 401, 404, 429, 500, 503) },
 };
@@ -68,7 +68,6 @@ export const listSerialsSchema = {
   ...WALLET,
   operationId: 'listApplePassSerials',
   summary: 'The serial numbers of a device’s passes that changed (called by Apple Wallet)',
-  security: NoAuth,
   params: Type.Object({ deviceId: DeviceId, passTypeId: PassTypeId }),
   querystring: Type.Object({
     passesUpdatedSince: Type.Optional(
@@ -83,13 +82,10 @@ export const listSerialsSchema = {
   response: {
     200: json(
       'The passes that changed since the tag (all of them without one)',
-      named(
-        'ApplePassSerials',
-        Type.Object({
-          serialNumbers: Type.Array(Type.String()),
-          lastUpdated: Type.String({ description: 'the tag to send as passesUpdatedSince next time' }),
-        }),
-      ),
+      Type.Object({
+        serialNumbers: Type.Array(Type.String()),
+        lastUpdated: Type.String({ description: 'the tag to send as passesUpdatedSince next time' }),
+      }),
     ),
     204: empty('None changed'),
     ...errors(400, 404, 429, 500, 503),
@@ -101,7 +97,6 @@ export const latestPassSchema = {
   operationId: 'getLatestApplePass',
   summary: 'The latest version of a pass (called by Apple Wallet)',
   description: '`Last-Modified` is the pass’s last change; `If-Modified-Since` not older than it answers 304.',
-  security: PassAuth,
   params: Type.Object({ passTypeId: PassTypeId, serial: Serial }),
   response: {
     200: media('The pass', ['application/vnd.apple.pkpass']),
@@ -119,7 +114,6 @@ export const walletLogSchema = {
   operationId: 'logApplePassErrors',
   summary: 'Messages Apple Wallet reports about this web service',
   description: `Logged at info: at most ${MAX_LOG_ENTRIES} entries, each cut at ${MAX_LOG_ENTRY_CHARS} characters.`,
-  security: NoAuth,
   body: Type.Object({ logs: Type.Array(Type.String({ maxLength: 100_000 }), { maxItems: 1000 }) }),
   response: { 200: empty('Logged'), ...errors(400, 413, 429, 500) },
 };

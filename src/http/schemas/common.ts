@@ -98,12 +98,6 @@ export const SECURITY_SCHEMES = {
     description:
       "The organizer console's session cookie, from `POST /admin/v1/session`. Accepted by the admin API in place of the admin token; writes with it also need `X-CSRF-Token`.",
   },
-  ApplePass: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'Authorization',
-    description: "`ApplePass <authenticationToken>`: the token inside the pass's pass.json, sent by Apple Wallet.",
-  },
 } as const;
 
 /** Routes a scanner calls with its API key. */
