@@ -99,6 +99,14 @@ describe('APNs pushes for Wallet passes (HTTP/2, token authentication)', () => {
     assert.notEqual(apns.pushes[0]!.token!.jwt, apns.pushes[2]!.token!.jwt);
   });
 
+  it('a push without an answer within the timeout is a retry', async () => {
+    apns.answer = () => ({ status: 0 });
+    const started = Date.now();
+    const outcome = await clientFor().send(PUSH_TOKEN, PASS_TYPE_ID);
+    assert.equal(outcome.kind, 'retry');
+    assert.ok(Date.now() - started < 5_000);
+  });
+
   it('a server that refuses connections, or one not trusted, is a retry, never a throw', async () => {
     const refused = await clientFor('https://127.0.0.1:9').send(PUSH_TOKEN, PASS_TYPE_ID);
     assert.equal(refused.kind, 'retry');

@@ -103,6 +103,22 @@ await eachBackend(
       assert.equal(malformed.statusCode, 404);
     });
 
+    it('signatures run on a bounded pool: passes asked for while it is full get 503 with Retry-After', async () => {
+      const { app } = issuer();
+      const tickets = [];
+      for (let i = 0; i < 8; i += 1) tickets.push(await scenario(app));
+      const answers = await Promise.all(tickets.map((s) => fetchPass(app, s.tid)));
+      const busy = answers.filter((res) => res.statusCode === 503);
+      assert.ok(busy.length >= 1, answers.map((res) => res.statusCode).join(' '));
+      for (const res of busy) {
+        assert.equal(res.headers['retry-after'], '1');
+        assert.equal(res.json().error.code, 'UNAVAILABLE');
+      }
+      assert.ok(answers.every((res) => res.statusCode === 200 || res.statusCode === 503));
+      // Once the pool is free, each of them is served.
+      for (const s of tickets) assert.equal((await fetchPass(app, s.tid)).statusCode, 200);
+    });
+
     it('a reissued ticket carries its new token; a revoked one is voided', async () => {
       const { app } = issuer();
       const s = await scenario(app);

@@ -22,7 +22,7 @@ export interface LocalApns {
   /** The certificate of the server (self-signed): the only one the client under test should trust. */
   ca: Buffer;
   pushes: ReceivedPush[];
-  /** What the next pushes are answered: a status and APNs's JSON reason (default 200). */
+  /** What the next pushes are answered: a status and APNs's JSON reason (default 200); status 0: never. */
   answer: (push: ReceivedPush) => { status: number; reason?: string };
   close(): Promise<void>;
 }
@@ -85,6 +85,7 @@ export async function startLocalApns(publicKeyFile: string): Promise<LocalApns> 
         const push: ReceivedPush = { path: String(headers[':path']), headers, body, token };
         local.pushes.push(push);
         const answer = token === null ? { status: 403, reason: 'InvalidProviderToken' } : local.answer(push);
+        if (answer.status === 0) return;
         stream.respond({ ':status': answer.status, 'content-type': 'application/json' });
         stream.end(answer.status === 200 ? '' : JSON.stringify({ reason: answer.reason ?? 'BadRequest' }));
       })();
