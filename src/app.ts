@@ -35,6 +35,7 @@ import { RefusalDigest } from './http/refusal-digest.ts';
 import { HashPool } from './domain/hash-pool.ts';
 import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { webhookDelivery } from './webhooks/delivery.ts';
+import { appleWallet } from './delivery/apple/setup.ts';
 import { autoExit } from './domain/auto-exit.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
@@ -56,6 +57,8 @@ export interface AppDeps {
   tls?: { cert: Buffer; key: Buffer } | null;
   /** Run this instance's webhook delivery worker (default true). */
   webhookWorker?: boolean;
+  /** Apple Wallet's push worker: whether it runs here (default true), the APNs CA (tests), its poll. */
+  applePushes?: { worker?: boolean; apnsCa?: Buffer; pollMs?: number };
   /** The wallets the holder page offers (default none). */
   wallets?: WalletLinks;
 }
@@ -252,9 +255,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
-    wallets: deps.wallets ?? NO_WALLETS,
+    wallets: deps.wallets ?? { ...NO_WALLETS, appleWallet: config.apple !== null },
     pdfs,
     webhooks,
+    appleWallet: appleWallet(app, {
+      config,
+      store: deps.store,
+      keyEncryptionKey: deps.keyEncryptionKey,
+      pushWorker: deps.applePushes?.worker ?? deps.webhookWorker,
+      apnsCa: deps.applePushes?.apnsCa,
+      pushPollMs: deps.applePushes?.pollMs,
+    }),
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

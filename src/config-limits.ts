@@ -14,6 +14,8 @@ const LIMITS = {
   signInPerIp: ['RATE_LIMIT_SIGNIN_PER_IP', 30],
   /** Scans per scanner key (each scan of an upload counts). */
   scansPerKey: ['RATE_LIMIT_SCANS_PER_KEY', 30_000],
+  /** Apple Wallet's PassKit web service, per client address (devices call it without a person behind them). */
+  walletPerIp: ['RATE_LIMIT_WALLET_PER_IP', 120],
 } as const satisfies Record<string, readonly [string, number]>;
 
 const MAX_LIMIT = 1_000_000_000;

@@ -14,12 +14,14 @@ import {
   redisUrl,
 } from './config-redis.ts';
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
+import { type AppleSettings, appleSettings } from './config-apple.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export { ConfigError } from './config-read.ts';
 export type { RedisPasswords, RedisSentinel, RedisTls } from './config-redis.ts';
 export type { OidcSettings } from './config-oidc.ts';
 export type { RateLimits } from './config-limits.ts';
+export type { AppleSettings } from './config-apple.ts';
 
 export interface Config {
   port: number;
@@ -42,6 +44,8 @@ export interface Config {
   keyEncryptionKey: string | null;
   /** Single sign-on with OpenID Connect (OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); null: off. */
   oidc: OidcSettings | null;
+  /** Apple Wallet passes and their PassKit web service (APPLE_*, APNS_*; config-apple.ts); null: off. */
+  apple: AppleSettings | null;
   trustProxy: boolean | string;
   rateLimits: RateLimits;
   logLevel: string;
@@ -186,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: secretToken(env, 'ADMIN_TOKEN'),
     keyEncryptionKey: keyEncryptionKey(env),
     oidc: oidcSettings(env),
+    apple: appleSettings(env),
     trustProxy: trustProxy(env),
     rateLimits: rateLimits(env),
     logLevel,

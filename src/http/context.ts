@@ -20,6 +20,7 @@ import type { HolderLinks } from '../domain/holder-links.ts';
 import type { WalletLinks } from '../holder/page.ts';
 import type { PdfPool } from '../holder/pdf-pool.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
+import type { AppleWallet } from '../delivery/apple/wallet.ts';
 
 /** What every route needs, handed to each route plugin. */
 export interface AppContext {
@@ -47,6 +48,8 @@ export interface AppContext {
   wallets: WalletLinks;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
+  /** Apple Wallet passes and their web service; null when Apple Wallet is not configured. */
+  appleWallet: AppleWallet | null;
   auth: {
     scanner: onRequestAsyncHookHandler;
     /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */

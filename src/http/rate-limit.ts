@@ -26,6 +26,8 @@ export interface RateLimitHooks {
   authBudgetPerIp: Hook;
   /** The people routes (sign-in, invitations, single sign-on), per client address whatever credential. */
   signInPerIp: Hook;
+  /** Apple Wallet's web service, per client address. */
+  walletPerIp: Hook;
   /** Counts an upload's scans against the key's scan budget (429 past it, the upload not applied). */
   scansPerKey: (request: FastifyRequest, reply: FastifyReply, scans: number) => Promise<void>;
 }
@@ -142,6 +144,7 @@ export function rateLimitHooks(
     authFailuresPerIp: authFailures,
     authBudgetPerIp: authBudget,
     signInPerIp: limiter('sign-in', limits.signInPerIp, (r) => r.ip),
+    walletPerIp: limiter('wallet', limits.walletPerIp, (r) => r.ip),
     scansPerKey: scans,
   };
 }

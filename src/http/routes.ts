@@ -26,6 +26,7 @@ import { adminApiTokenRoutes } from './routes/admin/api-tokens.ts';
 import { invitationRoutes } from './routes/invitations.ts';
 import { ssoRoutes } from './routes/sso.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
+import { appleWalletRoutes } from './routes/apple-wallet.ts';
 import type { App, AppContext } from './context.ts';
 
 /**
@@ -53,6 +54,7 @@ export async function registerRoutes(
   annulRoutes(app, ctx);
   ticketFinderRoutes(app, ctx);
   invitationRoutes(app, ctx);
+  if (ctx.appleWallet !== null) appleWalletRoutes(app, ctx, ctx.appleWallet);
   holderRoutes(app, ctx);
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();

@@ -10,6 +10,7 @@ import type { CheckInStore } from './check-in-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 import type { SigningKeyStore } from './signing-key-store.ts';
 import type { SessionStore } from './session-store.ts';
+import type { ApplePassStore } from './apple-pass-store.ts';
 
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
@@ -23,6 +24,7 @@ export type * from './scanner-records.ts';
 export type * from './check-in-records.ts';
 export type * from './scan-log-records.ts';
 export type * from './feed-records.ts';
+export type * from './apple-pass-store.ts';
 
 export interface Store {
   /** The issuer's own settings (identity, admin token hash): one row each. (setting-store.ts) */
@@ -43,6 +45,8 @@ export interface Store {
   readonly signingKeys: SigningKeyStore;
   /** Console sessions. (session-store.ts) */
   readonly sessions: SessionStore;
+  /** Apple Wallet: devices registered for passes, pass changes, the push outbox. (apple-pass-store.ts) */
+  readonly applePasses: ApplePassStore;
 
   /** People, their invitations, sign-in failures, personal API tokens and console sessions (people-store.ts). */
   readonly people: PeopleStore;

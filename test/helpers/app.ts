@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
-import { buildApp } from '../../src/app.ts';
+import { type AppDeps, buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { FixedClock } from '../../src/domain/clock.ts';
 import { hashSecret } from '../../src/domain/ids.ts';
@@ -65,6 +65,8 @@ export async function testIssuer(
     clock?: FixedClock;
     redis?: Redis;
     wallets?: WalletLinks;
+    /** Further dependencies of the app (Apple Wallet's push worker, for one). */
+    deps?: Pick<AppDeps, 'applePushes'>;
   } = {},
 ): Promise<TestIssuer> {
   const config = loadConfig({ BASE_URL, ADMIN_TOKEN, LOG_LEVEL: 'debug', ...NO_LIMITS, ...options.env });
@@ -79,6 +81,7 @@ export async function testIssuer(
     logStream: logs,
     redis: options.redis ?? null,
     ...(options.wallets ? { wallets: options.wallets } : {}),
+    ...options.deps,
   });
   return {
     app,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { AppDeps } from '../../src/app.ts';
 import type { Store } from '../../src/store/store.ts';
 import { testIssuer, type TestIssuer } from './app.ts';
 import { freshDatabase, itUnless, postgresAvailability } from './services.ts';
@@ -21,6 +22,8 @@ export interface BackendRun {
 export interface BackendOptions {
   wrapStore?: (store: Store) => Store;
   env?: Record<string, string>;
+  /** Further dependencies of the app (see testIssuer); a function, called when the suite's issuer is built. */
+  deps?: () => Pick<AppDeps, 'applePushes'>;
 }
 
 /**
@@ -53,7 +56,11 @@ export async function eachBackend(
         if (skip !== undefined) return;
         const opened = await open();
         drop = opened.drop;
-        issuer = await testIssuer({ store: options.wrapStore?.(opened.store) ?? opened.store, env: options.env });
+        issuer = await testIssuer({
+          store: options.wrapStore?.(opened.store) ?? opened.store,
+          env: options.env,
+          ...(options.deps ? { deps: options.deps() } : {}),
+        });
       });
       after(async () => {
         await issuer?.close();

@@ -28,6 +28,7 @@ import { peopleConformance } from './people-conformance.ts';
 import { ticketTypesConformance } from './ticket-types-conformance.ts';
 import { ticketNotesConformance } from './ticket-notes-conformance.ts';
 import { ssoConformance } from './sso-conformance.ts';
+import { applePassConformance } from './apple-pass-conformance.ts';
 
 /** Options of one run of the suite. */
 export interface ConformanceOptions {
@@ -429,6 +430,7 @@ export function storeConformance(
     ticketNotesConformance({ test, store, seed, newTicket, at });
     bulkTicketsConformance({ test, store, seed, newTicket });
     ssoConformance({ test, store, at });
+    applePassConformance({ test, store, seed, at });
 
     describe('tickets', () => {
       test('createTickets and getTicket round-trip every field; unknown tid is null', async () => {

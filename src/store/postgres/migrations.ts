@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { searchKey, searchWords } from '../search-key.ts';
 import { all } from './queries.ts';
+import { APPLE_PASS_POSTGRES_MIGRATIONS } from './apple-pass-migrations.ts';
 
 /** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
 interface PostgresMigration {
@@ -471,6 +472,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 26,
     sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
   },
+  // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
+  ...APPLE_PASS_POSTGRES_MIGRATIONS,
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

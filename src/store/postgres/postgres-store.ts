@@ -7,6 +7,7 @@ import { PostgresCheckInStore } from './check-in-store.ts';
 import { PostgresWebhookStore } from './webhook-store.ts';
 import { PostgresSigningKeyStore } from './signing-key-store.ts';
 import { PostgresSessionStore } from './session-store.ts';
+import { PostgresApplePassStore } from './apple-passes.ts';
 import type { Store } from '../store.ts';
 import { auditedPool, transaction } from './transaction.ts';
 import { postgresAudit } from './audit.ts';
@@ -40,6 +41,7 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhookStore;
   readonly signingKeys: PostgresSigningKeyStore;
   readonly sessions: PostgresSessionStore;
+  readonly applePasses: PostgresApplePassStore;
   private readonly batcher: CheckInBatcher;
   readonly audit: AuditStore;
   readonly people: PeopleStore;
@@ -60,6 +62,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhookStore(own);
     this.signingKeys = new PostgresSigningKeyStore(own);
     this.sessions = new PostgresSessionStore(own);
+    this.applePasses = new PostgresApplePassStore(own);
   }
 
   /** Connects and applies pending migrations; instances starting together migrate once. */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
 
 /** Versioned schema changes of the SQLite store, applied in order at start. Never edit a shipped one. */
 export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
@@ -477,6 +478,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 26,
     sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
   },
+  // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
+  ...APPLE_PASS_SQLITE_MIGRATIONS,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
