@@ -5,11 +5,13 @@ import { availableParallelism } from 'node:os';
 import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
 import { type RedisPasswords, redisPasswords, type RedisSentinel, redisSentinel, redisUrl } from './config-redis.ts';
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
+import { type GoogleWalletSettings, googleWalletSettings } from './config-google.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export { ConfigError } from './config-read.ts';
 export type { RedisPasswords, RedisSentinel } from './config-redis.ts';
 export type { OidcSettings } from './config-oidc.ts';
+export type { GoogleWalletSettings } from './config-google.ts';
 
 export interface RateLimits {
   enrollPerIp: number;
@@ -45,6 +47,8 @@ export interface Config {
   keyEncryptionKey: string | null;
   /** Single sign-on with OpenID Connect (OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); null: off. */
   oidc: OidcSettings | null;
+  /** Google Wallet (GOOGLE_WALLET_ISSUER_ID, GOOGLE_WALLET_SERVICE_ACCOUNT, GOOGLE_WALLET_API_URL); null: off. */
+  googleWallet: GoogleWalletSettings | null;
   trustProxy: boolean | string;
   rateLimits: RateLimits;
   logLevel: string;
@@ -199,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: secretToken(env, 'ADMIN_TOKEN'),
     keyEncryptionKey: keyEncryptionKey(env),
     oidc: oidcSettings(env),
+    googleWallet: googleWalletSettings(env),
     trustProxy: trustProxy(env),
     rateLimits: {
       enrollPerIp: limit('RATE_LIMIT_ENROLL_PER_IP', 30),

@@ -17,6 +17,7 @@ export function configuredSecrets(config: Config): (string | null)[] {
     config.oidc?.clientSecret ?? null,
     config.redisPasswords.redis,
     config.redisPasswords.sentinel,
+    config.googleWallet?.privateKey ?? null,
   ];
 }
 
@@ -26,7 +27,7 @@ export function configuredSecrets(config: Config): (string | null)[] {
  * endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
  * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET, REDIS_PASSWORD,
- * REDIS_SENTINEL_PASSWORD), which has no shape of its own, and
+ * REDIS_SENTINEL_PASSWORD, the Google Wallet service account's private key), which has no shape of its own, and
  * the `code` and `state` of a URL's query.
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
