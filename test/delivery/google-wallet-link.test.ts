@@ -7,6 +7,8 @@ import type { TicketRecord } from '../../src/store/ticket-records.ts';
 import { adminCall, BASE_URL, T0, type TestIssuer, testIssuer } from '../helpers/app.ts';
 import { CLIENT_EMAIL, ISSUER_ID, makeKeyFile } from '../helpers/google-key.ts';
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 const key = makeKeyFile('https://oauth2.googleapis.com/token');
 let issuer: TestIssuer;
 let links: GoogleWalletLinks;
@@ -46,7 +48,7 @@ async function verified(link: string) {
     audience: 'google',
     issuer: CLIENT_EMAIL,
   });
-  return { payload: payload as Record<string, any>, header: decodeProtectedHeader(jwt) };
+  return { payload: payload as Json, header: decodeProtectedHeader(jwt) };
 }
 
 describe('Add to Google Wallet: the save link', () => {
