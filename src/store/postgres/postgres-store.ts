@@ -1,4 +1,5 @@
 import { PostgresSettingStore } from './setting-store.ts';
+import { PostgresWalletPushStore } from './wallet-pushes.ts';
 import { PostgresEventStore } from './event-store.ts';
 import { PostgresTicketStore } from './ticket-store.ts';
 import { PostgresFeedStore } from './feed-store.ts';
@@ -40,6 +41,7 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhookStore;
   readonly signingKeys: PostgresSigningKeyStore;
   readonly sessions: PostgresSessionStore;
+  readonly walletPushes: PostgresWalletPushStore;
   private readonly batcher: CheckInBatcher;
   readonly audit: AuditStore;
   readonly people: PeopleStore;
@@ -60,6 +62,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhookStore(own);
     this.signingKeys = new PostgresSigningKeyStore(own);
     this.sessions = new PostgresSessionStore(own);
+    this.walletPushes = new PostgresWalletPushStore(own);
   }
 
   /** Connects and applies pending migrations; instances starting together migrate once. */

@@ -7,6 +7,7 @@ import { SqliteCheckInStore } from './check-in-store.ts';
 import { SqliteWebhookStore } from './webhook-store.ts';
 import { SqliteSigningKeyStore } from './signing-key-store.ts';
 import { SqliteSessionStore } from './session-store.ts';
+import { SqliteWalletPushStore } from './wallet-pushes.ts';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Store } from '../store.ts';
@@ -42,6 +43,7 @@ export class SqliteStore implements Store {
   readonly webhooks: SqliteWebhookStore;
   readonly signingKeys: SqliteSigningKeyStore;
   readonly sessions: SqliteSessionStore;
+  readonly walletPushes: SqliteWalletPushStore;
   private readonly db: Database.Database;
   /** The connection, its prepared statements and the transaction helpers every concern file uses. */
   private readonly ctx: SqliteContext;
@@ -110,6 +112,7 @@ export class SqliteStore implements Store {
     this.webhooks = new SqliteWebhookStore(own);
     this.signingKeys = new SqliteSigningKeyStore(own);
     this.sessions = new SqliteSessionStore(own);
+    this.walletPushes = new SqliteWalletPushStore(own);
     if (this.walSync) this.db.pragma('wal_autocheckpoint = 0');
   }
 
