@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { googleWalletDelivery } from './delivery/google-wallet-delivery.ts';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import rateLimit from '@fastify/rate-limit';
@@ -52,6 +53,8 @@ export interface AppDeps {
   tls?: { cert: Buffer; key: Buffer } | null;
   /** Run this instance's webhook delivery worker (default true). */
   webhookWorker?: boolean;
+  /** Google Wallet: run this instance's push worker (default true), and certificate authorities (PEM) to trust extra. */
+  googleWallet?: { worker?: boolean; ca?: string; pollMs?: number };
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -225,6 +228,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
   });
   autoExit(app, { store: deps.store, clock });
+  const googleWallet = googleWalletDelivery(app, {
+    store: deps.store,
+    config,
+    clock,
+    run: deps.googleWallet?.worker !== false,
+    ca: deps.googleWallet?.ca,
+    pollMs: deps.googleWallet?.pollMs,
+  });
   const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
   const refusals = new RefusalDigest(clock);
   app.addHook('onClose', async () => {
@@ -244,6 +255,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     webhooks,
+    googleWallet,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
-import { buildApp } from '../../src/app.ts';
+import { type AppDeps, buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { FixedClock } from '../../src/domain/clock.ts';
 import { hashSecret } from '../../src/domain/ids.ts';
@@ -72,7 +72,13 @@ export const NO_LIMITS: Record<string, string> = {
 
 /** Builds the app on an in-memory SQLite store (or the given one), frozen at T0. */
 export async function testIssuer(
-  options: { env?: Record<string, string>; store?: Store; clock?: FixedClock; redis?: Redis } = {},
+  options: {
+    env?: Record<string, string>;
+    store?: Store;
+    clock?: FixedClock;
+    redis?: Redis;
+    googleWallet?: AppDeps['googleWallet'];
+  } = {},
 ): Promise<TestIssuer> {
   const config = loadConfig({ BASE_URL, ADMIN_TOKEN, LOG_LEVEL: 'debug', ...NO_LIMITS, ...options.env });
   const store = options.store ?? new SqliteStore(':memory:');
@@ -85,6 +91,7 @@ export async function testIssuer(
     adminTokenHash: hashSecret(ADMIN_TOKEN),
     logStream: logs,
     redis: options.redis ?? null,
+    ...(options.googleWallet ? { googleWallet: options.googleWallet } : {}),
   });
   return {
     app,
