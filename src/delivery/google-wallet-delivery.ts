@@ -45,7 +45,7 @@ export function googleWalletDelivery(app: FastifyInstance, o: GoogleWalletOption
     api,
     clock: o.clock,
     log,
-    leaseSeconds: 3 * GOOGLE_TIMEOUT_S + 15,
+    leaseSeconds: 5 * GOOGLE_TIMEOUT_S + 15,
     ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }),
   });
   app.addHook('onReady', async () => {
