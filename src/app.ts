@@ -1,5 +1,7 @@
+import { HolderLinks } from './domain/holder-links.ts';
+import { NO_WALLETS, type WalletLinks } from './holder/page.ts';
 import { randomUUID } from 'node:crypto';
-import { googleWalletDelivery } from './delivery/google-wallet-delivery.ts';
+import { googleWalletDelivery, withGoogleWallet } from './delivery/google-wallet-delivery.ts';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import rateLimit from '@fastify/rate-limit';
@@ -55,6 +57,8 @@ export interface AppDeps {
   webhookWorker?: boolean;
   /** Google Wallet: run this instance's push worker (default true), and certificate authorities (PEM) to trust extra. */
   googleWallet?: { worker?: boolean; ca?: string; pollMs?: number };
+  /** The wallets the holder page offers (default none). */
+  wallets?: WalletLinks;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -254,6 +258,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
+    holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
+    wallets: withGoogleWallet(deps.wallets ?? NO_WALLETS, googleWallet, { config, clock }),
     webhooks,
     googleWallet,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),

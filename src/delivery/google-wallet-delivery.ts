@@ -6,6 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { HolderTicket } from '../holder/holder-ticket.ts';
+import type { WalletLinks } from '../holder/page.ts';
 import type { Store } from '../store/store.ts';
 import { GoogleWalletApi } from './google-wallet-api.ts';
 import { GoogleWalletLinks } from './google-wallet.ts';
@@ -55,4 +57,22 @@ export function googleWalletDelivery(app: FastifyInstance, o: GoogleWalletOption
   });
   app.addHook('onClose', async () => worker.stop());
   return new GoogleWalletLinks(settings);
+}
+
+/** The holder page's wallets, with **Add to Google Wallet** when Google Wallet is configured. */
+export function withGoogleWallet(
+  wallets: WalletLinks,
+  links: GoogleWalletLinks | null,
+  o: { config: Config; clock: Clock },
+): WalletLinks {
+  if (links === null) return wallets;
+  const googleSaveUrl = async (holder: HolderTicket): Promise<string> => {
+    const { ticket, event } = holder;
+    const input = { ticket, event, baseUrl: o.config.baseUrl, issuerName: o.config.issuerName, now: o.clock.now() };
+    // The page asks only for a ticket it shows a QR code for: never a revoked one, which has no link.
+    const link = await links.saveLink(input);
+    if (link === null) throw new Error('a revoked ticket has no Google Wallet link');
+    return link;
+  };
+  return { ...wallets, googleSaveUrl };
 }

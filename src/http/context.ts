@@ -17,6 +17,8 @@ import type { GoogleWalletLinks } from '../delivery/google-wallet.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
+import type { HolderLinks } from '../domain/holder-links.ts';
+import type { WalletLinks } from '../holder/page.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
 
 /** What every route needs, handed to each route plugin. */
@@ -37,6 +39,10 @@ export interface AppContext {
   eventSettings: EventSettingsCache;
   /** Seals webhook secrets (and the signing keys) at rest. */
   keyEncryptionKey: Buffer;
+  /** Each ticket's holder page link, and the ticket a link stands for. */
+  holderLinks: HolderLinks;
+  /** The wallets the holder page offers (none until they are configured). */
+  wallets: WalletLinks;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
   /** Makes the **Add to Google Wallet** links; null when Google Wallet is not configured. */

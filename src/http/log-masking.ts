@@ -27,8 +27,8 @@ export function configuredSecrets(config: Config): (string | null)[] {
  * endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
  * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET, REDIS_PASSWORD,
- * REDIS_SENTINEL_PASSWORD, the Google Wallet service account's private key), which has no shape of its own, and
- * the `code` and `state` of a URL's query.
+ * REDIS_SENTINEL_PASSWORD, the Google Wallet service account's private key), which has no shape of its own,
+ * the `code` and `state` of a URL's query, and a holder link's token (`/t/…`).
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
 export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {
@@ -46,6 +46,9 @@ export function secretMasker(configured: readonly (string | null)[]): (line: str
   // once and only with the attempt's verifier, but a log is no place for either.
   // Never a backslash: in a JSON line it starts an escape (`\"`), which must stay whole.
   shapes.push('(?<=[?&](?:code|state)=)[^&\\s"#\\\\]+');
+  // A holder link's token (`/t/<holder token>`, in a request's path or a ticket's holder_url): it shows
+  // the ticket's QR code to whoever has it.
+  shapes.push('(?<=/t/)[A-Za-z0-9_-]{16,}');
   for (const secret of configured) {
     if (secret === null) continue;
     shapes.push(escape(secret), escape(encodeURIComponent(secret)), escape(JSON.stringify(secret).slice(1, -1)));

@@ -51,7 +51,27 @@ async function verified(link: string) {
   return { payload: payload as Json, header: decodeProtectedHeader(jwt) };
 }
 
+/** The holder page of the ticket, through the app; its path from the admin API's holder_url. */
+async function holderPage(): Promise<string> {
+  const { holder_url } = await adminCall<{ holder_url: string }>(issuer.app, 'GET', `/admin/v1/tickets/${ticket.tid}`);
+  const res = await issuer.app.inject({ url: new URL(holder_url).pathname });
+  assert.equal(res.statusCode, 200);
+  return res.body;
+}
+
+const googleHref = (html: string) =>
+  /<a href="([^"]+)">Add to Google Wallet<\/a>/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? null;
+
 describe('Add to Google Wallet: the save link', () => {
+  it('the holder page links to it while the ticket is valid; the link carries the current token', async () => {
+    const href = googleHref(await holderPage());
+    assert.ok(href !== null, 'the page offers Add to Google Wallet');
+    const { payload } = await verified(href);
+    const current = (await issuer.store.tickets.getTicket(ticket.tid))!;
+    assert.equal(payload.payload.eventTicketObjects[0].id, `${ISSUER_ID}.${ticket.tid}`);
+    assert.equal(payload.payload.eventTicketObjects[0].barcode.value, current.ticket_token);
+  });
+
   it('is https://pay.google.com/gp/v/save/<jwt>, RS256 by the key file, iss its client_email, aud google, typ savetowallet, origins [BASE_URL], iat', async () => {
     const { payload, header } = await verified((await links.saveLink(input()))!);
     assert.equal(header.alg, 'RS256');
@@ -116,5 +136,8 @@ describe('Add to Google Wallet: the save link', () => {
     await adminCall(issuer.app, 'POST', `/admin/v1/tickets/${ticket.tid}/revoke`, {});
     const revoked = (await issuer.store.tickets.getTicket(ticket.tid))!;
     assert.equal(await links.saveLink({ ...input(), ticket: revoked }), null);
+    const page = await holderPage();
+    assert.match(page, /Revoked/);
+    assert.equal(googleHref(page), null, "a revoked ticket's page has no Google Wallet link");
   });
 });

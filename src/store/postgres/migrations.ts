@@ -467,6 +467,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   {
+    // Tickets gain the holder's email address, as SQLite's version 26.
+    version: 26,
+    sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
+  },
+  {
     // As SQLite's version 29: the wallet outbox and the channels turned on.
     version: 29,
     sql: `

@@ -473,6 +473,11 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
+    // Tickets gain the holder's email address, where the ticket is sent (null: none).
+    version: 26,
+    sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
+  },
+  {
     // The wallet outbox: the channels turned on (Google Wallet), and one push per revocation or reissue
     // per channel, written by the change's own transaction and sent by a worker under a lease.
     version: 29,
