@@ -3,6 +3,7 @@ import { NO_WALLETS, type WalletLinks } from './holder/page.ts';
 import { PdfPool } from './holder/pdf-pool.ts';
 import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { googleWalletDelivery, withGoogleWallet } from './delivery/google-wallet-delivery.ts';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import rateLimit from '@fastify/rate-limit';
@@ -59,6 +60,8 @@ export interface AppDeps {
   webhookWorker?: boolean;
   /** Apple Wallet's push worker: whether it runs here (default true), the APNs CA (tests), its poll. */
   applePushes?: { worker?: boolean; apnsCa?: Buffer; pollMs?: number };
+  /** Google Wallet: run this instance's push worker (default true), and certificate authorities (PEM) to trust extra. */
+  googleWallet?: { worker?: boolean; ca?: string; pollMs?: number };
   /** The wallets the holder page offers (default none). */
   wallets?: WalletLinks;
 }
@@ -234,6 +237,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
   });
   autoExit(app, { store: deps.store, clock });
+  const googleWallet = googleWalletDelivery(app, {
+    store: deps.store,
+    config,
+    clock,
+    run: deps.googleWallet?.worker !== false,
+    ca: deps.googleWallet?.ca,
+    pollMs: deps.googleWallet?.pollMs,
+  });
   const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
   const refusals = new RefusalDigest(clock);
   const pdfs = new PdfPool(Math.max(1, availableParallelism() - 1));
@@ -255,7 +266,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
-    wallets: deps.wallets ?? { ...NO_WALLETS, appleWallet: config.apple !== null },
+    wallets: withGoogleWallet(deps.wallets ?? { ...NO_WALLETS, appleWallet: config.apple !== null }, googleWallet, {
+      config,
+      clock,
+    }),
     pdfs,
     webhooks,
     appleWallet: appleWallet(app, {
@@ -266,6 +280,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
       apnsCa: deps.applePushes?.apnsCa,
       pushPollMs: deps.applePushes?.pollMs,
     }),
+    googleWallet,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

@@ -15,6 +15,7 @@ import {
 } from './config-redis.ts';
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
 import { type AppleSettings, appleSettings } from './config-apple.ts';
+import { type GoogleWalletSettings, googleWalletSettings } from './config-google.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export { ConfigError } from './config-read.ts';
@@ -22,6 +23,7 @@ export type { RedisPasswords, RedisSentinel, RedisTls } from './config-redis.ts'
 export type { OidcSettings } from './config-oidc.ts';
 export type { RateLimits } from './config-limits.ts';
 export type { AppleSettings } from './config-apple.ts';
+export type { GoogleWalletSettings } from './config-google.ts';
 
 export interface Config {
   port: number;
@@ -46,6 +48,8 @@ export interface Config {
   oidc: OidcSettings | null;
   /** Apple Wallet passes and their PassKit web service (APPLE_*, APNS_*; config-apple.ts); null: off. */
   apple: AppleSettings | null;
+  /** Google Wallet (GOOGLE_WALLET_ISSUER_ID, GOOGLE_WALLET_SERVICE_ACCOUNT, GOOGLE_WALLET_API_URL); null: off. */
+  googleWallet: GoogleWalletSettings | null;
   trustProxy: boolean | string;
   rateLimits: RateLimits;
   logLevel: string;
@@ -191,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyEncryptionKey: keyEncryptionKey(env),
     oidc: oidcSettings(env),
     apple: appleSettings(env),
+    googleWallet: googleWalletSettings(env),
     trustProxy: trustProxy(env),
     rateLimits: rateLimits(env),
     logLevel,

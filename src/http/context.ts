@@ -13,6 +13,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { TicketSigner } from '../domain/signing.ts';
 import type { Store } from '../store/store.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
+import type { GoogleWalletLinks } from '../delivery/google-wallet.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
@@ -50,6 +51,8 @@ export interface AppContext {
   webhooks: WebhookWorker | null;
   /** Apple Wallet passes and their web service; null when Apple Wallet is not configured. */
   appleWallet: AppleWallet | null;
+  /** Makes the **Add to Google Wallet** links; null when Google Wallet is not configured. */
+  googleWallet: GoogleWalletLinks | null;
   auth: {
     scanner: onRequestAsyncHookHandler;
     /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */

@@ -19,6 +19,7 @@ export function configuredSecrets(config: Config): (string | null)[] {
     config.redisPasswords.redis,
     config.redisPasswords.sentinel,
     ...appleSecrets(config.apple),
+    config.googleWallet?.privateKey ?? null,
   ];
 }
 
@@ -28,8 +29,9 @@ export function configuredSecrets(config: Config): (string | null)[] {
  * endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
  * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET, REDIS_PASSWORD,
- * REDIS_SENTINEL_PASSWORD, the Apple Wallet keys and APPLE_PASS_KEY_PASSPHRASE), which has no shape of its
- * own, and the `code` and `state` of a URL's query, and a holder link's token (`/t/…`).
+ * REDIS_SENTINEL_PASSWORD, the Apple Wallet keys and APPLE_PASS_KEY_PASSPHRASE, the Google Wallet service
+ * account's private key), which has no shape of its own, and the `code` and `state` of a URL's query, and a
+ * holder link's token (`/t/…`).
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
 export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {

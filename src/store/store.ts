@@ -11,6 +11,7 @@ import type { WebhookStore } from './webhook-store.ts';
 import type { SigningKeyStore } from './signing-key-store.ts';
 import type { SessionStore } from './session-store.ts';
 import type { ApplePassStore } from './apple-pass-store.ts';
+import type { WalletPushStore } from './wallet-push-records.ts';
 
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
@@ -25,6 +26,7 @@ export type * from './check-in-records.ts';
 export type * from './scan-log-records.ts';
 export type * from './feed-records.ts';
 export type * from './apple-pass-store.ts';
+export type * from './wallet-push-records.ts';
 
 export interface Store {
   /** The issuer's own settings (identity, admin token hash): one row each. (setting-store.ts) */
@@ -54,6 +56,8 @@ export interface Store {
   ping(): Promise<void>;
   /** Single sign-on attempts between the redirect to the provider and its answer. */
   readonly sso: SsoStore;
+  /** The wallet outbox: pushes that keep saved passes in step with revocations and reissues. (wallet-push-records.ts) */
+  readonly walletPushes: WalletPushStore;
   /** The audit trail: append-only; an admin write's entry is written by the transaction of its change. */
   readonly audit: AuditStore;
   /** Releases connections and files. */

@@ -67,6 +67,7 @@ export async function testIssuer(
     wallets?: WalletLinks;
     /** Further dependencies of the app (Apple Wallet's push worker, for one). */
     deps?: Pick<AppDeps, 'applePushes'>;
+    googleWallet?: AppDeps['googleWallet'];
   } = {},
 ): Promise<TestIssuer> {
   const config = loadConfig({ BASE_URL, ADMIN_TOKEN, LOG_LEVEL: 'debug', ...NO_LIMITS, ...options.env });
@@ -82,6 +83,7 @@ export async function testIssuer(
     redis: options.redis ?? null,
     ...(options.wallets ? { wallets: options.wallets } : {}),
     ...options.deps,
+    ...(options.googleWallet ? { googleWallet: options.googleWallet } : {}),
   });
   return {
     app,

@@ -474,6 +474,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
   ...APPLE_PASS_POSTGRES_MIGRATIONS,
+  {
+    // As SQLite's version 29: the wallet outbox and the channels turned on.
+    version: 29,
+    sql: `
+      CREATE TABLE wallet_channels (channel TEXT COLLATE "C" PRIMARY KEY);
+      CREATE TABLE wallet_pushes (
+        push_id BIGSERIAL PRIMARY KEY, channel TEXT COLLATE "C" NOT NULL, tid TEXT COLLATE "C" NOT NULL,
+        eid TEXT COLLATE "C" NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT COLLATE "C" NOT NULL, lease_until TEXT COLLATE "C", lease_owner TEXT,
+        last_status INTEGER, last_error TEXT, created_at TEXT NOT NULL, finished_at TEXT
+      );
+      CREATE INDEX wallet_pushes_due ON wallet_pushes (channel, next_attempt_at, push_id) WHERE state = 'pending';
+      CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

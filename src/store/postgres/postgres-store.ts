@@ -1,4 +1,5 @@
 import { PostgresSettingStore } from './setting-store.ts';
+import { PostgresWalletPushStore } from './wallet-pushes.ts';
 import { PostgresEventStore } from './event-store.ts';
 import { PostgresTicketStore } from './ticket-store.ts';
 import { PostgresFeedStore } from './feed-store.ts';
@@ -42,6 +43,7 @@ export class PostgresStore implements Store {
   readonly signingKeys: PostgresSigningKeyStore;
   readonly sessions: PostgresSessionStore;
   readonly applePasses: PostgresApplePassStore;
+  readonly walletPushes: PostgresWalletPushStore;
   private readonly batcher: CheckInBatcher;
   readonly audit: AuditStore;
   readonly people: PeopleStore;
@@ -63,6 +65,7 @@ export class PostgresStore implements Store {
     this.signingKeys = new PostgresSigningKeyStore(own);
     this.sessions = new PostgresSessionStore(own);
     this.applePasses = new PostgresApplePassStore(own);
+    this.walletPushes = new PostgresWalletPushStore(own);
   }
 
   /** Connects and applies pending migrations; instances starting together migrate once. */

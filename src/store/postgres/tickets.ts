@@ -1,4 +1,5 @@
 import { SEARCH_TICKETS_SQL, searchPatterns } from '../console-queries.ts';
+import { enqueueWalletPushes } from './wallet-pushes.ts';
 import { searchKey, searchWords } from '../search-key.ts';
 import { FIND_HOLDERS_SQL, type HolderMatch, holderPatterns, toHolderMatch } from '../holder-search.ts';
 import { reissueRefusal } from '../reissue.ts';
@@ -167,6 +168,7 @@ export function revokeTicket(tx: Tx, tid: string, at: string, reason: string | n
     if ((changed.rowCount ?? 0) > 0 && ticket) {
       await appendChange(db, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
       await bumpCounters(db, ticket.eid, { revoked: 1 });
+      await enqueueWalletPushes(db, tid, ticket.eid, 'revoked', at);
     }
     return ticket;
   });
@@ -195,6 +197,7 @@ export function reissueTicket(
       { jti: supersededJti },
       reissuedMessage(ticket, nextToken, supersededJti, at),
     );
+    await enqueueWalletPushes(db, tid, ticket.eid, 'reissued', at);
     return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
   });
 }

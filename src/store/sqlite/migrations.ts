@@ -480,6 +480,22 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
   },
   // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
   ...APPLE_PASS_SQLITE_MIGRATIONS,
+  {
+    // The wallet outbox: the channels turned on (Google Wallet), and one push per revocation or reissue
+    // per channel, written by the change's own transaction and sent by a worker under a lease.
+    version: 29,
+    sql: `
+      CREATE TABLE wallet_channels (channel TEXT PRIMARY KEY);
+      CREATE TABLE wallet_pushes (
+        push_id INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL, tid TEXT NOT NULL, eid TEXT NOT NULL,
+        kind TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL, lease_until TEXT, lease_owner TEXT, last_status INTEGER, last_error TEXT,
+        created_at TEXT NOT NULL, finished_at TEXT
+      );
+      CREATE INDEX wallet_pushes_due ON wallet_pushes (channel, next_attempt_at, push_id) WHERE state = 'pending';
+      CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
+    `,
+  },
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */

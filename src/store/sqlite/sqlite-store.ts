@@ -8,6 +8,7 @@ import { SqliteWebhookStore } from './webhook-store.ts';
 import { SqliteSigningKeyStore } from './signing-key-store.ts';
 import { SqliteSessionStore } from './session-store.ts';
 import { SqliteApplePassStore } from './apple-passes.ts';
+import { SqliteWalletPushStore } from './wallet-pushes.ts';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Store } from '../store.ts';
@@ -44,6 +45,7 @@ export class SqliteStore implements Store {
   readonly signingKeys: SqliteSigningKeyStore;
   readonly sessions: SqliteSessionStore;
   readonly applePasses: SqliteApplePassStore;
+  readonly walletPushes: SqliteWalletPushStore;
   private readonly db: Database.Database;
   /** The connection, its prepared statements and the transaction helpers every concern file uses. */
   private readonly ctx: SqliteContext;
@@ -113,6 +115,7 @@ export class SqliteStore implements Store {
     this.signingKeys = new SqliteSigningKeyStore(own);
     this.sessions = new SqliteSessionStore(own);
     this.applePasses = new SqliteApplePassStore(own);
+    this.walletPushes = new SqliteWalletPushStore(own);
     if (this.walSync) this.db.pragma('wal_autocheckpoint = 0');
   }
 

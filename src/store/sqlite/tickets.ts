@@ -1,4 +1,5 @@
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
+import { enqueueWalletPushes } from './wallet-pushes.ts';
 import { SEARCH_TICKETS_SQL, searchPatterns } from '../console-queries.ts';
 import { searchKey, searchWords } from '../search-key.ts';
 import { reissueRefusal } from '../reissue.ts';
@@ -116,6 +117,7 @@ export function revokeTicket(
     if (changed > 0 && ticket) {
       appendChange(c, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
       bumpCounters(c, ticket.eid, { revoked: 1 });
+      enqueueWalletPushes(c, tid, ticket.eid, 'revoked', at);
     }
     return ticket;
   });
@@ -143,6 +145,7 @@ export function reissueTicket(
       { jti: supersededJti },
       reissuedMessage(ticket, nextToken, supersededJti, at),
     );
+    enqueueWalletPushes(c, tid, ticket.eid, 'reissued', at);
     return { kind: 'reissued', ticket: { ...ticket, ticket_token: nextToken } };
   });
 }
