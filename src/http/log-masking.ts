@@ -17,6 +17,7 @@ export function configuredSecrets(config: Config): (string | null)[] {
     config.oidc?.clientSecret ?? null,
     config.redisPasswords.redis,
     config.redisPasswords.sentinel,
+    config.mail?.smtpPassword ?? null,
   ];
 }
 
@@ -26,8 +27,8 @@ export function configuredSecrets(config: Config): (string | null)[] {
  * endpoint's secret `whsec_…` (base64, so `+`, `/` and `=` too; raw,
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
  * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET, REDIS_PASSWORD,
- * REDIS_SENTINEL_PASSWORD), which has no shape of its own, and
- * the `code` and `state` of a URL's query.
+ * REDIS_SENTINEL_PASSWORD, the password in SMTP_URL), which has no shape of its own, the password of any
+ * `smtp://` or `smtps://` URL, and the `code` and `state` of a URL's query.
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
 export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {
@@ -45,6 +46,8 @@ export function secretMasker(configured: readonly (string | null)[]): (line: str
   // once and only with the attempt's verifier, but a log is no place for either.
   // Never a backslash: in a JSON line it starts an escape (`\"`), which must stay whole.
   shapes.push('(?<=[?&](?:code|state)=)[^&\\s"#\\\\]+');
+  // The password of an SMTP URL (`smtps://user:password@host`), whichever URL a message quotes.
+  shapes.push('(?<=smtps?://[^:/@\\s"]*:)[^@/\\s"]+(?=@)');
   for (const secret of configured) {
     if (secret === null) continue;
     shapes.push(escape(secret), escape(encodeURIComponent(secret)), escape(JSON.stringify(secret).slice(1, -1)));
