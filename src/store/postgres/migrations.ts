@@ -466,6 +466,27 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE UNIQUE INDEX sso_links_by_user ON sso_links (user_id, issuer);
     `,
   },
+  {
+    // The mail outbox, as in SQLite (see its version 28).
+    version: 28,
+    sql: `
+      CREATE TABLE deliveries (
+        tid TEXT COLLATE "C" PRIMARY KEY,
+        eid TEXT COLLATE "C" NOT NULL,
+        email TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        queued_at TEXT COLLATE "C" NOT NULL,
+        sent_at TEXT COLLATE "C",
+        next_attempt_at TEXT COLLATE "C",
+        lease_until TEXT COLLATE "C",
+        lease_token TEXT
+      );
+      CREATE INDEX deliveries_by_event ON deliveries (eid, tid);
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at, tid) WHERE status = 'queued';
+    `,
+  },
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */
