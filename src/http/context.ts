@@ -13,6 +13,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { TicketSigner } from '../domain/signing.ts';
 import type { Store } from '../store/store.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
+import type { MailDelivery } from '../delivery/mail-delivery.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
@@ -38,6 +39,8 @@ export interface AppContext {
   keyEncryptionKey: Buffer;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
+  /** Mail to ticket holders: whether it is configured, and this instance's worker. */
+  mail: MailDelivery;
   auth: {
     scanner: onRequestAsyncHookHandler;
     /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */
