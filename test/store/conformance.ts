@@ -24,6 +24,7 @@ import { consoleConformance } from './console-conformance.ts';
 import { countersConformance } from './counters-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
+import { deliveryConformance } from './delivery-conformance.ts';
 import { peopleConformance } from './people-conformance.ts';
 import { ticketTypesConformance } from './ticket-types-conformance.ts';
 import { ticketNotesConformance } from './ticket-notes-conformance.ts';
@@ -421,6 +422,7 @@ export function storeConformance(
 
     feedConformance({ test, store, seed, newAttempt, gateDecider, at });
     outboxConformance({ test, store, seed, newAttempt, gateDecider, at });
+    deliveryConformance({ test, store, seed, newTicket });
     consoleConformance({ test, store, seed, at });
     peopleConformance({ test, store, at });
     countersConformance({ test, store, newAttempt });
