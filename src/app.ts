@@ -1,3 +1,4 @@
+import { HolderLinks } from './domain/holder-links.ts';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -243,6 +244,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
+    holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
     webhooks,
     mail: { configured: config.mail !== null, wake: () => undefined },
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),

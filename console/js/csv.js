@@ -1,6 +1,6 @@
 /**
  * Reads a ticket CSV (header `holder_name,ticket_type`, optionally `expires_at`, `external_id`,
- * `valid_from`, `attention` and `checkin_text`, in any order) and checks every line before
+ * `valid_from`, `attention`, `checkin_text` and `email`, in any order) and checks every line before
  * anything is sent, by the rules the admin API applies, so that a file is imported whole or not at
  * all. Pure: the CSV parser (Papa Parse) is passed in, so this also runs under Node's test runner.
  */
@@ -9,7 +9,7 @@
 export const MAX_TICKETS_PER_REQUEST = 10_000;
 
 const REQUIRED_COLUMNS = ['holder_name', 'ticket_type'];
-const OPTIONAL_COLUMNS = ['expires_at', 'external_id', 'valid_from', 'attention', 'checkin_text'];
+const OPTIONAL_COLUMNS = ['expires_at', 'external_id', 'valid_from', 'attention', 'checkin_text', 'email'];
 /** How an `attention` cell may say yes or no (any case); an empty cell is no. */
 const ATTENTION_WORDS = new Map([
   ['true', true],
@@ -68,12 +68,21 @@ function attentionProblem(value) {
   return `attention "${value}" is not one of true, false, yes, no, 1, 0 (or empty)`;
 }
 
-/** The optional columns of the entry rules and gate notes, as the admin API takes them (empty: left out). */
-function rulesOf({ valid_from: validFrom, attention, checkin_text: text }) {
+/** As the issuer judges a ticket's email: at most 254 characters, one @ with something on each side, no spaces. */
+const EMAIL_SHAPE = /^[^@\s\p{Cc}]+@[^@\s\p{Cc}]+$/u;
+
+function emailProblem(value) {
+  if (!value) return null;
+  return value.length <= 254 && EMAIL_SHAPE.test(value) ? null : `email "${value}" is not an email address`;
+}
+
+/** The optional columns of the entry rules, gate notes and email, as the admin API takes them (empty: left out). */
+function rulesOf({ valid_from: validFrom, attention, checkin_text: text, email }) {
   return {
     ...(validFrom ? { valid_from: validFrom } : {}),
     ...(attention ? { attention: ATTENTION_WORDS.get(attention.toLowerCase()) } : {}),
     ...(text ? { checkin_text: text } : {}),
+    ...(email ? { email } : {}),
   };
 }
 
@@ -93,7 +102,8 @@ function readRow(row, columns) {
     instantProblem('valid_from', validFrom) ??
     windowProblem(validFrom, expires) ??
     attentionProblem(attention) ??
-    (text ? textProblem('checkin_text', text, 200) : null);
+    (text ? textProblem('checkin_text', text, 200) : null) ??
+    emailProblem(value.email);
   if (problem) return { problem };
   return {
     ticket: {

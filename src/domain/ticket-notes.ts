@@ -2,6 +2,7 @@ import type { Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { invalidRequest, IssuerError } from './errors.ts';
 import { instantField } from './events.ts';
+import { ticketEmail } from './ticket-email.ts';
 import { toStored } from './time.ts';
 
 /** The most characters of a ticket's `checkin_text` (the contract's limit, as a ticket type's). */
@@ -40,11 +41,14 @@ export const unixSeconds = (stored: string): number => Math.floor(new Date(store
 export interface TicketNotesRequest {
   attention?: boolean;
   checkin_text?: string | null;
+  /** The holder's email; null or empty removes it. */
+  email?: string | null;
 }
 
 /**
- * Changes a ticket's gate notes; scanners learn them from the feed (a `ticket_notes` change, appended
- * only when the notes differ from what the ticket held). At least one field is required.
+ * Changes a ticket's gate notes and its holder's email; scanners learn the notes from the feed (a
+ * `ticket_notes` change, appended only when the notes differ from what the ticket held). At least one
+ * field is required.
  */
 export async function changeTicketNotes(
   store: Store,
@@ -52,17 +56,19 @@ export async function changeTicketNotes(
   tid: string,
   request: TicketNotesRequest,
 ): Promise<TicketRecord> {
-  if (request.attention === undefined && request.checkin_text === undefined) {
-    throw invalidRequest('send attention, checkin_text or both', [
-      { field: 'attention', problem: 'is required when checkin_text is absent' },
-      { field: 'checkin_text', problem: 'is required when attention is absent' },
+  if (request.attention === undefined && request.checkin_text === undefined && request.email === undefined) {
+    throw invalidRequest('send attention, checkin_text, email or several of them', [
+      { field: 'attention', problem: 'is required when checkin_text and email are absent' },
+      { field: 'checkin_text', problem: 'is required when attention and email are absent' },
+      { field: 'email', problem: 'is required when attention and checkin_text are absent' },
     ]);
   }
   const change = {
     ...(request.attention === undefined ? {} : { attention: request.attention }),
     ...(request.checkin_text === undefined ? {} : { checkin_text: checkinText(request.checkin_text) }),
+    ...(request.email === undefined ? {} : { email: ticketEmail('email', request.email) }),
   };
-  const ticket = await store.tickets.updateTicketNotes(tid, change, toStored(clock.now()));
+  const ticket = await store.tickets.updateTicket(tid, change, toStored(clock.now()));
   if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
   return ticket;
 }

@@ -110,10 +110,11 @@ export function scannerStatusView(ticket: TicketRecord, presence: Presence | nul
 }
 
 /**
- * The organizer's view of a ticket: everything, the token included unless `withToken` is false (a
- * viewer's answers: the token is an entry credential, so the field is left out, not emptied).
+ * The organizer's view of a ticket: everything, the token, the email and the holder page's link
+ * included unless `withToken` is false (a viewer's answers: the token is an entry credential, the link
+ * shows it and the email is the holder's personal data, so the fields are left out, not emptied).
  */
-export function adminTicketView(ticket: TicketRecord, now: string, withToken = true) {
+export function adminTicketView(ticket: TicketRecord, now: string, withToken = true, holderUrl: string | null = null) {
   return {
     ...statusView(ticket, now),
     expires_at: toWire(ticket.expires_at),
@@ -124,5 +125,7 @@ export function adminTicketView(ticket: TicketRecord, now: string, withToken = t
     valid_from: toWire(ticket.valid_from ?? null),
     attention: ticket.attention ?? false,
     checkin_text: ticket.checkin_text ?? null,
+    ...(withToken ? { email: ticket.email ?? null } : {}),
+    ...(withToken && holderUrl !== null ? { holder_url: holderUrl } : {}),
   };
 }

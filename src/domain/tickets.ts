@@ -5,6 +5,7 @@ import { invalidRequest, IssuerError } from './errors.ts';
 import { instantField } from './events.ts';
 import { newTicketId, newTokenId } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
+import { ticketEmail } from './ticket-email.ts';
 import { checkinText, unixSeconds, validFrom } from './ticket-notes.ts';
 import { toStored } from './time.ts';
 import { noteAudit } from '../store/audit-context.ts';
@@ -46,6 +47,8 @@ export interface NewTicket {
   /** Notes for the gate: the holder needs attention; a text shown when the ticket is scanned. */
   attention?: boolean;
   checkin_text?: string | null;
+  /** The holder's email address, where the ticket is sent; empty or null: none. */
+  email?: string | null;
 }
 
 /** What an issue request did: the tickets it created, and those it found already issued. */
@@ -99,6 +102,7 @@ export async function issueTickets(
     spec.expires_at ? instantField(fieldOf('expires_at')(i), spec.expires_at) : null,
   );
   const starts = specs.map((spec, i) => validFrom(fieldOf('valid_from')(i), spec.valid_from, expiries[i] ?? null));
+  const emails = specs.map((spec, i) => ticketEmail(fieldOf('email')(i), spec.email));
   const signer = await deps.signer.signerForActiveKey();
   const tickets = specs.map((spec, i): TicketRecord => {
     const tid = newTicketId();
@@ -124,6 +128,7 @@ export async function issueTickets(
       valid_from: validFromAt,
       attention: spec.attention ?? false,
       checkin_text: checkinText(spec.checkin_text),
+      email: emails[i] ?? null,
     };
   });
   if (!bulk) noteAudit({ target: tickets[0]!.tid });

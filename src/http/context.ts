@@ -17,6 +17,7 @@ import type { MailDelivery } from '../delivery/mail-delivery.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
+import type { HolderLinks } from '../domain/holder-links.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
 
 /** What every route needs, handed to each route plugin. */
@@ -37,6 +38,8 @@ export interface AppContext {
   eventSettings: EventSettingsCache;
   /** Seals webhook secrets (and the signing keys) at rest. */
   keyEncryptionKey: Buffer;
+  /** Each ticket's holder page link, and the ticket a link stands for. */
+  holderLinks: HolderLinks;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
   /** Mail to ticket holders: whether it is configured, and this instance's worker. */

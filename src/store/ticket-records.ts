@@ -19,6 +19,8 @@ export interface TicketRecord {
   attention: boolean;
   /** A text shown at the gate for this ticket, or null. */
   checkin_text: string | null;
+  /** The holder's email address, where the ticket is sent; null when none. */
+  email: string | null;
 }
 
 export type ReissueFailure = 'unknown' | 'revoked' | 'used' | 'changed';

@@ -1,8 +1,9 @@
 import type { HolderMatch } from './holder-search.ts';
 import type { Page } from './records.ts';
 import type { ReissueResult, TicketRecord } from './ticket-records.ts';
+import type { TicketChange } from './ticket-notes.ts';
 
-/** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes. Every method is one transaction; each says what it guarantees. */
+/** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes and email. Every method is one transaction; each says what it guarantees. */
 export interface TicketStore {
   /**
    * Inserts the tickets, all or none, except those whose `external_id` their event already holds:
@@ -43,13 +44,10 @@ export interface TicketStore {
     at: string,
   ): Promise<ReissueResult>;
   /**
-   * Changes the ticket's gate notes (absent fields stay) and, when they differ from what it held,
-   * appends a `ticket_notes` change carrying the new values, in one transaction; null if unknown.
-   * Concurrent changes of one ticket apply one after the other: the feed's last one holds its notes.
+   * Changes the ticket's gate notes and email (absent fields stay) and, when the notes differ from what
+   * it held, appends a `ticket_notes` change carrying the new notes, in one transaction; null if
+   * unknown. Concurrent changes of one ticket apply one after the other: the feed's last one holds its
+   * notes. The email is in no change (it is no scanner's business).
    */
-  updateTicketNotes(
-    tid: string,
-    change: Partial<Pick<TicketRecord, 'attention' | 'checkin_text'>>,
-    at: string,
-  ): Promise<TicketRecord | null>;
+  updateTicket(tid: string, change: TicketChange, at: string): Promise<TicketRecord | null>;
 }

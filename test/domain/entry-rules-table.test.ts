@@ -23,6 +23,7 @@ function ticketOf(c: (typeof ENTRY_RULE_CASES)[number]): TicketRecord {
     valid_from: c.validFrom ?? null,
     attention: false,
     checkin_text: null,
+    email: null,
   };
 }
 

@@ -24,6 +24,7 @@ function situation(c: VerdictCase) {
     valid_from: null,
     attention: false,
     checkin_text: null,
+    email: null,
   };
   const presented = c.superseded ? 'superseded.token.value' : ticket.ticket_token;
   const signatureProblem = c.signature === 'bad' ? 'bad signature' : null;

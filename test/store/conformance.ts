@@ -76,6 +76,7 @@ export function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): T
     valid_from: null,
     attention: false,
     checkin_text: null,
+    email: null,
     ...overrides,
   };
 }

@@ -43,6 +43,7 @@ export function consoleConformance(c: ConsoleSuiteContext): void {
       valid_from: null,
       attention: false,
       checkin_text: null,
+      email: null,
     }));
     await store().tickets.createTickets(tickets);
     // Ticket ids are random ULIDs: within one millisecond their order is not the order of creation.

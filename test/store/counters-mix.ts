@@ -63,6 +63,7 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
       valid_from: null,
       attention: false,
       checkin_text: null,
+      email: null,
     }));
     await store.tickets.createTickets(tickets);
     // Imported again: nothing is issued twice.

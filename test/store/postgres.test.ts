@@ -163,6 +163,7 @@ describe('PostgresStore: several instances on one database', () => {
         valid_from: null,
         attention: false,
         checkin_text: null,
+        email: null,
       },
     ]);
     return { eid, tid };

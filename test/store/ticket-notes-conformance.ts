@@ -61,15 +61,15 @@ export function ticketNotesConformance(c: TicketNotesSuiteContext): void {
       );
     });
 
-    test('updateTicketNotes changes what it is given, appends the notes as set; the same notes, nothing', async () => {
+    test('updateTicket changes what it is given, appends the notes as set; the same notes, nothing', async () => {
       const { event, tickets } = await seed(1);
       const tid = tickets[0]!.tid;
-      assert.equal(await store().tickets.updateTicketNotes(newTicketId(), { attention: true }, at(1)), null);
-      const set = await store().tickets.updateTicketNotes(tid, { attention: true, checkin_text: 'VIP' }, at(2));
+      assert.equal(await store().tickets.updateTicket(newTicketId(), { attention: true }, at(1)), null);
+      const set = await store().tickets.updateTicket(tid, { attention: true, checkin_text: 'VIP' }, at(2));
       assert.deepEqual([set!.attention, set!.checkin_text], [true, 'VIP']);
-      const same = await store().tickets.updateTicketNotes(tid, { attention: true }, at(3));
+      const same = await store().tickets.updateTicket(tid, { attention: true }, at(3));
       assert.deepEqual([same!.attention, same!.checkin_text], [true, 'VIP']);
-      const cleared = await store().tickets.updateTicketNotes(tid, { checkin_text: null }, at(4));
+      const cleared = await store().tickets.updateTicket(tid, { checkin_text: null }, at(4));
       assert.deepEqual([cleared!.attention, cleared!.checkin_text], [true, null], 'attention, absent, stays');
       const read = await store().tickets.getTicket(tid);
       assert.deepEqual([read!.attention, read!.checkin_text], [true, null]);
@@ -79,12 +79,30 @@ export function ticketNotesConformance(c: TicketNotesSuiteContext): void {
       ]);
     });
 
+    test('a ticket keeps its email: created with one, changed, removed; an email change appends no change', async () => {
+      const { event } = await seed(0);
+      const withEmail = newTicket(event.eid, { email: 'ada@example.org' });
+      const without = newTicket(event.eid);
+      await store().tickets.createTickets([withEmail, without]);
+      assert.equal((await store().tickets.getTicket(withEmail.tid))!.email, 'ada@example.org');
+      assert.equal((await store().tickets.getTicket(without.tid))!.email, null);
+      const listed = (await store().tickets.listTickets(event.eid, 10, null)).items;
+      assert.deepEqual(listed.map((t) => t.email).sort(), ['ada@example.org', null].sort());
+      const changed = await store().tickets.updateTicket(without.tid, { email: 'łukasz@example.pl' }, at(1));
+      assert.deepEqual([changed!.email, changed!.attention], ['łukasz@example.pl', false]);
+      const both = await store().tickets.updateTicket(withEmail.tid, { email: null, attention: true }, at(2));
+      assert.deepEqual([both!.email, both!.attention], [null, true]);
+      assert.equal((await store().tickets.getTicket(without.tid))!.email, 'łukasz@example.pl');
+      assert.equal((await store().tickets.getTicket(withEmail.tid))!.email, null);
+      assert.deepEqual(notesOf(await changes(event.eid)), [[1, 'ticket_notes', withEmail.tid, true, null, at(2)]]);
+    });
+
     test('concurrent changes of one ticket apply one after the other: the feed’s last change holds its notes', async () => {
       const { event, tickets } = await seed(1);
       const tid = tickets[0]!.tid;
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          store().tickets.updateTicketNotes(
+          store().tickets.updateTicket(
             tid,
             i % 2 === 0 ? { checkin_text: `text ${i}` } : { attention: i % 4 === 1 },
             at(10 + i),

@@ -22,7 +22,7 @@ export function ticketImport(eid, onImported) {
     field(
       'Import tickets (CSV)',
       input,
-      'Header: holder_name,ticket_type, and optionally expires_at and valid_from (ISO 8601 UTC: the ticket admits from then on), external_id (your own id of each ticket: importing the file again skips the tickets already made), attention (true/false, yes/no or 1/0: gate staff take care of the holder) and checkin_text (shown at the gate, at most 200 characters).',
+      'Header: holder_name,ticket_type, and optionally expires_at and valid_from (ISO 8601 UTC: the ticket admits from then on), external_id (your own id of each ticket: importing the file again skips the tickets already made), attention (true/false, yes/no or 1/0: gate staff take care of the holder), checkin_text (shown at the gate, at most 200 characters) and email (the holder’s address, where the ticket is sent).',
     ),
     outcome,
   );
@@ -112,6 +112,7 @@ function firstRows(fileName, tickets, columns) {
   const withIds = columns.includes('external_id');
   const withStart = columns.includes('valid_from');
   const withNotes = columns.includes('attention') || columns.includes('checkin_text');
+  const withEmail = columns.includes('email');
   const shown = tickets.slice(0, SHOWN_ROWS);
   const cell = (text) => h('td', { text });
   return h(
@@ -132,6 +133,7 @@ function firstRows(fileName, tickets, columns) {
           withIds ? 'External id' : null,
           withStart ? 'Valid from' : null,
           withNotes ? 'Gate notes' : null,
+          withEmail ? 'Email' : null,
         ]
           .filter(Boolean)
           .map((heading) => h('th', { scope: 'col', text: heading })),
@@ -151,6 +153,7 @@ function firstRows(fileName, tickets, columns) {
           withIds ? cell(ticket.external_id) : null,
           withStart ? cell(ticket.valid_from ? when(ticket.valid_from) : 'at once') : null,
           withNotes ? cell(gateNotes(ticket) || '—') : null,
+          withEmail ? cell(ticket.email ?? '—') : null,
         ),
       ),
     ),

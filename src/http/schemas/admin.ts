@@ -16,6 +16,7 @@ import {
   Strict,
   Text,
 } from './common.ts';
+import { TICKET_HOLDER_IN, TICKET_HOLDER_OUT } from './ticket-holder.ts';
 import { NEW_TICKET_RULES_IN, TICKET_RULES_OUT } from './ticket-notes.ts';
 
 export * from './admin-access.ts';
@@ -160,6 +161,7 @@ const TicketSpec = named(
     expires_at: Type.Optional(Nullable(InstantIn)),
     external_id: Type.Optional(ExternalId),
     ...NEW_TICKET_RULES_IN,
+    ...TICKET_HOLDER_IN,
   }),
 );
 
@@ -186,6 +188,7 @@ export const AdminTicket = named(
       ),
       external_id: Nullable(Type.String(), { description: "the organizer's own id of the ticket, or null" }),
       ...TICKET_RULES_OUT,
+      ...TICKET_HOLDER_OUT,
     },
     { description: 'A ticket as the organizer sees it' },
   ),
@@ -200,6 +203,7 @@ const IssueTicketsRequest = named(
       expires_at: Type.Optional(Nullable(InstantIn)),
       external_id: Type.Optional(ExternalId),
       ...NEW_TICKET_RULES_IN,
+      ...TICKET_HOLDER_IN,
       tickets: Type.Optional(Type.Array(TicketSpec, { minItems: 1, maxItems: MAX_TICKETS_PER_REQUEST })),
     },
     'One ticket (holder_name and ticket_type), or {"tickets": [...]} alone',

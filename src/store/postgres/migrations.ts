@@ -467,6 +467,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   {
+    // Tickets gain the holder's email address, as SQLite's version 26.
+    version: 26,
+    sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
+  },
+  {
     // The mail outbox, as in SQLite (see its version 28).
     version: 28,
     sql: `

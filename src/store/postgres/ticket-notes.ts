@@ -1,6 +1,6 @@
 import { TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { TicketRecord } from '../store.ts';
-import { notesAfter, type TicketNotes, type TicketNotesChange } from '../ticket-notes.ts';
+import { emailAfter, notesAfter, type TicketChange, type TicketNotes } from '../ticket-notes.ts';
 import { appendChange } from './feed.ts';
 import { type Db, one, type Tx } from './queries.ts';
 
@@ -56,30 +56,27 @@ export async function lockFeedCounters(db: Db, eids: string[]): Promise<void> {
 }
 
 /**
- * Changes a ticket's gate notes and, when they differ from what it held, appends a `ticket_notes`
- * change with the new values, in one transaction; null if unknown. The ticket's row is locked first
- * (then the feed counter, as a check-in does), so concurrent changes apply one after the other and the
- * last change in the feed holds the notes the ticket ends with.
+ * Changes a ticket's gate notes and email and, when the notes differ from what it held, appends a
+ * `ticket_notes` change with the new values, in one transaction; null if unknown. The ticket's row is
+ * locked first (then the feed counter, as a check-in does), so concurrent changes apply one after the
+ * other and the last change in the feed holds the notes the ticket ends with. The email is in no change.
  */
-export function updateTicketNotes(
-  tx: Tx,
-  tid: string,
-  change: TicketNotesChange,
-  at: string,
-): Promise<TicketRecord | null> {
+export function updateTicket(tx: Tx, tid: string, change: TicketChange, at: string): Promise<TicketRecord | null> {
   return tx(async (db) => {
     const ticket = await one<TicketRecord>(db, `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1 FOR UPDATE`, [
       tid,
     ]);
     if (!ticket) return null;
+    const email = emailAfter(ticket, change);
+    if (email !== null) await db.query('UPDATE tickets SET email = $1 WHERE tid = $2', [email.email, tid]);
     const notes = notesAfter(ticket, change);
-    if (notes === null) return ticket;
+    if (notes === null) return { ...ticket, ...email };
     await db.query('UPDATE tickets SET attention = $1, checkin_text = $2 WHERE tid = $3', [
       notes.attention,
       notes.checkin_text,
       tid,
     ]);
-    const changed = { ...ticket, ...notes };
+    const changed = { ...ticket, ...email, ...notes };
     await appendNotesChange(db, changed, at);
     return changed;
   });

@@ -1,13 +1,13 @@
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import type { Tx } from './queries.ts';
-import type { TicketNotesChange } from '../ticket-notes.ts';
+import type { TicketChange } from '../ticket-notes.ts';
 import type { HolderMatch } from '../holder-search.ts';
 import * as tickets from './tickets.ts';
 import * as ticketNotes from './ticket-notes.ts';
 import type pg from 'pg';
 import type { TicketStore } from '../ticket-store.ts';
 
-/** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes. (PostgreSQL: see ../ticket-store.ts.) */
+/** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes and email. (PostgreSQL: see ../ticket-store.ts.) */
 export class PostgresTicketStore implements TicketStore {
   constructor(private readonly b: { pool: pg.Pool; tx: Tx }) {}
 
@@ -39,7 +39,7 @@ export class PostgresTicketStore implements TicketStore {
     return tickets.reissueTicket(this.b.tx, tid, previous, next, jti, at);
   }
 
-  updateTicketNotes(tid: string, change: TicketNotesChange, at: string): Promise<TicketRecord | null> {
-    return ticketNotes.updateTicketNotes(this.b.tx, tid, change, at);
+  updateTicket(tid: string, change: TicketChange, at: string): Promise<TicketRecord | null> {
+    return ticketNotes.updateTicket(this.b.tx, tid, change, at);
   }
 }

@@ -32,6 +32,7 @@ const TICKET_COLUMNS = [
   'external_id',
   'valid_from',
   'checkin_text',
+  'email',
 ] as const;
 const INSERTED_COLUMNS = [...TICKET_COLUMNS, 'search_name', 'search_words', 'attention'];
 

@@ -473,6 +473,11 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
+    // Tickets gain the holder's email address, where the ticket is sent (null: none).
+    version: 26,
+    sql: 'ALTER TABLE tickets ADD COLUMN email TEXT;',
+  },
+  {
     // The mail outbox (fifth release): one row per ticket whose email was asked for, queued until an
     // attempt sends it or fails it for good; a lease per claim (lease_until, lease_token) so that no two
     // workers attempt one at the same moment and a result is recorded only under its claim.

@@ -1,6 +1,6 @@
 import { TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
 import type { TicketRecord } from '../store.ts';
-import { notesAfter, type TicketNotes, type TicketNotesChange } from '../ticket-notes.ts';
+import { emailAfter, notesAfter, type TicketChange, type TicketNotes } from '../ticket-notes.ts';
 import type { SqliteContext } from './context.ts';
 import { appendChange } from './feed.ts';
 
@@ -17,27 +17,30 @@ export function appendNotesChange(
 }
 
 /**
- * Changes a ticket's gate notes and, when they differ from what it held, appends a `ticket_notes`
- * change with the new values, in one transaction (SQLite runs one writer at a time); null if unknown.
+ * Changes a ticket's gate notes and email and, when the notes differ from what it held, appends a
+ * `ticket_notes` change with the new values, in one transaction (SQLite runs one writer at a time);
+ * null if unknown. The email is no scanner's business: it is in no change.
  */
-export function updateTicketNotes(
+export function updateTicket(
   c: SqliteContext,
   tid: string,
-  change: TicketNotesChange,
+  change: TicketChange,
   at: string,
 ): Promise<TicketRecord | null> {
   return c.tx(() => {
     const ticket = toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, tid));
     if (!ticket) return null;
+    const email = emailAfter(ticket, change);
+    if (email !== null) c.run('UPDATE tickets SET email = ? WHERE tid = ?', email.email, tid);
     const notes = notesAfter(ticket, change);
-    if (notes === null) return ticket;
+    if (notes === null) return { ...ticket, ...email };
     c.run(
       'UPDATE tickets SET attention = ?, checkin_text = ? WHERE tid = ?',
       Number(notes.attention),
       notes.checkin_text,
       tid,
     );
-    const changed = { ...ticket, ...notes };
+    const changed = { ...ticket, ...email, ...notes };
     appendNotesChange(c, changed, at);
     return changed;
   });

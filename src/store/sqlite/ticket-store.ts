@@ -10,11 +10,11 @@ import {
   searchTickets,
 } from './tickets.ts';
 import type { HolderMatch } from '../holder-search.ts';
-import { updateTicketNotes } from './ticket-notes.ts';
-import type { TicketNotesChange } from '../ticket-notes.ts';
+import { updateTicket } from './ticket-notes.ts';
+import type { TicketChange } from '../ticket-notes.ts';
 import type { TicketStore } from '../ticket-store.ts';
 
-/** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes. (Sqlite: see ../ticket-store.ts.) */
+/** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes and email. (Sqlite: see ../ticket-store.ts.) */
 export class SqliteTicketStore implements TicketStore {
   constructor(private readonly b: { ctx: SqliteContext }) {}
 
@@ -46,7 +46,7 @@ export class SqliteTicketStore implements TicketStore {
     return reissueTicket(this.b.ctx, tid, prev, next, jti, at);
   }
 
-  updateTicketNotes(tid: string, change: TicketNotesChange, at: string): Promise<TicketRecord | null> {
-    return updateTicketNotes(this.b.ctx, tid, change, at);
+  updateTicket(tid: string, change: TicketChange, at: string): Promise<TicketRecord | null> {
+    return updateTicket(this.b.ctx, tid, change, at);
   }
 }

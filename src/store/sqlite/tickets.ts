@@ -22,10 +22,10 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
     const insert = c.statement(
       `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
            checked_in_at, revoked_at, revoke_reason, ticket_token, external_id, search_name,
-           search_words, valid_from, attention, checkin_text)
+           search_words, valid_from, attention, checkin_text, email)
          VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
            @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id, @search_name,
-           @search_words, @valid_from, @attention, @checkin_text)
+           @search_words, @valid_from, @attention, @checkin_text, @email)
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
     const existing: TicketRecord[] = [];

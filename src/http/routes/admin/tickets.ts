@@ -25,7 +25,16 @@ import { CURSOR, pageAnswer, pageParams } from './paging.ts';
 function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { specs: NewTicket[]; bulk: boolean } {
   if (body.tickets !== undefined) {
     const single = (
-      ['holder_name', 'ticket_type', 'expires_at', 'external_id', 'valid_from', 'attention', 'checkin_text'] as const
+      [
+        'holder_name',
+        'ticket_type',
+        'expires_at',
+        'external_id',
+        'valid_from',
+        'attention',
+        'checkin_text',
+        'email',
+      ] as const
     ).some((field) => body[field] !== undefined);
     if (single) {
       throw invalidRequest('send either one ticket or {"tickets": [...]}, not both', [
@@ -44,13 +53,15 @@ function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { sp
   return { specs: [body as NewTicket], bulk: false };
 }
 
-/** A ticket as the request's principal may see it: its token only for those who may read tokens (not a viewer). */
-const ticketView = (request: FastifyRequest, ticket: TicketRecord, now: string) =>
-  adminTicketView(ticket, now, allows(request, 'ticket_token.read'));
-
 /** Tickets: issue (one or many), list and search, read, change the gate notes, revoke, reissue, QR code. */
 export function adminTicketRoutes(app: App, ctx: AppContext): void {
   const now = () => toStored(ctx.clock.now());
+  /**
+   * A ticket as the request's principal may see it: its token, email and holder link only for those
+   * who may read tokens (not a viewer).
+   */
+  const ticketView = (request: FastifyRequest, ticket: TicketRecord, at: string) =>
+    adminTicketView(ticket, at, allows(request, 'ticket_token.read'), ctx.holderLinks.url(ticket.tid));
   const requireTicket = async (tid: string): Promise<TicketRecord> => {
     const ticket = await ctx.store.tickets.getTicket(tid);
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
