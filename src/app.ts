@@ -32,6 +32,9 @@ import { RefusalDigest } from './http/refusal-digest.ts';
 import { HashPool } from './domain/hash-pool.ts';
 import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { webhookDelivery } from './webhooks/delivery.ts';
+import { mailDelivery } from './delivery/mail-delivery.ts';
+import { ticketMailSource } from './delivery/mail-source.ts';
+import { ticketPdf } from './delivery/ticket-pdf.ts';
 import { autoExit } from './domain/auto-exit.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
@@ -53,6 +56,8 @@ export interface AppDeps {
   tls?: { cert: Buffer; key: Buffer } | null;
   /** Run this instance's webhook delivery worker (default true). */
   webhookWorker?: boolean;
+  /** Run this instance's mail worker when SMTP_URL is set (default true). */
+  mailWorker?: boolean;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -226,6 +231,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
   });
   autoExit(app, { store: deps.store, clock });
+  const holderLinks = new HolderLinks(deps.keyEncryptionKey, config.baseUrl);
+  const mail = mailDelivery(app, {
+    run: deps.mailWorker !== false,
+    store: deps.store,
+    config,
+    clock,
+    metrics,
+    compose: ticketMailSource({
+      store: deps.store,
+      from: config.mail?.from ?? '',
+      holderUrl: (tid) => holderLinks.url(tid),
+      renderPdf: ticketPdf,
+    }),
+  });
   const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
   const refusals = new RefusalDigest(clock);
   app.addHook('onClose', async () => {
@@ -244,9 +263,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
-    holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
+    holderLinks,
     webhooks,
-    mail: { configured: config.mail !== null, wake: () => undefined },
+    mail,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

@@ -3,7 +3,7 @@ import type { Clock } from './clock.ts';
 import { IssuerError } from './errors.ts';
 import { requireEvent } from './events.ts';
 import { toStored, toWire } from './time.ts';
-import type { DeliveryRecord, DeliveryStatus } from '../store/delivery-records.ts';
+import type { DeliveryRecord, DeliveryStatus, DeliverySummary } from '../store/delivery-records.ts';
 import type { Store } from '../store/store.ts';
 
 /** Queues the emails of the event's tickets (`tids` null: all); answers how many were queued. */
@@ -49,4 +49,11 @@ export function deliveryView(delivery: DeliveryRecord) {
 /** A delivery status asked for in a query, or null for all. */
 export function deliveryStatus(status: string | undefined): DeliveryStatus | null {
   return (status as DeliveryStatus | undefined) ?? null;
+}
+
+/** A ticket's delivery as ticket answers carry it: null when its email was never queued. */
+export function deliverySummaryView(
+  summary: DeliverySummary | undefined,
+): { status: DeliveryStatus; sent_at: string | null } | null {
+  return summary === undefined ? null : { status: summary.status, sent_at: toWire(summary.sent_at) };
 }

@@ -19,6 +19,8 @@ export class TestSmtpServer {
   readonly received: Received[] = [];
   /** The answer to each message's data; `accept` unless a test says otherwise. */
   answer: (index: number) => Answer = () => 'accept';
+  /** When set, the answer by the message's recipients instead (several messages may arrive at once). */
+  answerFor: ((to: string[]) => Answer) | null = null;
   /** Messages answered so far, accepted or not. */
   answered = 0;
   /** Milliseconds to wait before answering a message's data (a slow server). */
@@ -48,6 +50,8 @@ export class TestSmtpServer {
     const server = new SMTPServer({
       disabledCommands: login ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
       allowInsecureAuth: true,
+      // Going down closes the open connections at once (the issuer's pool keeps some).
+      closeTimeout: 100,
       authOptional: login === null,
       logger: false,
       onAuth(auth, _session, callback) {
@@ -60,12 +64,13 @@ export class TestSmtpServer {
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
           const index = this.answered++;
-          const answer = this.answer(index);
+          const to = session.envelope.rcptTo.map((r) => r.address);
+          const answer = this.answerFor ? this.answerFor(to) : this.answer(index);
           const reply = () => {
             if (answer === 'accept') {
               this.received.push({
                 from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-                to: session.envelope.rcptTo.map((r) => r.address),
+                to,
                 raw: Buffer.concat(chunks).toString('utf8'),
               });
               callback();
@@ -85,6 +90,8 @@ export class TestSmtpServer {
       server.listen(this.port, '127.0.0.1', () => resolve());
     });
     server.on('error', () => undefined);
+    // A suite's server never keeps the test process alive by itself.
+    server.server.unref();
     this.port = (server.server.address() as AddressInfo).port;
     this.server = server;
   }
