@@ -1,4 +1,7 @@
 import { HolderLinks } from './domain/holder-links.ts';
+import { NO_WALLETS, type WalletLinks } from './holder/page.ts';
+import { PdfPool } from './holder/pdf-pool.ts';
+import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -34,7 +37,6 @@ import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { webhookDelivery } from './webhooks/delivery.ts';
 import { mailDelivery } from './delivery/mail-delivery.ts';
 import { ticketMailSource } from './delivery/mail-source.ts';
-import { ticketPdf } from './delivery/ticket-pdf.ts';
 import { autoExit } from './domain/auto-exit.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
@@ -58,6 +60,8 @@ export interface AppDeps {
   webhookWorker?: boolean;
   /** Run this instance's mail worker when SMTP_URL is set (default true). */
   mailWorker?: boolean;
+  /** The wallets the holder page offers (default none). */
+  wallets?: WalletLinks;
 }
 
 /** Paths pino replaces before a line is written: every place a secret could travel. */
@@ -232,6 +236,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   });
   autoExit(app, { store: deps.store, clock });
   const holderLinks = new HolderLinks(deps.keyEncryptionKey, config.baseUrl);
+  // The mail's PDFs are drawn one at a time on a thread of their own: never the holders' pool.
+  const mailPdfs = new PdfPool(1);
   const mail = mailDelivery(app, {
     run: deps.mailWorker !== false,
     store: deps.store,
@@ -240,16 +246,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
     compose: ticketMailSource({
       store: deps.store,
+      clock,
       from: config.mail?.from ?? '',
-      holderUrl: (tid) => holderLinks.url(tid),
-      renderPdf: ticketPdf,
+      links: holderLinks,
+      pdfs: mailPdfs,
     }),
   });
   const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
   const refusals = new RefusalDigest(clock);
+  const pdfs = new PdfPool(Math.max(1, availableParallelism() - 1));
   app.addHook('onClose', async () => {
     await refusals.flush();
     await hashing.close();
+    await pdfs.close();
+    await mailPdfs.close();
   });
   const ctx: AppContext = {
     config,
@@ -264,6 +274,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
     holderLinks,
+    wallets: deps.wallets ?? NO_WALLETS,
+    pdfs,
     webhooks,
     mail,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),

@@ -17,6 +17,8 @@ import type { SendOutcome } from './mail-transport.ts';
 
 /** A lease outlives the send's timeout by this much: a delivery cut off by a crash is tried again after it. */
 const LEASE_MARGIN_MS = 30_000;
+/** Seconds before an email that could not be composed (the store or the PDF failed) is tried again. */
+const COMPOSE_RETRY_S = 5;
 /** Sends under way while the gates keep the instance busy. */
 const BUSY_CONCURRENCY = 1;
 
@@ -132,7 +134,19 @@ export class MailWorker {
   }
 
   private async attempt(delivery: ClaimedDelivery, claimedAt: number): Promise<void> {
-    const mail = await this.o.compose(delivery);
+    let mail: Awaited<ReturnType<MailSource>>;
+    try {
+      mail = await this.o.compose(delivery);
+    } catch (error) {
+      // The store or the PDF failed, not the mail: tried again shortly.
+      this.o.log.warn({ err: error, tid: delivery.tid }, 'mail delivery: the email could not be composed; retrying');
+      this.record(delivery, {
+        status: 'queued',
+        retry_after_s: COMPOSE_RETRY_S,
+        error: 'the email could not be composed',
+      });
+      return;
+    }
     // An attempt must end inside its lease: one that could not start in time is left for the next claim.
     if (performance.now() - claimedAt > LEASE_MARGIN_MS / 2) return;
     if ('refused' in mail) {

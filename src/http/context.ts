@@ -18,6 +18,8 @@ import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
 import type { HolderLinks } from '../domain/holder-links.ts';
+import type { WalletLinks } from '../holder/page.ts';
+import type { PdfPool } from '../holder/pdf-pool.ts';
 import type { RefusalDigest } from './refusal-digest.ts';
 
 /** What every route needs, handed to each route plugin. */
@@ -40,6 +42,10 @@ export interface AppContext {
   keyEncryptionKey: Buffer;
   /** Each ticket's holder page link, and the ticket a link stands for. */
   holderLinks: HolderLinks;
+  /** The threads that draw ticket PDFs, bounded. */
+  pdfs: PdfPool;
+  /** The wallets the holder page offers (none until they are configured). */
+  wallets: WalletLinks;
   /** This instance's webhook delivery worker (null where none runs). */
   webhooks: WebhookWorker | null;
   /** Mail to ticket holders: whether it is configured, and this instance's worker. */

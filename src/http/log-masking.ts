@@ -28,7 +28,7 @@ export function configuredSecrets(config: Config): (string | null)[] {
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
  * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET, REDIS_PASSWORD,
  * REDIS_SENTINEL_PASSWORD, the password in SMTP_URL), which has no shape of its own, the password of any
- * `smtp://` or `smtps://` URL, and the `code` and `state` of a URL's query.
+ * `smtp://` or `smtps://` URL, the `code` and `state` of a URL's query, and a holder link's token (`/t/…`).
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
 export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {
@@ -48,6 +48,9 @@ export function secretMasker(configured: readonly (string | null)[]): (line: str
   shapes.push('(?<=[?&](?:code|state)=)[^&\\s"#\\\\]+');
   // The password of an SMTP URL (`smtps://user:password@host`), whichever URL a message quotes.
   shapes.push('(?<=smtps?://[^:/@\\s"]*:)[^@/\\s"]+(?=@)');
+  // A holder link's token (`/t/<holder token>`, in a request's path or a ticket's holder_url): it shows
+  // the ticket's QR code to whoever has it.
+  shapes.push('(?<=/t/)[A-Za-z0-9_-]{16,}');
   for (const secret of configured) {
     if (secret === null) continue;
     shapes.push(escape(secret), escape(encodeURIComponent(secret)), escape(JSON.stringify(secret).slice(1, -1)));

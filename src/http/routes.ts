@@ -21,6 +21,7 @@ import { scanUploadRoutes } from './routes/scans.ts';
 import { adminAnnulRoutes, annulRoutes } from './routes/annul.ts';
 import { ticketFinderRoutes } from './routes/ticket-finder.ts';
 import { ticketRoutes } from './routes/tickets.ts';
+import { holderRoutes } from './routes/holder.ts';
 import { adminUserRoutes } from './routes/admin/users.ts';
 import { adminApiTokenRoutes } from './routes/admin/api-tokens.ts';
 import { invitationRoutes } from './routes/invitations.ts';
@@ -31,7 +32,7 @@ import type { App, AppContext } from './context.ts';
 /**
  * Every route of the issuer, in the order they are registered: the console and single sign-on, the
  * web scanner, discovery, operations and the API reference, the scanners' API, the public invitation
- * route, and the admin API in a scope of its own (its rate limit, authentication and authorization
+ * route, the holders' pages, and the admin API in a scope of its own (its rate limit, authentication and authorization
  * for every route in it).
  */
 export async function registerRoutes(
@@ -53,6 +54,7 @@ export async function registerRoutes(
   annulRoutes(app, ctx);
   ticketFinderRoutes(app, ctx);
   invitationRoutes(app, ctx);
+  holderRoutes(app, ctx);
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('onRequest', ctx.limits.adminPerToken);

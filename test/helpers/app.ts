@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { FixedClock } from '../../src/domain/clock.ts';
 import { hashSecret } from '../../src/domain/ids.ts';
 import type { App } from '../../src/http/context.ts';
+import type { WalletLinks } from '../../src/holder/page.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -72,7 +73,13 @@ export const NO_LIMITS: Record<string, string> = {
 
 /** Builds the app on an in-memory SQLite store (or the given one), frozen at T0. */
 export async function testIssuer(
-  options: { env?: Record<string, string>; store?: Store; clock?: FixedClock; redis?: Redis } = {},
+  options: {
+    env?: Record<string, string>;
+    store?: Store;
+    clock?: FixedClock;
+    redis?: Redis;
+    wallets?: WalletLinks;
+  } = {},
 ): Promise<TestIssuer> {
   const config = loadConfig({ BASE_URL, ADMIN_TOKEN, LOG_LEVEL: 'debug', ...NO_LIMITS, ...options.env });
   const store = options.store ?? new SqliteStore(':memory:');
@@ -85,6 +92,7 @@ export async function testIssuer(
     adminTokenHash: hashSecret(ADMIN_TOKEN),
     logStream: logs,
     redis: options.redis ?? null,
+    ...(options.wallets ? { wallets: options.wallets } : {}),
   });
   return {
     app,

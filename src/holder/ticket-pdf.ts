@@ -1,0 +1,33 @@
+import type { HolderTicket } from './holder-ticket.ts';
+import { ticketPdfSteps } from './pdf-layout.ts';
+import type { PdfPool } from './pdf-pool.ts';
+import { qrMatrix } from './qr.ts';
+
+/**
+ * The ticket as a one-page PDF (A4): the holder page's words and QR code, drawn on the pool's
+ * threads. 503 `UNAVAILABLE` when the pool is busy. The email's attachment is this same PDF.
+ */
+export async function ticketPdf(pool: PdfPool, holder: HolderTicket): Promise<Buffer> {
+  const qr = holder.qrToken === null ? null : await qrMatrix(holder.qrToken);
+  return pool.draw(`${holder.words.event}: ticket of ${holder.words.holder}`, ticketPdfSteps(holder, qr));
+}
+
+/** Letters that no decomposition turns into ASCII. */
+const LETTERS: Record<string, string> = { ł: 'l', Ł: 'L', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ß: 'ss', æ: 'ae', Æ: 'AE' };
+
+/**
+ * A file name any system takes: `ticket-<event in ASCII letters and digits>-<tid>.pdf` (the event's
+ * name cut to 40 characters, accents dropped, anything else a hyphen).
+ */
+export function ticketPdfFileName(holder: HolderTicket): string {
+  const event = holder.event.name
+    .replace(/[łŁøØđĐßæÆ]/g, (c) => LETTERS[c] ?? '-')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '')
+    .toLowerCase();
+  return `ticket-${event === '' ? '' : `${event}-`}${holder.ticket.tid}.pdf`;
+}
