@@ -37,6 +37,8 @@ import { HashPool } from './domain/hash-pool.ts';
 import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { webhookDelivery } from './webhooks/delivery.ts';
 import { appleWallet } from './delivery/apple/setup.ts';
+import { mailDelivery } from './delivery/mail-delivery.ts';
+import { ticketMailSource } from './delivery/mail-source.ts';
 import { autoExit } from './domain/auto-exit.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
@@ -62,6 +64,8 @@ export interface AppDeps {
   applePushes?: { worker?: boolean; apnsCa?: Buffer; pollMs?: number };
   /** Google Wallet: run this instance's push worker (default true), and certificate authorities (PEM) to trust extra. */
   googleWallet?: { worker?: boolean; ca?: string; pollMs?: number };
+  /** Run this instance's mail worker when SMTP_URL is set (default true). */
+  mailWorker?: boolean;
   /** The wallets the holder page offers (default none). */
   wallets?: WalletLinks;
 }
@@ -245,6 +249,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     ca: deps.googleWallet?.ca,
     pollMs: deps.googleWallet?.pollMs,
   });
+  const holderLinks = new HolderLinks(deps.keyEncryptionKey, config.baseUrl);
+  // The mail's PDFs are drawn one at a time on a thread of their own: never the holders' pool.
+  const mailPdfs = new PdfPool(1);
+  const mail = mailDelivery(app, {
+    run: deps.mailWorker !== false,
+    store: deps.store,
+    config,
+    clock,
+    metrics,
+    compose: ticketMailSource({
+      store: deps.store,
+      clock,
+      from: config.mail?.from ?? '',
+      links: holderLinks,
+      pdfs: mailPdfs,
+    }),
+  });
   const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
   const refusals = new RefusalDigest(clock);
   const pdfs = new PdfPool(Math.max(1, availableParallelism() - 1));
@@ -252,6 +273,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     await refusals.flush();
     await hashing.close();
     await pdfs.close();
+    await mailPdfs.close();
   });
   const ctx: AppContext = {
     config,
@@ -265,7 +287,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
-    holderLinks: new HolderLinks(deps.keyEncryptionKey, config.baseUrl),
+    holderLinks,
     wallets: withGoogleWallet(deps.wallets ?? { ...NO_WALLETS, appleWallet: config.apple !== null }, googleWallet, {
       config,
       clock,
@@ -281,6 +303,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
       pushPollMs: deps.applePushes?.pollMs,
     }),
     googleWallet,
+    mail,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);

@@ -16,6 +16,7 @@ import {
 import { type OidcSettings, oidcSettings } from './config-oidc.ts';
 import { type AppleSettings, appleSettings } from './config-apple.ts';
 import { type GoogleWalletSettings, googleWalletSettings } from './config-google.ts';
+import { type MailSettings, mailSettings } from './config-mail.ts';
 import { parseKeyEncryptionKey } from './domain/key-encryption.ts';
 
 export { ConfigError } from './config-read.ts';
@@ -24,6 +25,7 @@ export type { OidcSettings } from './config-oidc.ts';
 export type { RateLimits } from './config-limits.ts';
 export type { AppleSettings } from './config-apple.ts';
 export type { GoogleWalletSettings } from './config-google.ts';
+export type { MailSettings } from './config-mail.ts';
 
 export interface Config {
   port: number;
@@ -64,6 +66,8 @@ export interface Config {
   passwordHashConcurrency: number;
   /** TLS_CERT_FILE and TLS_KEY_FILE (PEM): both set, the issuer serves HTTPS on PORT; else null. */
   tls: { certFile: string; keyFile: string } | null;
+  /** Mail to ticket holders (SMTP_URL, MAIL_FROM, MAIL_RETRY_SCHEDULE_S); null: not configured. */
+  mail: MailSettings | null;
   webhooks: {
     /** Seconds a receiver has to answer (WEBHOOK_TIMEOUT_S). */
     timeoutSeconds: number;
@@ -205,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     annulWindowSeconds: integer(env, 'ANNUL_WINDOW_S', DEFAULT_ANNUL_WINDOW_S, 1, 48 * 3600),
     passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 256),
     tls,
+    mail: mailSettings(env),
     webhooks: {
       timeoutSeconds: integer(env, 'WEBHOOK_TIMEOUT_S', 10, 1, 300),
       retrySchedule: retrySchedule(env),

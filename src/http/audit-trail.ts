@@ -68,7 +68,7 @@ function safeFields(body: unknown, depth = 0): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
     if (SECRET_FIELD.test(name)) continue;
-    if (Array.isArray(value) && name === 'tickets') fields.count = value.length;
+    if (Array.isArray(value) && (name === 'tickets' || name === 'tids')) fields.count = value.length;
     else if (name === 'url' && typeof value === 'string') fields.url = safeUrl(value);
     else fields[name] = safeValue(value, depth);
   }

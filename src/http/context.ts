@@ -14,6 +14,7 @@ import type { TicketSigner } from '../domain/signing.ts';
 import type { Store } from '../store/store.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
 import type { GoogleWalletLinks } from '../delivery/google-wallet.ts';
+import type { MailDelivery } from '../delivery/mail-delivery.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
 import type { RateLimitHooks } from './rate-limit.ts';
 import type { HashPool } from '../domain/hash-pool.ts';
@@ -53,6 +54,8 @@ export interface AppContext {
   appleWallet: AppleWallet | null;
   /** Makes the **Add to Google Wallet** links; null when Google Wallet is not configured. */
   googleWallet: GoogleWalletLinks | null;
+  /** Mail to ticket holders: whether it is configured, and this instance's worker. */
+  mail: MailDelivery;
   auth: {
     scanner: onRequestAsyncHookHandler;
     /** For check-in, which judges the key again inside its transaction (see `RecentKeys`). */

@@ -20,6 +20,7 @@ export function configuredSecrets(config: Config): (string | null)[] {
     config.redisPasswords.sentinel,
     ...appleSecrets(config.apple),
     config.googleWallet?.privateKey ?? null,
+    config.mail?.smtpPassword ?? null,
   ];
 }
 
@@ -30,8 +31,8 @@ export function configuredSecrets(config: Config): (string | null)[] {
  * percent-encoded or JSON-escaped, wherever it travels: a path, a query, a header, a cookie) and each
  * configured secret (the admin token, METRICS_TOKEN, OIDC_CLIENT_SECRET, REDIS_PASSWORD,
  * REDIS_SENTINEL_PASSWORD, the Apple Wallet keys and APPLE_PASS_KEY_PASSPHRASE, the Google Wallet service
- * account's private key), which has no shape of its own, and the `code` and `state` of a URL's query, and a
- * holder link's token (`/t/…`).
+ * account's private key, the password in SMTP_URL), which has no shape of its own, the password of any
+ * `smtp://` or `smtps://` URL, the `code` and `state` of a URL's query, and a holder link's token (`/t/…`).
  * Applied to the whole line, so no field can carry one past it, whoever logged it.
  */
 export function secretMasker(configured: readonly (string | null)[]): (line: string) => string {
@@ -49,6 +50,8 @@ export function secretMasker(configured: readonly (string | null)[]): (line: str
   // once and only with the attempt's verifier, but a log is no place for either.
   // Never a backslash: in a JSON line it starts an escape (`\"`), which must stay whole.
   shapes.push('(?<=[?&](?:code|state)=)[^&\\s"#\\\\]+');
+  // The password of an SMTP URL (`smtps://user:password@host`), whichever URL a message quotes.
+  shapes.push('(?<=smtps?://[^:/@\\s"]*:)[^@/\\s"]+(?=@)');
   // A holder link's token (`/t/<holder token>`, in a request's path or a ticket's holder_url): it shows
   // the ticket's QR code to whoever has it.
   shapes.push('(?<=/t/)[A-Za-z0-9_-]{16,}');

@@ -45,6 +45,8 @@ export const ROUTE_ACTIONS: Record<string, Action | 'public' | 'session'> = {
   listConflicts: 'scan.read',
   listRecentScans: 'scan.read',
   annulScan: 'scan.annul',
+  sendTickets: 'delivery.send',
+  listTicketDeliveries: 'delivery.read',
   listSigningKeys: 'signing_key.read',
   rotateSigningKey: 'signing_key.rotate',
   removeSigningKey: 'signing_key.delete',

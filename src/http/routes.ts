@@ -11,6 +11,7 @@ import { adminRecentScanRoutes } from './routes/admin/recent-scans.ts';
 import { adminScannerRoutes } from './routes/admin/scanners.ts';
 import { adminSigningKeyRoutes } from './routes/admin/signing-keys.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
+import { adminDeliveryRoutes } from './routes/admin/deliveries.ts';
 import { adminTicketRoutes } from './routes/admin/tickets.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { eventRuleRoutes } from './routes/event-rules.ts';
@@ -69,6 +70,7 @@ export async function registerRoutes(
     adminRecentScanRoutes(admin, ctx);
     adminSigningKeyRoutes(admin, ctx);
     adminWebhookRoutes(admin, ctx);
+    adminDeliveryRoutes(admin, ctx);
     adminUserRoutes(admin, ctx);
     adminApiTokenRoutes(admin, ctx);
     adminAnnulRoutes(admin, ctx);

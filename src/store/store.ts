@@ -8,6 +8,7 @@ import type { FeedStore } from './feed-store.ts';
 import type { ScannerStore } from './scanner-store.ts';
 import type { CheckInStore } from './check-in-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
+import type { DeliveryStore } from './delivery-store.ts';
 import type { SigningKeyStore } from './signing-key-store.ts';
 import type { SessionStore } from './session-store.ts';
 import type { ApplePassStore } from './apple-pass-store.ts';
@@ -27,6 +28,7 @@ export type * from './scan-log-records.ts';
 export type * from './feed-records.ts';
 export type * from './apple-pass-store.ts';
 export type * from './wallet-push-records.ts';
+export type * from './delivery-records.ts';
 
 export interface Store {
   /** The issuer's own settings (identity, admin token hash): one row each. (setting-store.ts) */
@@ -43,6 +45,8 @@ export interface Store {
   readonly checkIns: CheckInStore;
   /** Webhook endpoints and their outbox. (webhook-store.ts) */
   readonly webhooks: WebhookStore;
+  /** The mail outbox: tickets' emails, queued until sent or failed. (delivery-store.ts) */
+  readonly deliveries: DeliveryStore;
   /** The issuer's signing keys (private halves sealed). (signing-key-store.ts) */
   readonly signingKeys: SigningKeyStore;
   /** Console sessions. (session-store.ts) */

@@ -28,6 +28,7 @@ const READS: Action[] = [
   'enrollment_token.read',
   'scanner.read',
   'scan.read',
+  'delivery.read',
 ];
 const AT_THE_GATE: Action[] = [
   'ticket_token.read',
@@ -36,6 +37,7 @@ const AT_THE_GATE: Action[] = [
   'enrollment_token.revoke',
   'api_key.revoke',
   'scan.annul',
+  'delivery.send',
 ];
 const EVERYONE: Action[] = ['event.list', 'api_token.read', 'api_token.create', 'api_token.delete'];
 const CONTRACT: Record<Role, { anywhere: Action[]; onItsEvents: Action[] }> = {

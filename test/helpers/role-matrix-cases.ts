@@ -167,6 +167,14 @@ export const CASES: Record<string, Case> = {
     payload: {},
     status: 200,
   }),
+  // Mail is not configured here: a role allowed to send gets the 409 that says so, past the role check.
+  sendTickets: (_fx, eid) => ({
+    method: 'POST',
+    url: `/admin/v1/events/${eid}/deliveries`,
+    payload: { tids: null },
+    status: 409,
+  }),
+  listTicketDeliveries: (_fx, eid) => get(`/admin/v1/events/${eid}/deliveries`),
   listSigningKeys: () => get('/admin/v1/signing-keys'),
   rotateSigningKey: () => ({ method: 'POST', url: '/admin/v1/signing-keys/rotate', payload: {}, status: 201 }),
   removeSigningKey: async (fx) => {

@@ -25,6 +25,7 @@ import { countersConformance } from './counters-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
 import { walletPushConformance } from './wallet-push-conformance.ts';
+import { deliveryConformance } from './delivery-conformance.ts';
 import { peopleConformance } from './people-conformance.ts';
 import { ticketTypesConformance } from './ticket-types-conformance.ts';
 import { ticketNotesConformance } from './ticket-notes-conformance.ts';
@@ -425,6 +426,7 @@ export function storeConformance(
     feedConformance({ test, store, seed, newAttempt, gateDecider, at });
     outboxConformance({ test, store, seed, newAttempt, gateDecider, at });
     walletPushConformance({ test, store, seed, at });
+    deliveryConformance({ test, store, seed, newTicket });
     consoleConformance({ test, store, seed, at });
     peopleConformance({ test, store, at });
     countersConformance({ test, store, newAttempt });

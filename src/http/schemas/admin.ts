@@ -17,6 +17,7 @@ import {
   Text,
 } from './common.ts';
 import { TICKET_HOLDER_IN, TICKET_HOLDER_OUT } from './ticket-holder.ts';
+import { DeliverySummary } from './deliveries.ts';
 import { NEW_TICKET_RULES_IN, TICKET_RULES_OUT } from './ticket-notes.ts';
 
 export * from './admin-access.ts';
@@ -189,6 +190,7 @@ export const AdminTicket = named(
       external_id: Nullable(Type.String(), { description: "the organizer's own id of the ticket, or null" }),
       ...TICKET_RULES_OUT,
       ...TICKET_HOLDER_OUT,
+      delivery: DeliverySummary,
     },
     { description: 'A ticket as the organizer sees it' },
   ),

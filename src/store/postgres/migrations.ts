@@ -475,6 +475,27 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
   ...APPLE_PASS_POSTGRES_MIGRATIONS,
   {
+    // The mail outbox, as in SQLite (see its version 28).
+    version: 28,
+    sql: `
+      CREATE TABLE deliveries (
+        tid TEXT COLLATE "C" PRIMARY KEY,
+        eid TEXT COLLATE "C" NOT NULL,
+        email TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        queued_at TEXT COLLATE "C" NOT NULL,
+        sent_at TEXT COLLATE "C",
+        next_attempt_at TEXT COLLATE "C",
+        lease_until TEXT COLLATE "C",
+        lease_token TEXT
+      );
+      CREATE INDEX deliveries_by_event ON deliveries (eid, tid);
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at, tid) WHERE status = 'queued';
+    `,
+  },
+  {
     // As SQLite's version 29: the wallet outbox and the channels turned on.
     version: 29,
     sql: `

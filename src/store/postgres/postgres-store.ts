@@ -6,6 +6,7 @@ import { PostgresFeedStore } from './feed-store.ts';
 import { PostgresScannerStore } from './scanner-store.ts';
 import { PostgresCheckInStore } from './check-in-store.ts';
 import { PostgresWebhookStore } from './webhook-store.ts';
+import { PostgresDeliveryStore } from './delivery-store.ts';
 import { PostgresSigningKeyStore } from './signing-key-store.ts';
 import { PostgresSessionStore } from './session-store.ts';
 import { PostgresApplePassStore } from './apple-passes.ts';
@@ -40,6 +41,7 @@ export class PostgresStore implements Store {
   readonly scanners: PostgresScannerStore;
   readonly checkIns: PostgresCheckInStore;
   readonly webhooks: PostgresWebhookStore;
+  readonly deliveries: PostgresDeliveryStore;
   readonly signingKeys: PostgresSigningKeyStore;
   readonly sessions: PostgresSessionStore;
   readonly applePasses: PostgresApplePassStore;
@@ -62,6 +64,7 @@ export class PostgresStore implements Store {
     this.scanners = new PostgresScannerStore(own);
     this.checkIns = new PostgresCheckInStore(own);
     this.webhooks = new PostgresWebhookStore(own);
+    this.deliveries = new PostgresDeliveryStore(own);
     this.signingKeys = new PostgresSigningKeyStore(own);
     this.sessions = new PostgresSessionStore(own);
     this.applePasses = new PostgresApplePassStore(own);

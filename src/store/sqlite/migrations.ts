@@ -481,6 +481,29 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
   // Apple Wallet (fifth release): registrations, pass changes and the push outbox.
   ...APPLE_PASS_SQLITE_MIGRATIONS,
   {
+    // The mail outbox (fifth release): one row per ticket whose email was asked for, queued until an
+    // attempt sends it or fails it for good; a lease per claim (lease_until, lease_token) so that no two
+    // workers attempt one at the same moment and a result is recorded only under its claim.
+    version: 28,
+    sql: `
+      CREATE TABLE deliveries (
+        tid TEXT PRIMARY KEY,
+        eid TEXT NOT NULL,
+        email TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        queued_at TEXT NOT NULL,
+        sent_at TEXT,
+        next_attempt_at TEXT,
+        lease_until TEXT,
+        lease_token TEXT
+      );
+      CREATE INDEX deliveries_by_event ON deliveries (eid, tid);
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at, tid) WHERE status = 'queued';
+    `,
+  },
+  {
     // The wallet outbox: the channels turned on (Google Wallet), and one push per revocation or reissue
     // per channel, written by the change's own transaction and sent by a worker under a lease.
     version: 29,

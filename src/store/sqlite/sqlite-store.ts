@@ -5,6 +5,7 @@ import { SqliteFeedStore } from './feed-store.ts';
 import { SqliteScannerStore } from './scanner-store.ts';
 import { SqliteCheckInStore } from './check-in-store.ts';
 import { SqliteWebhookStore } from './webhook-store.ts';
+import { SqliteDeliveryStore } from './delivery-store.ts';
 import { SqliteSigningKeyStore } from './signing-key-store.ts';
 import { SqliteSessionStore } from './session-store.ts';
 import { SqliteApplePassStore } from './apple-passes.ts';
@@ -42,6 +43,7 @@ export class SqliteStore implements Store {
   readonly scanners: SqliteScannerStore;
   readonly checkIns: SqliteCheckInStore;
   readonly webhooks: SqliteWebhookStore;
+  readonly deliveries: SqliteDeliveryStore;
   readonly signingKeys: SqliteSigningKeyStore;
   readonly sessions: SqliteSessionStore;
   readonly applePasses: SqliteApplePassStore;
@@ -112,6 +114,7 @@ export class SqliteStore implements Store {
     this.scanners = new SqliteScannerStore(own);
     this.checkIns = new SqliteCheckInStore(own);
     this.webhooks = new SqliteWebhookStore(own);
+    this.deliveries = new SqliteDeliveryStore(own);
     this.signingKeys = new SqliteSigningKeyStore(own);
     this.sessions = new SqliteSessionStore(own);
     this.applePasses = new SqliteApplePassStore(own);

@@ -4,6 +4,7 @@ import { invalidRequest, IssuerError } from '../../../domain/errors.ts';
 import { requireEvent } from '../../../domain/events.ts';
 import { changeTicketNotes } from '../../../domain/ticket-notes.ts';
 import { adminTicketView } from '../../../domain/ticket-state.ts';
+import { deliverySummaryView } from '../../../domain/deliveries.ts';
 import { issueTickets, type NewTicket, reissueTicket } from '../../../domain/tickets.ts';
 import { toStored } from '../../../domain/time.ts';
 import type { TicketRecord } from '../../../store/store.ts';
@@ -60,8 +61,18 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
    * A ticket as the request's principal may see it: its token, email and holder link only for those
    * who may read tokens (not a viewer).
    */
-  const ticketView = (request: FastifyRequest, ticket: TicketRecord, at: string) =>
+  const ticketViewOf = (request: FastifyRequest, ticket: TicketRecord, at: string) =>
     adminTicketView(ticket, at, allows(request, 'ticket_token.read'), ctx.holderLinks.url(ticket.tid));
+  /** The tickets' views, each with its email's delivery (one read for them all). */
+  const ticketViews = async (request: FastifyRequest, tickets: TicketRecord[], at: string) => {
+    const deliveries = await ctx.store.deliveries.deliverySummaries(tickets.map((t) => t.tid));
+    return tickets.map((t) => ({
+      ...ticketViewOf(request, t, at),
+      delivery: deliverySummaryView(deliveries.get(t.tid)),
+    }));
+  };
+  const ticketView = async (request: FastifyRequest, ticket: TicketRecord, at: string) =>
+    (await ticketViews(request, [ticket], at))[0]!;
   const requireTicket = async (tid: string): Promise<TicketRecord> => {
     const ticket = await ctx.store.tickets.getTicket(tid);
     if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');
@@ -77,9 +88,9 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
     // Nothing created (every external_id known already) is 200, as a read of what exists.
     const status = created.length > 0 ? 201 : 200;
     const at = now();
-    if (!bulk) return reply.status(status).send(ticketView(request, created[0] ?? skipped[0]!.ticket, at));
+    if (!bulk) return reply.status(status).send(await ticketView(request, created[0] ?? skipped[0]!.ticket, at));
     return reply.status(status).send({
-      tickets: created.map((t) => ticketView(request, t, at)),
+      tickets: await ticketViews(request, created, at),
       skipped: skipped.map((s) => ({ external_id: s.external_id, tid: s.ticket.tid })),
     });
   });
@@ -94,11 +105,7 @@ export function adminTicketRoutes(app: App, ctx: AppContext): void {
         ? await ctx.store.tickets.listTickets(event.eid, limit, cursor)
         : await ctx.store.tickets.searchTickets(event.eid, query, limit, cursor);
     const at = now();
-    return pageAnswer(
-      'tickets',
-      page.items.map((t) => ticketView(request, t, at)),
-      page.next_cursor,
-    );
+    return pageAnswer('tickets', await ticketViews(request, page.items, at), page.next_cursor);
   });
 
   app.get('/admin/v1/tickets/:tid', { schema: getTicketSchema }, async (request) =>

@@ -1,0 +1,127 @@
+/**
+ * The mail outbox on SQLite: queueing tickets' emails, claims under a lease per claim (one process,
+ * timed by the app's clock), the ends of attempts, and the lists.
+ */
+import {
+  type ClaimDeliveries,
+  type ClaimedDelivery,
+  type DeliveryRecord,
+  type DeliveryResult,
+  type DeliveryStatus,
+  type DeliverySummary,
+  type QueueAnswer,
+  type QueueDeliveries,
+  toClaimedDelivery,
+  toDelivery,
+} from '../delivery-records.ts';
+import { page, type Row } from '../rows.ts';
+import type { Page } from '../store.ts';
+import type { SqliteContext } from './context.ts';
+
+const ASKED = 'SELECT value FROM json_each(?)';
+
+/** Due, and without a live lease (`?` twice: now). */
+const DUE = `status = 'queued' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`;
+
+/** The asked tids the event does not hold. */
+function unknownTids(c: SqliteContext, eid: string, tids: string[]): string[] {
+  const known = new Set(
+    c
+      .all<{ tid: string }>(`SELECT tid FROM tickets WHERE eid = ? AND tid IN (${ASKED})`, eid, JSON.stringify(tids))
+      .map((row) => row.tid),
+  );
+  return [...new Set(tids)].filter((tid) => !known.has(tid));
+}
+
+/** Queues the event's tickets' emails (see DeliveryStore.queueDeliveries). */
+export function queue(c: SqliteContext, r: QueueDeliveries): Promise<QueueAnswer> {
+  return c.tx((): QueueAnswer => {
+    if (r.tids !== null) {
+      const unknown = unknownTids(c, r.eid, r.tids);
+      if (unknown.length > 0) return { queued: 0, unknown };
+    }
+    const queued = c.run(
+      `INSERT INTO deliveries (tid, eid, email, status, attempts, queued_at, next_attempt_at)
+       SELECT t.tid, t.eid, t.email, 'queued', 0, ?, ? FROM tickets t
+        WHERE t.eid = ? AND t.email IS NOT NULL AND t.revoked_at IS NULL
+          ${r.tids === null ? '' : `AND t.tid IN (${ASKED})`}
+       ON CONFLICT (tid) DO UPDATE SET email = excluded.email, status = 'queued', attempts = 0, last_error = NULL,
+          queued_at = excluded.queued_at, sent_at = NULL, next_attempt_at = excluded.next_attempt_at,
+          lease_until = NULL, lease_token = NULL
+        WHERE deliveries.status = 'failed' OR (? AND deliveries.status = 'sent')`,
+      ...[r.now, r.now, r.eid, ...(r.tids === null ? [] : [JSON.stringify(r.tids)]), r.resend ? 1 : 0],
+    );
+    return { queued, unknown: [] };
+  });
+}
+
+/** Takes due deliveries, each under a lease of its own; a look that finds none is a read. */
+export async function claim(c: SqliteContext, r: ClaimDeliveries): Promise<ClaimedDelivery[]> {
+  if (c.one(`SELECT 1 FROM deliveries WHERE ${DUE} LIMIT 1`, r.now, r.now) === null) return [];
+  const leaseUntil = new Date(Date.parse(r.now) + r.leaseSeconds * 1000).toISOString();
+  const rows = await c.tx(() =>
+    c.all<Row>(
+      `UPDATE deliveries SET lease_until = ?, lease_token = lower(hex(randomblob(16)))
+        WHERE tid IN (SELECT tid FROM deliveries WHERE ${DUE} ORDER BY next_attempt_at, tid LIMIT ?)
+        RETURNING tid, eid, email, attempts, lease_token`,
+      leaseUntil,
+      r.now,
+      r.now,
+      r.limit,
+    ),
+  );
+  return rows.map(toClaimedDelivery);
+}
+
+/** Records the attempts' ends, each under the claim that made it; a retry is due its delay after the attempt's end. */
+export function finish(c: SqliteContext, results: DeliveryResult[]): Promise<void> {
+  return c.tx(() => {
+    for (const r of results) {
+      const o = r.outcome;
+      const next =
+        o.status === 'queued' ? new Date(Date.parse(r.ended_at) + o.retry_after_s * 1000).toISOString() : null;
+      c.run(
+        `UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, sent_at = ?,
+            next_attempt_at = ?, lease_until = NULL, lease_token = NULL
+          WHERE tid = ? AND lease_token = ?`,
+        o.status,
+        o.status === 'sent' ? null : o.error,
+        o.status === 'sent' ? r.ended_at : null,
+        next,
+        r.tid,
+        r.lease_token,
+      );
+    }
+  });
+}
+
+export function list(
+  c: SqliteContext,
+  eid: string,
+  status: DeliveryStatus | null,
+  limit: number,
+  after: string | null,
+): Promise<Page<DeliveryRecord>> {
+  const rows = c.all<Row>(
+    `SELECT * FROM deliveries WHERE eid = ? AND (? IS NULL OR status = ?) AND tid > ? ORDER BY tid LIMIT ?`,
+    eid,
+    status,
+    status,
+    after ?? '',
+    limit + 1,
+  );
+  return Promise.resolve(page(rows.map(toDelivery), limit, (d) => d.tid));
+}
+
+export function summaries(c: SqliteContext, tids: string[]): Promise<Map<string, DeliverySummary>> {
+  if (tids.length === 0) return Promise.resolve(new Map());
+  const rows = c.all<{ tid: string; status: DeliverySummary['status']; sent_at: string | null }>(
+    `SELECT tid, status, sent_at FROM deliveries WHERE tid IN (${ASKED})`,
+    JSON.stringify(tids),
+  );
+  return Promise.resolve(new Map(rows.map((row) => [row.tid, { status: row.status, sent_at: row.sent_at }])));
+}
+
+export function queuedCount(c: SqliteContext): Promise<number> {
+  return Promise.resolve(c.one<{ n: number }>(`SELECT count(*) AS n FROM deliveries WHERE status = 'queued'`)!.n);
+}

@@ -1,0 +1,48 @@
+import type {
+  ClaimDeliveries,
+  ClaimedDelivery,
+  DeliveryRecord,
+  DeliveryResult,
+  DeliveryStatus,
+  DeliverySummary,
+  QueueAnswer,
+  QueueDeliveries,
+} from '../delivery-records.ts';
+import type { DeliveryStore } from '../delivery-store.ts';
+import type { Page } from '../store.ts';
+import type { SqliteContext } from './context.ts';
+import * as deliveries from './deliveries.ts';
+
+/** The mail outbox. (SQLite: see ../delivery-store.ts.) */
+export class SqliteDeliveryStore implements DeliveryStore {
+  constructor(private readonly b: { ctx: SqliteContext }) {}
+
+  queueDeliveries(request: QueueDeliveries): Promise<QueueAnswer> {
+    return deliveries.queue(this.b.ctx, request);
+  }
+
+  claimDeliveries(request: ClaimDeliveries): Promise<ClaimedDelivery[]> {
+    return deliveries.claim(this.b.ctx, request);
+  }
+
+  finishDeliveries(results: DeliveryResult[]): Promise<void> {
+    return deliveries.finish(this.b.ctx, results);
+  }
+
+  listDeliveries(
+    eid: string,
+    status: DeliveryStatus | null,
+    limit: number,
+    after: string | null,
+  ): Promise<Page<DeliveryRecord>> {
+    return deliveries.list(this.b.ctx, eid, status, limit, after);
+  }
+
+  deliverySummaries(tids: string[]): Promise<Map<string, DeliverySummary>> {
+    return deliveries.summaries(this.b.ctx, tids);
+  }
+
+  countQueuedDeliveries(): Promise<number> {
+    return deliveries.queuedCount(this.b.ctx);
+  }
+}
