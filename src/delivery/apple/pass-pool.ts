@@ -7,8 +7,8 @@
  * start when first needed and end after a while without work.
  */
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { IssuerError } from '../../domain/errors.ts';
+import { ThreadPool } from '../../domain/thread-pool.ts';
 
 /** A worker's code, plain JavaScript (it runs from src/ and from the build alike): one pass at a time. */
 const WORKER_SOURCE = `
@@ -19,7 +19,7 @@ parentPort.on('message', ({ files, certificates }) => {
     const buffers = {};
     for (const [name, bytes] of Object.entries(files)) buffers[name] = Buffer.from(bytes);
     const pass = new PKPass(buffers, certificates);
-    parentPort.postMessage({ pass: new Uint8Array(pass.getAsBuffer()) });
+    parentPort.postMessage({ value: new Uint8Array(pass.getAsBuffer()) });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message) });
   }
@@ -27,7 +27,6 @@ parentPort.on('message', ({ files, certificates }) => {
 `;
 
 const PASSKIT = createRequire(import.meta.url).resolve('passkit-generator');
-const IDLE_MS = 30_000;
 export const PASS_RETRY_AFTER_SECONDS = 1;
 
 /** What a signature needs: the pass certificate and key, and the WWDR certificate (PEM). */
@@ -37,89 +36,38 @@ export interface PassCertificates {
   signerKey: string;
 }
 
-interface Thread {
-  worker: Worker;
-  busy: boolean;
-  idle: NodeJS.Timeout | null;
+interface PassJob {
+  files: Record<string, Uint8Array>;
+  certificates: PassCertificates;
 }
 
 export class PassPool {
-  private readonly threads: Thread[] = [];
-  private closed = false;
+  private readonly pool: ThreadPool<PassJob, Uint8Array>;
 
   constructor(
     readonly size: number,
     private readonly certificates: PassCertificates,
-  ) {}
-
-  /** The `.pkpass` of these files (pass.json and the images), signed; 503 UNAVAILABLE when every thread is busy. */
-  build(files: Record<string, Buffer>): Promise<Buffer> {
-    if (this.closed) return Promise.reject(new Error('the pass pool is closed'));
-    const thread = this.take();
-    if (thread === null) {
-      return Promise.reject(
+  ) {
+    this.pool = new ThreadPool({
+      size,
+      source: WORKER_SOURCE,
+      workerData: { passkit: PASSKIT },
+      busy: () =>
         new IssuerError('UNAVAILABLE', 'too many passes asked for at once; retry in a moment', {
           retry_after_seconds: PASS_RETRY_AFTER_SECONDS,
         }),
-      );
-    }
-    const message = { files: Object.fromEntries(Object.entries(files).map(([n, b]) => [n, new Uint8Array(b)])) };
-    return new Promise<Buffer>((resolve, reject) => {
-      const done = (answer: { pass?: Uint8Array; error?: string }) => {
-        thread.worker.off('error', failed);
-        this.release(thread);
-        if (answer.pass !== undefined) resolve(Buffer.from(answer.pass));
-        else reject(new Error(`the pass could not be signed: ${answer.error ?? 'unknown error'}`));
-      };
-      const failed = (error: Error) => {
-        thread.worker.off('message', done);
-        this.drop(thread);
-        reject(error);
-      };
-      thread.worker.once('message', done);
-      thread.worker.once('error', failed);
-      thread.worker.postMessage({ ...message, certificates: this.certificates });
+      what: 'signing the pass',
     });
   }
 
-  private take(): Thread | null {
-    let thread = this.threads.find((t) => !t.busy) ?? null;
-    if (thread === null && this.threads.length < this.size) {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { passkit: PASSKIT } });
-      const started: Thread = { worker, busy: false, idle: null };
-      worker.once('exit', () => this.forget(started));
-      this.threads.push(started);
-      thread = started;
-    }
-    if (thread === null) return null;
-    if (thread.idle !== null) clearTimeout(thread.idle);
-    thread.idle = null;
-    thread.busy = true;
-    thread.worker.ref();
-    return thread;
-  }
-
-  private release(thread: Thread): void {
-    thread.busy = false;
-    thread.worker.unref();
-    thread.idle = setTimeout(() => this.drop(thread), IDLE_MS);
-    thread.idle.unref();
-  }
-
-  private drop(thread: Thread): void {
-    this.forget(thread);
-    void thread.worker.terminate();
-  }
-
-  private forget(thread: Thread): void {
-    if (thread.idle !== null) clearTimeout(thread.idle);
-    const index = this.threads.indexOf(thread);
-    if (index >= 0) this.threads.splice(index, 1);
+  /** The `.pkpass` of these files (pass.json and the images), signed; 503 UNAVAILABLE when every thread is busy. */
+  async build(files: Record<string, Buffer>): Promise<Buffer> {
+    const bytes = Object.fromEntries(Object.entries(files).map(([name, b]) => [name, new Uint8Array(b)]));
+    return Buffer.from(await this.pool.run({ files: bytes, certificates: this.certificates }));
   }
 
   /** Ends every thread. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all(this.threads.splice(0).map((t) => t.worker.terminate()));
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
