@@ -123,11 +123,16 @@ describe('console in Chromium: sending tickets by email', () => {
         assert.ok(bob.tid);
 
         assert.deepEqual(await seriousViolations(page), [], 'after sending, the page passes axe');
+        const ticketsSection = page.locator('section', {
+          has: page.getByRole('heading', { level: 2, name: 'Tickets', exact: true }),
+        });
         await page.screenshot({ path: '/tmp/console-deliveries-1280.png', fullPage: true });
+        await ticketsSection.screenshot({ path: '/tmp/console-deliveries-tickets-1280.png' });
         await page.setViewportSize({ width: 375, height: 800 });
         await adaRow.scrollIntoViewIfNeeded();
         assert.equal(await fitsWidth(page), true, 'no sideways scroll at 375 px');
         await page.screenshot({ path: '/tmp/console-deliveries-375.png', fullPage: true });
+        await ticketsSection.screenshot({ path: '/tmp/console-deliveries-tickets-375.png' });
         assert.deepEqual(failures, [], 'no script error');
       } finally {
         smtp.answerFor = null;
