@@ -31,6 +31,7 @@ export const CONSOLE_ACTIONS = {
   'enrollment_token.revoke': AT_THE_GATE,
   'api_key.revoke': AT_THE_GATE,
   'scan.annul': AT_THE_GATE,
+  'delivery.send': AT_THE_GATE,
   'signing_key.read': MANAGERS,
   'signing_key.rotate': MANAGERS,
   'webhook.read': MANAGERS,
@@ -63,6 +64,7 @@ const EVENT_ACTIONS = new Set([
   'enrollment_token.revoke',
   'api_key.revoke',
   'scan.annul',
+  'delivery.send',
 ]);
 
 /** The admin token's session: the built-in owner. */

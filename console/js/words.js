@@ -95,3 +95,27 @@ export function newLinkWarning(name, state) {
   }
   return `${name} has no open link; the new one sets their password, once, within 72 hours.`;
 }
+
+/**
+ * An event's emails in words (the deliveries list's `counts`): "3 tickets have an email: 1 sent,
+ * 1 failed, 0 queued, 1 not sent yet."
+ */
+export function emailCountsText(counts) {
+  if (counts.with_email === 0) return 'No ticket has an email yet: add emails in the import (column email).';
+  const unsent = Math.max(0, counts.with_email - counts.queued - counts.sent - counts.failed);
+  return (
+    `${counts.with_email} ${counts.with_email === 1 ? 'ticket has' : 'tickets have'} an email: ` +
+    `${counts.sent} sent, ${counts.failed} failed, ${counts.queued} queued, ${unsent} not sent yet.`
+  );
+}
+
+/**
+ * A ticket's email (its `delivery`) in words: "Not sent", "Queued", "Sent <time>" or "Failed: <the
+ * server's reply>". `when` writes the time.
+ */
+export function deliveryText(delivery, when) {
+  if (!delivery) return 'Not sent';
+  if (delivery.status === 'sent') return `Sent ${when(delivery.sent_at)}`;
+  if (delivery.status === 'failed') return `Failed: ${delivery.last_error ?? 'no reason given'}`;
+  return 'Queued';
+}

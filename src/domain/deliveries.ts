@@ -54,6 +54,8 @@ export function deliveryStatus(status: string | undefined): DeliveryStatus | nul
 /** A ticket's delivery as ticket answers carry it: null when its email was never queued. */
 export function deliverySummaryView(
   summary: DeliverySummary | undefined,
-): { status: DeliveryStatus; sent_at: string | null } | null {
-  return summary === undefined ? null : { status: summary.status, sent_at: toWire(summary.sent_at) };
+): { status: DeliveryStatus; sent_at: string | null; last_error: string | null } | null {
+  return summary === undefined
+    ? null
+    : { status: summary.status, sent_at: toWire(summary.sent_at), last_error: summary.last_error };
 }

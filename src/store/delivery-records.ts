@@ -64,7 +64,35 @@ export interface DeliveryResult {
 export interface DeliverySummary {
   status: DeliveryStatus;
   sent_at: string | null;
+  last_error: string | null;
 }
+
+/**
+ * An event's emails in numbers, over its tickets that have an email and are not revoked (those a send
+ * can reach): how many, and how many of them are queued, sent and failed (the rest were never queued).
+ */
+export interface DeliveryCounts {
+  with_email: number;
+  queued: number;
+  sent: number;
+  failed: number;
+}
+
+/** The one query of the counts, the same on both dialects (`?`/`$1`: the eid). */
+export const countsQuery = (param: string) => `
+  SELECT count(*) AS with_email,
+         coalesce(sum(CASE WHEN d.status = 'queued' THEN 1 ELSE 0 END), 0) AS queued,
+         coalesce(sum(CASE WHEN d.status = 'sent' THEN 1 ELSE 0 END), 0) AS sent,
+         coalesce(sum(CASE WHEN d.status = 'failed' THEN 1 ELSE 0 END), 0) AS failed
+    FROM tickets t LEFT JOIN deliveries d ON d.tid = t.tid
+   WHERE t.eid = ${param} AND t.email IS NOT NULL AND t.revoked_at IS NULL`;
+
+export const toDeliveryCounts = (row: Row | null): DeliveryCounts => ({
+  with_email: Number(row?.with_email ?? 0),
+  queued: Number(row?.queued ?? 0),
+  sent: Number(row?.sent ?? 0),
+  failed: Number(row?.failed ?? 0),
+});
 
 export const toDelivery = (row: Row): DeliveryRecord => ({
   tid: row.tid as string,

@@ -1,6 +1,7 @@
 import type {
   ClaimDeliveries,
   ClaimedDelivery,
+  DeliveryCounts,
   DeliveryRecord,
   DeliveryResult,
   DeliveryStatus,
@@ -37,6 +38,8 @@ export interface DeliveryStore {
   ): Promise<Page<DeliveryRecord>>;
   /** The deliveries of these tickets, by tid (a ticket never queued is absent). */
   deliverySummaries(tids: string[]): Promise<Map<string, DeliverySummary>>;
+  /** The event's emails in numbers (see DeliveryCounts), read in one statement. */
+  countDeliveries(eid: string): Promise<DeliveryCounts>;
   /** How many emails wait to be sent (the gauge). */
   countQueuedDeliveries(): Promise<number>;
 }

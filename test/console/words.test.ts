@@ -15,6 +15,11 @@ interface WordsModule {
   isLoopback: (hostname: string) => boolean;
   invitationText: (state: string | null) => string;
   newLinkWarning: (name: string, state: string | null) => string;
+  emailCountsText: (counts: { with_email: number; queued: number; sent: number; failed: number }) => string;
+  deliveryText: (
+    delivery: { status: string; sent_at: string | null; last_error: string | null } | null,
+    when: (iso: string | null) => string,
+  ) => string;
 }
 
 // The console's browser module, loaded as it is served (a plain ES module, no build).
@@ -81,5 +86,33 @@ describe('console words: counts, times and refusals as an organizer reads them',
     assert.match(words.newLinkWarning('Pat', 'pending'), /link made earlier for Pat stops working/);
     assert.match(words.newLinkWarning('Pat', 'accepted'), /Pat has set a password/);
     assert.match(words.newLinkWarning('Pat', null), /Pat has no open link/);
+  });
+});
+
+describe("console words: a ticket's email", () => {
+  it("counts the event's emails in words, the unsent ones being those neither queued, sent nor failed", () => {
+    assert.equal(
+      words.emailCountsText({ with_email: 5, queued: 1, sent: 2, failed: 1 }),
+      '5 tickets have an email: 2 sent, 1 failed, 1 queued, 1 not sent yet.',
+    );
+    assert.equal(
+      words.emailCountsText({ with_email: 1, queued: 0, sent: 0, failed: 0 }),
+      '1 ticket has an email: 0 sent, 0 failed, 0 queued, 1 not sent yet.',
+    );
+    assert.match(words.emailCountsText({ with_email: 0, queued: 0, sent: 0, failed: 0 }), /^No ticket has an email/);
+  });
+
+  it('says Not sent, Queued, Sent <time> and Failed: <the server reply>', () => {
+    const when = (iso: string | null) => `at ${iso}`;
+    assert.equal(words.deliveryText(null, when), 'Not sent');
+    assert.equal(words.deliveryText({ status: 'queued', sent_at: null, last_error: '451 later' }, when), 'Queued');
+    assert.equal(
+      words.deliveryText({ status: 'sent', sent_at: '2030-07-01T20:00:00Z', last_error: null }, when),
+      'Sent at 2030-07-01T20:00:00Z',
+    );
+    assert.equal(
+      words.deliveryText({ status: 'failed', sent_at: null, last_error: '550 5.1.1 no such mailbox' }, when),
+      'Failed: 550 5.1.1 no such mailbox',
+    );
   });
 });

@@ -172,4 +172,23 @@ export function deliveryConformance(c: DeliverySuiteContext): void {
     assert.equal(tids.length, 40);
     assert.equal(new Set(tids).size, 40);
   });
+
+  test('deliveries: the counts cover the tickets with an email and not revoked; summaries carry the failure', async () => {
+    const { eid, tickets } = await event(4);
+    assert.deepEqual(await d().countDeliveries(eid), { with_email: 4, queued: 0, sent: 0, failed: 0 });
+    await d().queueDeliveries({ eid, tids: tickets.slice(0, 3).map((t) => t.tid), resend: false, now: now() });
+    const claimed = (await mine(eid)).sort((x, y) => (x.tid < y.tid ? -1 : 1));
+    await d().finishDeliveries([
+      ended(claimed[0]!, { status: 'sent' }),
+      ended(claimed[1]!, { status: 'failed', error: '550 no such user' }),
+    ]);
+    assert.deepEqual(await d().countDeliveries(eid), { with_email: 4, queued: 1, sent: 1, failed: 1 });
+    const summaries = await d().deliverySummaries([claimed[0]!.tid, claimed[1]!.tid]);
+    assert.equal(summaries.get(claimed[1]!.tid)!.last_error, '550 no such user');
+    assert.equal(summaries.get(claimed[0]!.tid)!.last_error, null);
+    // A revoked ticket no longer counts, nor does its email.
+    await store().tickets.revokeTicket(claimed[0]!.tid, now(), null);
+    assert.deepEqual(await d().countDeliveries(eid), { with_email: 3, queued: 1, sent: 0, failed: 1 });
+    assert.deepEqual(await d().countDeliveries('no-such-event'), { with_email: 0, queued: 0, sent: 0, failed: 0 });
+  });
 }

@@ -12,6 +12,7 @@ import { ticketImport } from './ticket-import.js';
 import { ticketSearch } from './ticket-search.js';
 import { ticketTypes } from './ticket-types.js';
 import { scanAnnul } from './scan-annul.js';
+import { sendTickets } from './send-tickets.js';
 
 /** Counters and the scan log refresh this often: a change shows within 5 s without a reload. */
 const LIVE_MS = 2000;
@@ -76,6 +77,7 @@ export async function eventView(main, eid) {
     refreshLive().catch(() => undefined);
   });
   const search = ticketSearch(eid, () => refreshLive());
+  const sends = sendTickets(eid, () => search.refreshDeliveries(true).catch(() => undefined));
   const enrol = enrolment(eid, { gates: () => declaredGates, onChanged: () => refreshSlow() });
   const gates = gateEditor(eid, {
     onGates: (declared) => {
@@ -112,6 +114,8 @@ export async function eventView(main, eid) {
       api('GET', `${path}/occupancy`),
       api('GET', `${path}/arrivals`),
       log.refresh(),
+      // While emails go out, their numbers and the rows showing them follow at this pace.
+      sends.busy() || search.busy() ? Promise.all([sends.refresh(), search.refreshDeliveries()]) : null,
     ]);
     showCounters(current.counters ?? {});
     showOccupancy(occupancy);
@@ -128,6 +132,7 @@ export async function eventView(main, eid) {
         (answer) => answer.enrollment_tokens,
         () => null,
       ),
+      sends.refresh(),
     ]);
     for (const record of records) names.set(record.api_key_id, record.name ?? record.scanner_id);
     scanners.render(records, tokens, refreshSlow);
@@ -182,6 +187,8 @@ export async function eventView(main, eid) {
               gates.refreshTypes().catch(() => undefined);
               types.refresh().catch(() => undefined);
             }),
+          h('h3', { text: 'Send tickets' }),
+          sends.node,
           may('ticket_token.read', eid) &&
             h(
               'p',

@@ -2,6 +2,7 @@ import { may } from '../access.js';
 import { api, apiUrl } from '../api.js';
 import { field, h, message, replace } from '../dom.js';
 import { notesEditor, notesSummary } from './ticket-notes.js';
+import { deliverySummary, resendButton } from './ticket-delivery.js';
 
 const PAGE_SIZE = 25;
 const TYPING_PAUSE_MS = 250;
@@ -29,6 +30,8 @@ export function ticketSearch(eid, onChanged) {
   const more = h('div');
   let timer = null;
   let generation = 0;
+  /** The rows shown, by tid: the ticket each shows and how to show it anew. */
+  const shownRows = new Map();
 
   function schedule() {
     clearTimeout(timer);
@@ -42,7 +45,10 @@ export function ticketSearch(eid, onChanged) {
     if (cursor) params.set('cursor', cursor);
     const page = await api('GET', `/events/${encodeURIComponent(eid)}/tickets?${params}`);
     if (mine !== generation) return; // a newer search has started meanwhile
-    if (!cursor) replace(results);
+    if (!cursor) {
+      replace(results);
+      shownRows.clear();
+    }
     results.append(...page.tickets.map(row));
     const shown = results.children.length;
     status.textContent =
@@ -58,6 +64,7 @@ export function ticketSearch(eid, onChanged) {
   function row(ticket) {
     const state = h('span');
     const notes = h('div');
+    const reach = h('div');
     const feedback = h('div');
     const actions = h('div', { class: 'actions' });
     const item = h(
@@ -65,6 +72,7 @@ export function ticketSearch(eid, onChanged) {
       {},
       h('div', { class: 'who' }, h('strong', { text: ticket.holder_name }), ' ', state),
       h('div', { class: 'muted small' }, `${ticket.ticket_type} · `, h('code', { text: ticket.tid })),
+      reach,
       notes,
       actions,
       feedback,
@@ -72,8 +80,10 @@ export function ticketSearch(eid, onChanged) {
     const show = (current) => {
       state.textContent = current.status.replace('_', ' ');
       state.className = `state state-${current.status}`;
+      replace(reach, deliverySummary(current));
       replace(notes, notesSummary(current));
       replace(actions, buttonsFor(current));
+      shownRows.set(current.tid, { ticket: current, show });
     };
     const editNotes = (current, button) => {
       button.setAttribute('aria-expanded', 'true');
@@ -130,6 +140,7 @@ export function ticketSearch(eid, onChanged) {
               ),
           })
         : null,
+      resendButton(eid, current, feedback, () => followDeliveries([current.tid])),
       current.status !== 'revoked' && may('ticket.revoke', eid)
         ? h('button', {
             type: 'button',
@@ -144,6 +155,34 @@ export function ticketSearch(eid, onChanged) {
     return item;
   }
 
+  /** Rows whose email is moving: those just queued, and those still queued when last read. */
+  const following = new Set();
+
+  function followDeliveries(tids) {
+    for (const tid of tids) following.add(tid);
+    for (const [tid, { show, ticket }] of shownRows) {
+      if (following.has(tid)) show({ ...ticket, delivery: { status: 'queued', sent_at: null, last_error: null } });
+    }
+  }
+
+  /**
+   * Reads anew the shown rows whose email is queued (`all`: every shown row with an email, after a send
+   * of the whole event): at most a page of tickets, one answer each.
+   */
+  async function refreshDeliveries(all = false) {
+    const stale = [...shownRows.values()].filter(
+      ({ ticket }) =>
+        typeof ticket.email === 'string' && (all || following.has(ticket.tid) || ticket.delivery?.status === 'queued'),
+    );
+    await Promise.all(
+      stale.map(async ({ ticket }) => {
+        const fresh = await api('GET', `/tickets/${encodeURIComponent(ticket.tid)}`);
+        if (fresh.delivery?.status !== 'queued') following.delete(ticket.tid);
+        shownRows.get(ticket.tid)?.show(fresh);
+      }),
+    );
+  }
+
   const node = h(
     'div',
     { class: 'search' },
@@ -153,5 +192,11 @@ export function ticketSearch(eid, onChanged) {
     more,
   );
   search(null).catch((error) => replace(more, message('error', `Tickets could not be loaded: ${error.message}`)));
-  return { node, refresh: () => search(null) };
+  return {
+    node,
+    refresh: () => search(null),
+    refreshDeliveries,
+    /** True while a shown row's email is queued. */
+    busy: () => [...shownRows.values()].some(({ ticket }) => ticket.delivery?.status === 'queued'),
+  };
 }

@@ -30,9 +30,35 @@ const Status = Type.Union(
 /** A ticket's delivery in a ticket answer: null when its email was never asked for. */
 export const DeliverySummary = named(
   'DeliverySummary',
-  Nullable(Type.Object({ status: Status, sent_at: NullableInstant }), {
-    description: "the ticket's email: its status and when it was sent; null when it was never queued",
-  }),
+  Nullable(
+    Type.Object({
+      status: Status,
+      sent_at: NullableInstant,
+      last_error: Nullable(Type.String(), {
+        description: "the last failed attempt's SMTP reply or error (why a `failed` one failed), or null",
+      }),
+    }),
+    {
+      description: "the ticket's email: its status and when it was sent; null when it was never queued",
+    },
+  ),
+);
+
+const Counts = named(
+  'DeliveryCounts',
+  Type.Object(
+    {
+      with_email: Type.Integer({ description: 'tickets of the event that have an email and are not revoked' }),
+      queued: Type.Integer({ description: 'of those, emails waiting to be sent (or retried)' }),
+      sent: Type.Integer({ description: 'of those, emails sent' }),
+      failed: Type.Integer({ description: 'of those, emails failed' }),
+    },
+    {
+      description:
+        "The event's emails in numbers, whatever `status` and `cursor` ask; with_email − queued − sent is how many " +
+        'a send with `tids: null` queues',
+    },
+  ),
 );
 
 const SendRequest = Strict(
@@ -115,7 +141,7 @@ export const listDeliveriesSchema = {
   response: {
     200: json(
       "The event's ticket emails, a page at a time",
-      named('DeliveryList', Type.Object({ deliveries: Type.Array(Delivery), ...PAGE_FIELDS })),
+      named('DeliveryList', Type.Object({ deliveries: Type.Array(Delivery), counts: Counts, ...PAGE_FIELDS })),
     ),
     ...errors(400, 401),
     404: errorAnswer(404, { description: 'NOT_FOUND: no event has this eid' }),

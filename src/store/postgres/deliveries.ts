@@ -6,6 +6,8 @@
 import {
   type ClaimDeliveries,
   type ClaimedDelivery,
+  countsQuery,
+  type DeliveryCounts,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryStatus,
@@ -14,6 +16,7 @@ import {
   type QueueDeliveries,
   toClaimedDelivery,
   toDelivery,
+  toDeliveryCounts,
 } from '../delivery-records.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
@@ -107,15 +110,21 @@ export async function list(
 
 export async function summaries(db: Db, tids: string[]): Promise<Map<string, DeliverySummary>> {
   if (tids.length === 0) return new Map();
-  const rows = await all<{ tid: string; status: DeliverySummary['status']; sent_at: string | null }>(
+  const rows = await all<DeliverySummary & { tid: string }>(
     db,
-    'SELECT tid, status, sent_at FROM deliveries WHERE tid = ANY($1::text[])',
+    'SELECT tid, status, sent_at, last_error FROM deliveries WHERE tid = ANY($1::text[])',
     [tids],
   );
-  return new Map(rows.map((row) => [row.tid, { status: row.status, sent_at: row.sent_at }]));
+  return new Map(
+    rows.map((row) => [row.tid, { status: row.status, sent_at: row.sent_at, last_error: row.last_error }]),
+  );
 }
 
 export async function queuedCount(db: Db): Promise<number> {
   const row = await one<{ n: string }>(db, `SELECT count(*) AS n FROM deliveries WHERE status = 'queued'`);
   return Number(row?.n ?? 0);
+}
+
+export async function counts(db: Db, eid: string): Promise<DeliveryCounts> {
+  return toDeliveryCounts(await one<Row>(db, countsQuery('$1'), [eid]));
 }

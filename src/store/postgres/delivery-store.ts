@@ -1,6 +1,7 @@
 import type {
   ClaimDeliveries,
   ClaimedDelivery,
+  DeliveryCounts,
   DeliveryRecord,
   DeliveryResult,
   DeliveryStatus,
@@ -41,6 +42,10 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   deliverySummaries(tids: string[]): Promise<Map<string, DeliverySummary>> {
     return deliveries.summaries(this.b.pool, tids);
+  }
+
+  countDeliveries(eid: string): Promise<DeliveryCounts> {
+    return deliveries.counts(this.b.pool, eid);
   }
 
   countQueuedDeliveries(): Promise<number> {

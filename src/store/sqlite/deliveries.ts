@@ -5,6 +5,8 @@
 import {
   type ClaimDeliveries,
   type ClaimedDelivery,
+  countsQuery,
+  type DeliveryCounts,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryStatus,
@@ -13,6 +15,7 @@ import {
   type QueueDeliveries,
   toClaimedDelivery,
   toDelivery,
+  toDeliveryCounts,
 } from '../delivery-records.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
@@ -115,13 +118,19 @@ export function list(
 
 export function summaries(c: SqliteContext, tids: string[]): Promise<Map<string, DeliverySummary>> {
   if (tids.length === 0) return Promise.resolve(new Map());
-  const rows = c.all<{ tid: string; status: DeliverySummary['status']; sent_at: string | null }>(
-    `SELECT tid, status, sent_at FROM deliveries WHERE tid IN (${ASKED})`,
+  const rows = c.all<DeliverySummary & { tid: string }>(
+    `SELECT tid, status, sent_at, last_error FROM deliveries WHERE tid IN (${ASKED})`,
     JSON.stringify(tids),
   );
-  return Promise.resolve(new Map(rows.map((row) => [row.tid, { status: row.status, sent_at: row.sent_at }])));
+  return Promise.resolve(
+    new Map(rows.map((row) => [row.tid, { status: row.status, sent_at: row.sent_at, last_error: row.last_error }])),
+  );
 }
 
 export function queuedCount(c: SqliteContext): Promise<number> {
   return Promise.resolve(c.one<{ n: number }>(`SELECT count(*) AS n FROM deliveries WHERE status = 'queued'`)!.n);
+}
+
+export function counts(c: SqliteContext, eid: string): Promise<DeliveryCounts> {
+  return Promise.resolve(toDeliveryCounts(c.one<Row>(countsQuery('?'), eid)));
 }

@@ -1,6 +1,7 @@
 import type {
   ClaimDeliveries,
   ClaimedDelivery,
+  DeliveryCounts,
   DeliveryRecord,
   DeliveryResult,
   DeliveryStatus,
@@ -40,6 +41,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   deliverySummaries(tids: string[]): Promise<Map<string, DeliverySummary>> {
     return deliveries.summaries(this.b.ctx, tids);
+  }
+
+  countDeliveries(eid: string): Promise<DeliveryCounts> {
+    return deliveries.counts(this.b.ctx, eid);
   }
 
   countQueuedDeliveries(): Promise<number> {

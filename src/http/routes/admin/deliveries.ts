@@ -16,12 +16,10 @@ export function adminDeliveryRoutes(app: App, ctx: AppContext): void {
   app.get('/admin/v1/events/:eid/deliveries', { schema: listDeliveriesSchema }, async (request) => {
     const event = await requireEvent(ctx.store, request.params.eid);
     const { limit, cursor } = pageParams(request.query, CURSOR.ticket);
-    const page = await ctx.store.deliveries.listDeliveries(
-      event.eid,
-      deliveryStatus(request.query.status),
-      limit,
-      cursor,
-    );
-    return pageAnswer('deliveries', page.items.map(deliveryView), page.next_cursor);
+    const [page, counts] = await Promise.all([
+      ctx.store.deliveries.listDeliveries(event.eid, deliveryStatus(request.query.status), limit, cursor),
+      ctx.store.deliveries.countDeliveries(event.eid),
+    ]);
+    return { ...pageAnswer('deliveries', page.items.map(deliveryView), page.next_cursor), counts };
   });
 }
