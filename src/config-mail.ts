@@ -1,5 +1,5 @@
 /** Mail to ticket holders: the SMTP server the issuer sends through, the sender, and the retries. */
-import { ConfigError, type Env, HOST_NAME, text } from './config-read.ts';
+import { ConfigError, type Env, HOST_NAME, integer, text } from './config-read.ts';
 
 export interface MailSettings {
   /** SMTP_URL: `smtp://` or `smtps://`, user and password allowed in it (masked in logs and the audit trail). */
@@ -10,6 +10,11 @@ export interface MailSettings {
   from: string;
   /** MAIL_RETRY_SCHEDULE_S: delays in seconds after each temporary failure; past the last, the mail has failed. */
   retrySchedule: number[];
+  /**
+   * MAIL_SEND_TIMEOUT_S: how long one send may take in all (connecting, the greeting, the message);
+   * an email cut off by a crash is attempted again once this and its lease's margin have passed.
+   */
+  sendTimeoutSeconds: number;
 }
 
 /** The default retries: a minute, five, fifteen, half an hour, then hours; about 28 h in all. */
@@ -70,6 +75,7 @@ export function delaySchedule(env: Env, name: string, fallback: string): number[
  */
 export function mailSettings(env: Env): MailSettings | null {
   const retrySchedule = delaySchedule(env, 'MAIL_RETRY_SCHEDULE_S', DEFAULT_MAIL_RETRY_SCHEDULE);
+  const sendTimeoutSeconds = integer(env, 'MAIL_SEND_TIMEOUT_S', 60, 1, 600);
   const smtp = smtpUrl(env);
   const from = text(env, 'MAIL_FROM');
   if (smtp === null) {
@@ -77,5 +83,5 @@ export function mailSettings(env: Env): MailSettings | null {
     return null;
   }
   if (from === null) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: mail needs a sender address');
-  return { smtpUrl: smtp.url, smtpPassword: smtp.password, from: mailFrom(from), retrySchedule };
+  return { smtpUrl: smtp.url, smtpPassword: smtp.password, from: mailFrom(from), retrySchedule, sendTimeoutSeconds };
 }

@@ -20,9 +20,6 @@ export interface MailDelivery {
   wake(): void;
 }
 
-/** How long one send may take in all (the transport's bound; the lease outlives it). */
-const SEND_TIMEOUT_MS = 60_000;
-
 export function mailDelivery(
   app: FastifyInstance,
   options: {
@@ -46,13 +43,15 @@ export function mailDelivery(
   });
   app.addHook('onResponse', async (request) => pressure.ended(request.id));
   app.addHook('onRequestAbort', async (request) => pressure.ended(request.id));
-  const transport = new MailTransport({ smtpUrl: settings.smtpUrl, sendTimeoutMs: SEND_TIMEOUT_MS });
+  // How long one send may take in all (the transport's bound; the lease outlives it).
+  const sendTimeoutMs = settings.sendTimeoutSeconds * 1000;
+  const transport = new MailTransport({ smtpUrl: settings.smtpUrl, sendTimeoutMs });
   const worker = new MailWorker({
     store,
     send: (message) => transport.send(message),
     compose: options.compose,
     retrySchedule: settings.retrySchedule,
-    sendTimeoutMs: SEND_TIMEOUT_MS,
+    sendTimeoutMs,
     clock: options.clock,
     log: app.log.child({ component: 'mail' }),
     onAttempt: counted,

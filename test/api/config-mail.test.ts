@@ -55,6 +55,14 @@ describe('SMTP_URL, MAIL_FROM and MAIL_RETRY_SCHEDULE_S', () => {
       refused({ ...MAIL, MAIL_RETRY_SCHEDULE_S: bad }, /^MAIL_RETRY_SCHEDULE_S must be up to 50 delays/);
     }
     refused({ MAIL_RETRY_SCHEDULE_S: 'soon' }, /^MAIL_RETRY_SCHEDULE_S/);
+    for (const bad of ['0', '601', '1.5', 'a minute']) {
+      refused({ ...MAIL, MAIL_SEND_TIMEOUT_S: bad }, /^MAIL_SEND_TIMEOUT_S must be a whole number from 1 to 600/);
+    }
+  });
+
+  it('one send may take a minute unless MAIL_SEND_TIMEOUT_S says otherwise', () => {
+    assert.equal(loadConfig(MAIL).mail!.sendTimeoutSeconds, 60);
+    assert.equal(loadConfig({ ...MAIL, MAIL_SEND_TIMEOUT_S: '5' }).mail!.sendTimeoutSeconds, 5);
   });
 
   it('the password of SMTP_URL is masked in log lines, raw, percent-encoded or inside another SMTP URL', () => {
