@@ -1,9 +1,5 @@
-import { HolderLinks } from './domain/holder-links.ts';
-import { NO_WALLETS, type WalletLinks } from './holder/page.ts';
-import { PdfPool } from './holder/pdf-pool.ts';
-import { availableParallelism } from 'node:os';
+import type { WalletLinks } from './holder/page.ts';
 import { randomUUID } from 'node:crypto';
-import { googleWalletDelivery, withGoogleWallet } from './delivery/google-wallet-delivery.ts';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import rateLimit from '@fastify/rate-limit';
@@ -36,9 +32,7 @@ import { RefusalDigest } from './http/refusal-digest.ts';
 import { HashPool } from './domain/hash-pool.ts';
 import { SharedRateLimits } from './http/rate-limit-store.ts';
 import { webhookDelivery } from './webhooks/delivery.ts';
-import { appleWallet } from './delivery/apple/setup.ts';
-import { mailDelivery } from './delivery/mail-delivery.ts';
-import { ticketMailSource } from './delivery/mail-source.ts';
+import { delivery } from './delivery/setup.ts';
 import { autoExit } from './domain/auto-exit.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { AJV_OPTIONS, refuseLoneSurrogates } from './http/validation.ts';
@@ -241,39 +235,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     metrics,
   });
   autoExit(app, { store: deps.store, clock });
-  const googleWallet = googleWalletDelivery(app, {
-    store: deps.store,
-    config,
-    clock,
-    run: deps.googleWallet?.worker !== false,
-    ca: deps.googleWallet?.ca,
-    pollMs: deps.googleWallet?.pollMs,
-  });
-  const holderLinks = new HolderLinks(deps.keyEncryptionKey, config.baseUrl);
-  // The mail's PDFs are drawn one at a time on a thread of their own: never the holders' pool.
-  const mailPdfs = new PdfPool(1);
-  const mail = mailDelivery(app, {
-    run: deps.mailWorker !== false,
-    store: deps.store,
-    config,
-    clock,
-    metrics,
-    compose: ticketMailSource({
-      store: deps.store,
-      clock,
-      from: config.mail?.from ?? '',
-      links: holderLinks,
-      pdfs: mailPdfs,
-    }),
-  });
+  const delivered = delivery(app, deps, { config, clock, metrics });
   const hashing = new HashPool(config.passwordHashConcurrency, (result) => metrics.passwordHash(result));
   const refusals = new RefusalDigest(clock);
-  const pdfs = new PdfPool(Math.max(1, availableParallelism() - 1));
   app.addHook('onClose', async () => {
     await refusals.flush();
     await hashing.close();
-    await pdfs.close();
-    await mailPdfs.close();
   });
   const ctx: AppContext = {
     config,
@@ -287,23 +254,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     refusals,
     eventSettings: new EventSettingsCache(deps.store),
     keyEncryptionKey: deps.keyEncryptionKey,
-    holderLinks,
-    wallets: withGoogleWallet(deps.wallets ?? { ...NO_WALLETS, appleWallet: config.apple !== null }, googleWallet, {
-      config,
-      clock,
-    }),
-    pdfs,
     webhooks,
-    appleWallet: appleWallet(app, {
-      config,
-      store: deps.store,
-      keyEncryptionKey: deps.keyEncryptionKey,
-      pushWorker: deps.applePushes?.worker ?? deps.webhookWorker,
-      apnsCa: deps.applePushes?.apnsCa,
-      pushPollMs: deps.applePushes?.pollMs,
-    }),
-    googleWallet,
-    mail,
+    ...delivered,
     auth: authHooks(deps.store, clock, adminTokenHash, limits.authFailuresPerIp, new RecentKeys()),
   };
   app.decorateRequest('scannerKey', null);
