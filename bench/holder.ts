@@ -9,7 +9,7 @@
  * counted by status: 200 served, 503 shed.
  *
  * Run: node --import tsx bench/holder.ts [tickets] [page requests] [file requests]
- * (defaults 1000, 20000, 2000). Prints a table; never fails.
+ * (defaults 1000, 5000, 2000). Prints a table; never fails.
  */
 import { makeAppleFiles } from '../test/helpers/apple-certs.ts';
 import { load, type LoadResult } from './load.ts';
@@ -17,7 +17,7 @@ import { startBare, startIssuer } from './processes.ts';
 import { rmSync } from 'node:fs';
 
 const TICKETS = Number(process.argv[2] ?? 1000);
-const PAGES = Number(process.argv[3] ?? 20_000);
+const PAGES = Number(process.argv[3] ?? 5000);
 const FILES = Number(process.argv[4] ?? 2000);
 const CROWD = 50;
 const BATCH = 1000;
