@@ -10,6 +10,8 @@ export interface LoadResult {
   /** Answers outside 2xx, and connection errors or time-outs. */
   non2xx: number;
   errors: number;
+  /** How many answers had each status code (e.g. 200 served, 503 shed). */
+  statuses: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -61,5 +63,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]),
+    ),
   };
 }

@@ -11,38 +11,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { admin, appOn, benchConfig, json } from './inject.ts';
+import { startSmtpThread } from './smtp-thread.ts';
 
 const EMAILS = Number(process.argv[2] ?? 10_000);
 const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-mail-'));
 
-// The server's thread counts the messages it accepted in counts[0].
-const SERVER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { SMTPServer } = require(workerData.module);
-const counts = new Int32Array(workerData.counts);
-const server = new SMTPServer({
-  disabledCommands: ['STARTTLS', 'AUTH'], authOptional: true, logger: false, size: 10 * 1024 * 1024,
-  onData(stream, session, callback) {
-    stream.resume();
-    stream.on('end', () => { Atomics.add(counts, 0, 1); callback(); });
-  },
-});
-server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.server.address().port));
-`;
-
-async function startServer(): Promise<{ port: number; received: () => number; stop: () => Promise<number> }> {
-  const counts = new Int32Array(new SharedArrayBuffer(4));
-  const module = import.meta.resolve('smtp-server').replace(/^file:\/\//, '');
-  const worker = new Worker(SERVER_SOURCE, { eval: true, workerData: { counts: counts.buffer, module } });
-  const port = await new Promise<number>((resolve) => worker.once('message', resolve));
-  return { port, received: () => Atomics.load(counts, 0), stop: () => worker.terminate() };
-}
-
 async function main(): Promise<void> {
-  const server = await startServer();
+  const server = await startSmtpThread();
   const store = new SqliteStore(join(dir, 'issuer.db'));
   const config = benchConfig({ SMTP_URL: `smtp://127.0.0.1:${server.port}`, MAIL_FROM: 'bench@example.org' });
   const app = await appOn(config, store, false);

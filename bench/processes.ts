@@ -74,10 +74,10 @@ const UNLIMITED = withoutRateLimits();
 
 /**
  * A real issuer process, run as `npm start` runs it (the compiled build in dist/), on SQLite (a
- * temporary file) or on the given database.
+ * temporary file) or on the given database, with `extra` settings on top.
  */
-export function startIssuer(databaseUrl: string | null): Promise<Issuer> {
-  const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+export function startIssuer(databaseUrl: string | null, extra: Record<string, string> = {}): Promise<Issuer> {
+  const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
   return Issuer.start(env, undefined, { built: true });
 }
 
