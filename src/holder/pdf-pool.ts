@@ -15,7 +15,18 @@ import { MARGIN, PAGE_WIDTH, type PdfStep } from './pdf-layout.ts';
 /** A worker's code, plain JavaScript: one PDF at a time, from its steps. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
 const PDFDocument = require(workerData.pdfkit);
+// pdfkit's own fontkit: a font file is read and parsed once per thread, not once per PDF (its tables
+// cost more than the rest of the page); pdfkit takes the parsed font and embeds a subset per document.
+const fontkit = createRequire(workerData.pdfkit)('fontkit');
+const parsed = new Map();
+const fontOf = (name) => {
+  if (!name.startsWith('/')) return name;
+  if (!parsed.has(name)) parsed.set(name, fontkit.create(readFileSync(name)));
+  return parsed.get(name);
+};
 parentPort.on('message', ({ title, steps }) => {
   try {
     const doc = new PDFDocument({ size: 'A4', margin: ${MARGIN}, info: { Title: title, Creator: 'ticket-issuer' } });
@@ -34,7 +45,7 @@ parentPort.on('message', ({ title, steps }) => {
         doc.x = ${MARGIN};
         doc.y = top + step.side + 4;
       } else {
-        doc.font(step.font).fontSize(step.size).fillColor('#000000').text(step.text, ${MARGIN}, doc.y, { width });
+        doc.font(fontOf(step.font), step.font).fontSize(step.size).fillColor('#000000').text(step.text, ${MARGIN}, doc.y, { width });
         doc.y += step.gap;
       }
     }
