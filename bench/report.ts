@@ -1,0 +1,259 @@
+/**
+ * The event report and the CSV exports at 1,000,000 tickets. An event (Asia/Kolkata) seeded straight
+ * into the tables, SQLite on a temporary file (then a fresh PostgreSQL database when one answers and
+ * BENCH_REPORT_POSTGRES is not 0): two ticket types, 900,000 holders let in at four gates over twelve
+ * hours, a third of them out again an hour later, with the counts the write paths keep. Measured over
+ * a real port, beside the bare node:http floor in the same run: (1) the report, median and worst of
+ * its requests, and the store's part alone (target: a few milliseconds); (2) each export, its rows per
+ * second against a bare server streaming the same bytes, and the process's resident memory before
+ * and at most while it streams (target: flat, whatever the size).
+ *
+ * Run: node --import tsx bench/report.ts   Prints tables; never fails.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../src/store/store.ts';
+import { admin, type App, appOn, benchConfig, json, quantile } from './inject.ts';
+import { freshPostgres, startBare } from './processes.ts';
+
+const BIG = Number(process.env.BENCH_REPORT_TICKETS ?? 1_000_000);
+const ENTERED = Math.floor(BIG * 0.9);
+const GATES = ['north', 'south', 'east', 'west'];
+const REPORTS = 15;
+const config = benchConfig();
+const dir = mkdtempSync(join(tmpdir(), 'issuer-bench-report-'));
+type Raw = (sql: string) => Promise<void>;
+
+/** Seeds the event's tickets, entries, exits, presence, feed, scan log and kept counts (`series`: n = 1..BIG). */
+async function seed(raw: Raw, eid: string, postgres: boolean): Promise<void> {
+  const b = (value: boolean) => (postgres ? String(value).toUpperCase() : value ? '1' : '0');
+  const at = (minutes: string) =>
+    postgres
+      ? `to_char(TIMESTAMP '2030-01-01 12:30:00' + ((${minutes}) * INTERVAL '1 minute'), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      : `strftime('%Y-%m-%dT%H:%M:%S.000Z', '2030-01-01 12:30:00', '+' || (${minutes}) || ' minutes')`;
+  const entry = at('n % 720');
+  const exit = at('n % 720 + 60');
+  const gate = `CASE n % 4 ${GATES.map((g, i) => `WHEN ${i} THEN '${g}'`).join(' ')} END`;
+  const entered = `n <= ${ENTERED}`;
+  const out = `n <= ${ENTERED} AND n % 3 = 0`;
+  await raw(`INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, checked_in_at, ticket_token, search_name, email)
+    SELECT 'T' || (1000000 + n), '${eid}', 'Holder ' || n, CASE WHEN n % 5 = 0 THEN 'VIP' ELSE 'GA' END,
+      '2030-01-01T00:00:00.000Z', CASE WHEN ${entered} THEN ${entry} END, 'x', 'holder ' || n, 'h' || n || '@example.org'
+    FROM series`);
+  await raw(`INSERT INTO presence (tid, eid, inside, checked_out_at)
+    SELECT 'T' || (1000000 + n), '${eid}', CASE WHEN n % 3 = 0 THEN ${b(false)} ELSE ${b(true)} END,
+      CASE WHEN n % 3 = 0 THEN ${exit} END FROM series WHERE ${entered}`);
+  await raw(`INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at, gate_key, was_inside)
+    SELECT '${eid}', 'in-' || n, 'T' || (1000000 + n), 'scanner-' || (n % 4), ${entry}, ${gate}, ${b(false)}
+    FROM series WHERE ${entered}`);
+  const logColumns = `eid, tid, api_key_id, scanner_id, gate_id, idempotency_key, scanned_at, received_at, outcome,
+    reason, replay, admitted_offline, turned_away_offline`;
+  const lines = (where: string, key: string, time: string, outcome: string) =>
+    `SELECT '${eid}', 'T' || (1000000 + n), 'key', 'scanner-' || (n % 4), ${gate}, '${key}' || n, ${time}, ${time},
+      '${outcome}', NULL, ${b(false)}, ${b(false)}, ${b(false)} FROM series WHERE ${where}`;
+  if (postgres) {
+    await raw(`INSERT INTO scans (${logColumns}, log_position)
+      SELECT x.*, row_number() OVER () FROM (${lines(entered, 'in-', entry, 'valid')}
+        UNION ALL ${lines(out, 'out-', exit, 'checked_out')}) x`);
+  } else {
+    await raw(`INSERT INTO scans (${logColumns}) ${lines(entered, 'in-', entry, 'valid')}`);
+    await raw(`INSERT INTO scans (${logColumns}) ${lines(out, 'out-', exit, 'checked_out')}`);
+  }
+  await raw(`INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+    SELECT '${eid}', n, 'checked_in', 'T' || (1000000 + n), ${entry}, 'scanner-' || (n % 4), ${gate} FROM series WHERE ${entered}`);
+  await raw(`INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id)
+    SELECT '${eid}', ${BIG} + n, 'checked_out', 'T' || (1000000 + n), ${exit}, 'scanner-' || (n % 4), ${gate} FROM series WHERE ${out}`);
+  // The counts the write paths keep, as they would have kept them.
+  await raw(`INSERT INTO gate_counts (eid, gate_key, entries, exits)
+    SELECT eid, gate_id, SUM(CASE WHEN type = 'checked_in' THEN 1 ELSE 0 END), SUM(CASE WHEN type = 'checked_out' THEN 1 ELSE 0 END)
+    FROM changes WHERE eid = '${eid}' GROUP BY eid, gate_id`);
+  await raw(`INSERT INTO arrival_counts (eid, minute, gate_key, entries)
+    SELECT eid, substr(at, 1, 16), gate_id, COUNT(*) FROM changes WHERE eid = '${eid}' AND type = 'checked_in'
+    GROUP BY eid, substr(at, 1, 16), gate_id`);
+  await raw(`INSERT INTO event_counters (eid, issued, checked_in, revoked, conflicts)
+    SELECT '${eid}', ${BIG}, ${ENTERED}, 0, 0 FROM series WHERE n = 1`);
+}
+
+/** Milliseconds of `work`. */
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/** GETs `url` and reads its body to the end: the bytes, and the highest RSS seen meanwhile (sampled every 10 ms). */
+async function drain(url: string, headers: Record<string, string> = {}): Promise<{ bytes: number; peakRss: number }> {
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 10);
+  try {
+    const bytes = await new Promise<number>((resolve, reject) => {
+      http
+        .get(url, { headers }, (res) => {
+          let total = 0;
+          res.on('data', (chunk: Buffer) => (total += chunk.length));
+          res.on('end', () => (res.statusCode === 200 ? resolve(total) : reject(new Error(`${res.statusCode}`))));
+          res.on('error', reject);
+        })
+        .on('error', reject);
+    });
+    return { bytes, peakRss: Math.max(peakRss, process.memoryUsage.rss()) };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/** The floor of an export: a bare node:http server writing `rows` lines of `line`, with backpressure. */
+async function bareCsv(rows: number, line: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const page = line.repeat(1000);
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
+    let sent = 0;
+    const more = () => {
+      while (sent < rows) {
+        sent += 1000;
+        if (!res.write(page)) return void res.once('drain', more);
+      }
+      res.end();
+    };
+    more();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Result {
+  report: number[];
+  storeOnly: number[];
+  bareGet: number[];
+  exports: { name: string; rows: number; ms: number; bareMs: number; mb: number; rssBefore: number; rssPeak: number }[];
+}
+
+async function measure(store: Store, raw: Raw, postgres: boolean): Promise<Result> {
+  const app: App = await appOn(config, store, false);
+  const { eid } = await json<{ eid: string }>(
+    app.inject({
+      method: 'POST',
+      url: '/admin/v1/events',
+      headers: admin,
+      payload: { name: 'Report bench', event_date: '2030-01-01T13:00:00Z', timezone: 'Asia/Kolkata' },
+    }),
+  );
+  await seed(raw, eid, postgres);
+  if (postgres) await raw('ANALYZE');
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const bare = await startBare();
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    fetch(url, { headers }).then(async (res) => {
+      if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+      return res.text();
+    });
+  const result: Result = { report: [], storeOnly: [], bareGet: [], exports: [] };
+  await get(`${base}/admin/v1/events/${eid}/report`, admin);
+  for (let i = 0; i < REPORTS; i++) {
+    result.bareGet.push(await timed(() => get(bare.url)));
+    result.report.push(await timed(() => get(`${base}/admin/v1/events/${eid}/report`, admin)));
+    result.storeOnly.push(await timed(() => store.reports.reportCounts(eid)));
+  }
+  await bare.stop();
+  for (const [name, rows] of [
+    ['tickets.csv', BIG],
+    ['scans.csv', ENTERED + Math.floor(ENTERED / 3)],
+  ] as const) {
+    global.gc?.();
+    const rssBefore = process.memoryUsage.rss();
+    let drained = { bytes: 0, peakRss: 0 };
+    const ms = await timed(async () => (drained = await drain(`${base}/admin/v1/events/${eid}/export/${name}`, admin)));
+    const floor = await bareCsv(rows, 'x'.repeat(Math.max(1, Math.round(drained.bytes / rows) - 2)) + '\r\n');
+    const bareMs = await timed(() => drain(floor.url));
+    await floor.close();
+    result.exports.push({ name, rows, ms, bareMs, mb: drained.bytes / 1e6, rssBefore, rssPeak: drained.peakRss });
+  }
+  await app.close();
+  return result;
+}
+
+const loadNow = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+const results: { name: string; result: Result | null; load: string }[] = [];
+
+const sqlite = new SqliteStore(join(dir, 'report.db'));
+const sqliteDb = (sqlite as unknown as { ctx: { db: import('better-sqlite3').Database } }).ctx.db;
+results.push({
+  name: 'SQLite',
+  result: await measure(
+    sqlite,
+    async (sql) =>
+      void sqliteDb.exec(
+        `WITH RECURSIVE series(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM series WHERE n < ${BIG}) ${sql}`,
+      ),
+    false,
+  ),
+  load: loadNow(),
+});
+await sqlite.close();
+const database = process.env.BENCH_REPORT_POSTGRES === '0' ? null : await freshPostgres();
+if (database) {
+  // Seeding a million rows takes longer than a request's bound: the reads are what is measured.
+  const pgStore = await PostgresStore.open(database.url, { timeoutMs: 600_000 });
+  const pool = (pgStore as unknown as { pool: import('pg').Pool }).pool;
+  results.push({
+    name: 'PostgreSQL',
+    result: await measure(
+      pgStore,
+      async (sql) =>
+        void (await pool.query(
+          sql === 'ANALYZE' ? sql : `WITH series(n) AS (SELECT generate_series(1, ${BIG})) ${sql}`,
+        )),
+      true,
+    ),
+    load: loadNow(),
+  });
+  await pgStore.close();
+  await database.drop();
+} else results.push({ name: 'PostgreSQL', result: null, load: loadNow() });
+rmSync(dir, { recursive: true, force: true });
+
+const ms = (t: number) => t.toFixed(1);
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+const n = BIG.toLocaleString('en-US');
+process.stdout.write(
+  [
+    '',
+    `## Event report and exports at ${n} tickets`,
+    '',
+    `The report over a real port (${REPORTS} requests), beside a GET of the bare node:http floor in the same run; the store's reads alone (report counts, without the day's holders):`,
+    '',
+    '| store | report median, ms | max | store reads median, ms | bare GET median, ms | report / bare | load (1, 5, 15 min) |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...results.map(({ name, result: r, load }) =>
+      r === null
+        ? `| ${name} | skipped: no PostgreSQL | | | | | ${load} |`
+        : `| ${name} | ${ms(quantile(r.report, 0.5))} | ${ms(Math.max(...r.report))} | ${ms(quantile(r.storeOnly, 0.5))} | ${ms(quantile(r.bareGet, 0.5))} | ${(quantile(r.report, 0.5) / quantile(r.bareGet, 0.5)).toFixed(0)} | ${load} |`,
+    ),
+    '',
+    'Each export read to its end over a real port, beside a bare node:http server streaming as many bytes in rows of the same length; resident memory of the process (client included) before and at most during it:',
+    '',
+    '| store | export | rows | MB | seconds | rows/s | bare seconds | export / bare | RSS before, MiB | RSS peak, MiB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...results.flatMap(({ name, result: r }) =>
+      r === null
+        ? [`| ${name} | skipped | | | | | | | | |`]
+        : r.exports.map(
+            (e) =>
+              `| ${name} | ${e.name} | ${e.rows.toLocaleString('en-US')} | ${e.mb.toFixed(0)} | ${(e.ms / 1000).toFixed(1)} | ${Math.round(e.rows / (e.ms / 1000)).toLocaleString('en-US')} | ${(e.bareMs / 1000).toFixed(2)} | ${(e.ms / e.bareMs).toFixed(0)} | ${mib(e.rssBefore)} | ${mib(e.rssPeak)} |`,
+          ),
+    ),
+    '',
+  ].join('\n'),
+);
