@@ -52,7 +52,8 @@ const OWNERS: readonly Role[] = ['owner'];
 /**
  * The table. Actions are named `<resource>.<verb>`, as the audit trail records them. A supervisor reads
  * everything of its events and revokes tickets, enrolment tokens and scanner keys, annuls entries and
- * makes enrolment tokens and sends tickets by email; a viewer reads its events, but not a ticket's token (`ticket_token.read`: the
+ * makes enrolment tokens and sends tickets by email; a viewer reads its events (their report and
+ * exports included), but not a ticket's token (`ticket_token.read`: the
  * token in ticket answers and the printed QR codes), which is an entry credential; a manager does
  * everything but people; an owner does everything.
  */
@@ -82,6 +83,7 @@ export const PERMISSIONS = {
   'scan.annul': { reach: 'event', roles: AT_THE_GATE },
   'delivery.read': { reach: 'event', roles: EVERYONE },
   'delivery.send': { reach: 'event', roles: AT_THE_GATE },
+  'report.read': { reach: 'event', roles: EVERYONE },
   'signing_key.read': { reach: 'organization', roles: MANAGERS },
   'signing_key.rotate': { reach: 'organization', roles: MANAGERS },
   'signing_key.delete': { reach: 'organization', roles: MANAGERS },

@@ -47,6 +47,7 @@ export const ROUTE_ACTIONS: Record<string, Action | 'public' | 'session'> = {
   annulScan: 'scan.annul',
   sendTickets: 'delivery.send',
   listTicketDeliveries: 'delivery.read',
+  getEventReport: 'report.read',
   listSigningKeys: 'signing_key.read',
   rotateSigningKey: 'signing_key.rotate',
   removeSigningKey: 'signing_key.delete',

@@ -12,6 +12,7 @@ import { adminScannerRoutes } from './routes/admin/scanners.ts';
 import { adminSigningKeyRoutes } from './routes/admin/signing-keys.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
 import { adminDeliveryRoutes } from './routes/admin/deliveries.ts';
+import { adminReportRoutes } from './routes/admin/report.ts';
 import { adminTicketRoutes } from './routes/admin/tickets.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { eventRuleRoutes } from './routes/event-rules.ts';
@@ -71,6 +72,7 @@ export async function registerRoutes(
     adminSigningKeyRoutes(admin, ctx);
     adminWebhookRoutes(admin, ctx);
     adminDeliveryRoutes(admin, ctx);
+    adminReportRoutes(admin, ctx);
     adminUserRoutes(admin, ctx);
     adminApiTokenRoutes(admin, ctx);
     adminAnnulRoutes(admin, ctx);

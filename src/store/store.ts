@@ -13,6 +13,7 @@ import type { SigningKeyStore } from './signing-key-store.ts';
 import type { SessionStore } from './session-store.ts';
 import type { ApplePassStore } from './apple-pass-store.ts';
 import type { WalletPushStore } from './wallet-push-records.ts';
+import type { ReportStore } from './report-store.ts';
 
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
@@ -29,6 +30,8 @@ export type * from './feed-records.ts';
 export type * from './apple-pass-store.ts';
 export type * from './wallet-push-records.ts';
 export type * from './delivery-records.ts';
+export type * from './report-records.ts';
+export type * from './report-store.ts';
 
 export interface Store {
   /** The issuer's own settings (identity, admin token hash): one row each. (setting-store.ts) */
@@ -43,6 +46,8 @@ export interface Store {
   readonly scanners: ScannerStore;
   /** Check-ins, exits and undos, presence and occupancy, the automatic exit and the scan log. (check-in-store.ts) */
   readonly checkIns: CheckInStore;
+  /** The event report's counts and the tickets export, reads only. (report-store.ts) */
+  readonly reports: ReportStore;
   /** Webhook endpoints and their outbox. (webhook-store.ts) */
   readonly webhooks: WebhookStore;
   /** The mail outbox: tickets' emails, queued until sent or failed. (delivery-store.ts) */

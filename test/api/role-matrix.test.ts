@@ -29,6 +29,7 @@ const READS: Action[] = [
   'scanner.read',
   'scan.read',
   'delivery.read',
+  'report.read',
 ];
 const AT_THE_GATE: Action[] = [
   'ticket_token.read',

@@ -175,6 +175,7 @@ export const CASES: Record<string, Case> = {
     status: 409,
   }),
   listTicketDeliveries: (_fx, eid) => get(`/admin/v1/events/${eid}/deliveries`),
+  getEventReport: (_fx, eid) => get(`/admin/v1/events/${eid}/report`),
   listSigningKeys: () => get('/admin/v1/signing-keys'),
   rotateSigningKey: () => ({ method: 'POST', url: '/admin/v1/signing-keys/rotate', payload: {}, status: 201 }),
   removeSigningKey: async (fx) => {

@@ -29,6 +29,7 @@ export interface Hours {
 }
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const MINUTES_PER_DAY = 24 * 60;
 const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -133,6 +134,18 @@ export function eventDayOf(instant: Date | string, calendar: EventCalendar): str
 export function eventDaysOf(eventDate: string, endsAt: string | null, calendar: EventCalendar): EventDays | null {
   if (endsAt === null) return null;
   return { first: eventDayOf(eventDate, calendar), last: eventDayOf(endsAt, calendar) };
+}
+
+/**
+ * The start of the hour of the zone's clock an instant falls in: the instant less what its wall clock
+ * reads past the hour. Each hour of the zone is its own: an hour the zone repeats (autumn) is two
+ * hours, one per offset, and the hour after a spring gap starts at the gap's end. In a zone half an
+ * hour off UTC (Asia/Kolkata) the hours start at half past, UTC.
+ */
+export function hourStartOf(instant: Date | string, timezone: string): Date {
+  const at = ms(instant);
+  const wall = wallClockOf(at, timezone);
+  return new Date(at - (((wall % HOUR) + HOUR) % HOUR));
 }
 
 /** Whether an event day is one of the event's days (always, for an event that no date bounds). */

@@ -254,6 +254,7 @@ export {
   eventDayOf,
   eventDaysOf,
   eventDayStart,
+  hourStartOf,
   type Hours,
   hoursInOrder,
   isCalendarDate,

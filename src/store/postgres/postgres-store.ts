@@ -5,6 +5,7 @@ import { PostgresTicketStore } from './ticket-store.ts';
 import { PostgresFeedStore } from './feed-store.ts';
 import { PostgresScannerStore } from './scanner-store.ts';
 import { PostgresCheckInStore } from './check-in-store.ts';
+import { PostgresReportStore } from './report-store.ts';
 import { PostgresWebhookStore } from './webhook-store.ts';
 import { PostgresDeliveryStore } from './delivery-store.ts';
 import { PostgresSigningKeyStore } from './signing-key-store.ts';
@@ -40,6 +41,7 @@ export class PostgresStore implements Store {
   readonly feed: PostgresFeedStore;
   readonly scanners: PostgresScannerStore;
   readonly checkIns: PostgresCheckInStore;
+  readonly reports: PostgresReportStore;
   readonly webhooks: PostgresWebhookStore;
   readonly deliveries: PostgresDeliveryStore;
   readonly signingKeys: PostgresSigningKeyStore;
@@ -63,6 +65,7 @@ export class PostgresStore implements Store {
     this.feed = new PostgresFeedStore(own);
     this.scanners = new PostgresScannerStore(own);
     this.checkIns = new PostgresCheckInStore(own);
+    this.reports = new PostgresReportStore(own);
     this.webhooks = new PostgresWebhookStore(own);
     this.deliveries = new PostgresDeliveryStore(own);
     this.signingKeys = new PostgresSigningKeyStore(own);

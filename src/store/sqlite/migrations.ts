@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
+import { REPORT_MIGRATION } from '../report-migration.ts';
 
 /** Versioned schema changes of the SQLite store, applied in order at start. Never edit a shipped one. */
 export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
@@ -519,6 +520,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
     `,
   },
+  // The event report's indexes (see ../report-migration.ts).
+  REPORT_MIGRATION,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */

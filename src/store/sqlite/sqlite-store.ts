@@ -4,6 +4,7 @@ import { SqliteTicketStore } from './ticket-store.ts';
 import { SqliteFeedStore } from './feed-store.ts';
 import { SqliteScannerStore } from './scanner-store.ts';
 import { SqliteCheckInStore } from './check-in-store.ts';
+import { SqliteReportStore } from './report-store.ts';
 import { SqliteWebhookStore } from './webhook-store.ts';
 import { SqliteDeliveryStore } from './delivery-store.ts';
 import { SqliteSigningKeyStore } from './signing-key-store.ts';
@@ -42,6 +43,7 @@ export class SqliteStore implements Store {
   readonly feed: SqliteFeedStore;
   readonly scanners: SqliteScannerStore;
   readonly checkIns: SqliteCheckInStore;
+  readonly reports: SqliteReportStore;
   readonly webhooks: SqliteWebhookStore;
   readonly deliveries: SqliteDeliveryStore;
   readonly signingKeys: SqliteSigningKeyStore;
@@ -113,6 +115,7 @@ export class SqliteStore implements Store {
     this.feed = new SqliteFeedStore(own);
     this.scanners = new SqliteScannerStore(own);
     this.checkIns = new SqliteCheckInStore(own);
+    this.reports = new SqliteReportStore(own);
     this.webhooks = new SqliteWebhookStore(own);
     this.deliveries = new SqliteDeliveryStore(own);
     this.signingKeys = new SqliteSigningKeyStore(own);

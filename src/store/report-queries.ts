@@ -1,0 +1,88 @@
+/**
+ * The event report's reads (SQL shared by every backend, `?` placeholders; see report-migration.ts for
+ * the indexes they read). What is kept as it happens is read as kept: the gates' entries and exits
+ * (`gate_counts`) and the entries per minute (`arrival_counts`), both moved back by an annul. The rest
+ * is grouped by index: the tickets per type, the exits and the re-entries per minute, the distinct
+ * holders of a span of time. Annulled entries never count: they left the kept counts, and the entry
+ * reads skip rows with `annulled_at`.
+ */
+import { type Row, TICKET_COLUMNS_SQL, toTicket } from './rows.ts';
+import type { MinuteMoves, TypeCounts } from './report-records.ts';
+import type { ExportedTicket } from './report-store.ts';
+import type { TicketRecord } from './ticket-records.ts';
+
+/** Tickets per type (param: eid): issued, revoked, checked in at least once, neither (no-shows). */
+export const TYPE_COUNTS_SQL = `SELECT ticket_type, COUNT(*) AS issued, COUNT(revoked_at) AS revoked,
+    COUNT(checked_in_at) AS checked_in,
+    SUM(CASE WHEN checked_in_at IS NULL AND revoked_at IS NULL THEN 1 ELSE 0 END) AS no_show
+  FROM tickets WHERE eid = ? GROUP BY ticket_type`;
+
+/** Entries per minute of scan time (param: eid), from the kept arrivals (every gate together). */
+export const ENTRIES_PER_MINUTE_SQL = `SELECT minute, SUM(entries) AS moves FROM arrival_counts
+  WHERE eid = ? GROUP BY minute`;
+
+/** Exits per minute (param: eid): the feed's `checked_out` changes, automatic exits included. */
+export const EXITS_PER_MINUTE_SQL = `SELECT substr(at, 1, 16) AS minute, COUNT(*) AS moves FROM changes
+  WHERE eid = ? AND type = 'checked_out' GROUP BY substr(at, 1, 16)`;
+
+/** Counted entries made while the holder was counted inside already, per minute (param: eid). */
+export const REPEATS_PER_MINUTE_SQL = `SELECT substr(scanned_at, 1, 16) AS minute, COUNT(*) AS moves FROM entries
+  WHERE eid = ? AND annulled_at IS NULL AND was_inside = TRUE GROUP BY substr(scanned_at, 1, 16)`;
+
+/** Distinct holders with a counted entry scanned in [from, until) (params: eid, from, until). */
+export const HOLDERS_BETWEEN_SQL = `SELECT COUNT(DISTINCT tid) AS holders FROM entries
+  WHERE eid = ? AND annulled_at IS NULL AND scanned_at >= ? AND scanned_at < ?`;
+
+/** Type rows as numbers (PostgreSQL answers counts as strings), in type order. */
+export const toTypeCounts = (rows: Row[]): TypeCounts[] =>
+  rows
+    .map((row) => ({
+      ticket_type: row.ticket_type as string,
+      issued: Number(row.issued),
+      revoked: Number(row.revoked),
+      checked_in: Number(row.checked_in),
+      no_show: Number(row.no_show),
+    }))
+    .sort((a, b) => (a.ticket_type < b.ticket_type ? -1 : a.ticket_type > b.ticket_type ? 1 : 0));
+
+/** Merges the per-minute reads into one row per minute with any move, in time order. */
+export function toMinuteMoves(entries: Row[], exits: Row[], repeats: Row[]): MinuteMoves[] {
+  const minutes = new Map<string, MinuteMoves>();
+  const add = (rows: Row[], field: 'entries' | 'exits' | 'repeats') => {
+    for (const row of rows) {
+      const minute = row.minute as string;
+      const moves = minutes.get(minute) ?? { minute, entries: 0, exits: 0, repeats: 0 };
+      moves[field] += Number(row.moves);
+      minutes.set(minute, moves);
+    }
+  };
+  add(entries, 'entries');
+  add(exits, 'exits');
+  add(repeats, 'repeats');
+  return [...minutes.values()]
+    .filter((m) => m.entries !== 0 || m.exits !== 0 || m.repeats !== 0)
+    .sort((a, b) => (a.minute < b.minute ? -1 : a.minute > b.minute ? 1 : 0));
+}
+
+/**
+ * A page of the event's tickets in tid order (params: eid, after, limit + 1), each with its counted
+ * entries, its first one, and its last exit (the presence row keeps it across re-entries). The entry
+ * reads use `entries_by_ticket`; the page is read first, so the cost is that of one page.
+ */
+export const EXPORT_TICKETS_SQL = `SELECT t.*, p.checked_out_at AS last_exit_at,
+    (SELECT COUNT(*) FROM entries e WHERE e.tid = t.tid AND e.annulled_at IS NULL) AS entry_count,
+    (SELECT MIN(e.scanned_at) FROM entries e WHERE e.tid = t.tid AND e.annulled_at IS NULL) AS first_entry_at
+  FROM (SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE eid = ? AND tid > ? ORDER BY tid LIMIT ?) t
+  LEFT JOIN presence p ON p.tid = t.tid
+  ORDER BY t.tid`;
+
+/** A row of EXPORT_TICKETS_SQL as an exported ticket. */
+export function toExportedTicket(row: Row): ExportedTicket {
+  const { last_exit_at, entry_count, first_entry_at, ...ticket } = row;
+  return {
+    ticket: toTicket(ticket as unknown as TicketRecord),
+    entries: Number(entry_count),
+    first_entry_at: (first_entry_at as string | null) ?? null,
+    last_exit_at: (last_exit_at as string | null) ?? null,
+  };
+}
