@@ -6,8 +6,8 @@ import { plural } from './words.js';
 
 const HEIGHT = 240;
 const SERIES = [
-  { key: 'entries', label: 'Entries in the hour', color: COLORS[0], dash: undefined },
-  { key: 'inside_at_end', label: 'Inside at the end of the hour', color: COLORS[2], dash: [6, 4] },
+  { key: 'entries', label: 'Entries in the hour (bars)', color: COLORS[0], dash: undefined },
+  { key: 'inside_at_end', label: 'Inside at the end of the hour (dashed line)', color: COLORS[2], dash: [6, 4] },
 ];
 
 /**
@@ -55,17 +55,24 @@ export function reportChart(report, timeZone) {
   };
 }
 
-/** Hour starts in seconds (as uPlot wants them), entries, inside. */
+/**
+ * The plotted data: the hour starts and the end of the last hour (in seconds, as uPlot wants them);
+ * each hour's entries as a bar over that hour; the people inside at each hour's end, starting from
+ * none before the first hour (the report's hours start at the first scan).
+ */
 function data(hours) {
+  const starts = hours.map((hour) => Date.parse(hour.hour) / 1000);
   return [
-    hours.map((hour) => Date.parse(hour.hour) / 1000),
-    ...SERIES.map((series) => hours.map((hour) => hour[series.key])),
+    [...starts, starts.at(-1) + 3600],
+    [...hours.map((hour) => hour.entries), null],
+    [0, ...hours.map((hour) => hour.inside_at_end)],
   ];
 }
 
 function options(hours, timeZone, width) {
-  // A single hour gets an hour on each side (left alone, the time axis spans years).
-  const single = hours.length === 1 ? Date.parse(hours[0].hour) / 1000 : null;
+  const first = Date.parse(hours[0].hour) / 1000;
+  const last = Date.parse(hours.at(-1).hour) / 1000 + 3600;
+  const [entries, inside] = SERIES;
   return {
     width: width || 320,
     height: HEIGHT,
@@ -75,19 +82,22 @@ function options(hours, timeZone, width) {
     // Room on the right for the last tick's label.
     padding: [12, 40, 0, 8],
     scales: {
-      x: single === null ? { time: true } : { time: true, auto: false, min: single - 3600, max: single + 3600 },
+      x: { time: true, auto: false, min: first, max: last },
       y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
     },
     axes: [timeAxis(`Time in ${timeZone}`, timeZone), { stroke: '#333', size: 48, label: 'People', labelSize: 18 }],
     series: [
       {},
-      ...SERIES.map((series) => ({
-        label: series.label,
-        stroke: series.color,
+      {
+        label: entries.label,
+        stroke: entries.color,
+        fill: `${entries.color}33`,
         width: 2,
-        dash: series.dash,
-        points: { show: true },
-      })),
+        // A bar from the hour's start across the hour.
+        paths: uPlot.paths.bars({ size: [0.9, Infinity], align: 1 }),
+        points: { show: false },
+      },
+      { label: inside.label, stroke: inside.color, width: 2, dash: inside.dash, points: { show: true } },
     ],
   };
 }
