@@ -48,6 +48,8 @@ export const ROUTE_ACTIONS: Record<string, Action | 'public' | 'session'> = {
   sendTickets: 'delivery.send',
   listTicketDeliveries: 'delivery.read',
   getEventReport: 'report.read',
+  exportTickets: 'report.read',
+  exportScans: 'report.read',
   listSigningKeys: 'signing_key.read',
   rotateSigningKey: 'signing_key.rotate',
   removeSigningKey: 'signing_key.delete',

@@ -13,6 +13,7 @@ import { adminSigningKeyRoutes } from './routes/admin/signing-keys.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
 import { adminDeliveryRoutes } from './routes/admin/deliveries.ts';
 import { adminReportRoutes } from './routes/admin/report.ts';
+import { adminExportRoutes } from './routes/admin/exports.ts';
 import { adminTicketRoutes } from './routes/admin/tickets.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { eventRuleRoutes } from './routes/event-rules.ts';
@@ -73,6 +74,7 @@ export async function registerRoutes(
     adminWebhookRoutes(admin, ctx);
     adminDeliveryRoutes(admin, ctx);
     adminReportRoutes(admin, ctx);
+    adminExportRoutes(admin, ctx);
     adminUserRoutes(admin, ctx);
     adminApiTokenRoutes(admin, ctx);
     adminAnnulRoutes(admin, ctx);

@@ -176,6 +176,8 @@ export const CASES: Record<string, Case> = {
   }),
   listTicketDeliveries: (_fx, eid) => get(`/admin/v1/events/${eid}/deliveries`),
   getEventReport: (_fx, eid) => get(`/admin/v1/events/${eid}/report`),
+  exportTickets: (_fx, eid) => get(`/admin/v1/events/${eid}/export/tickets.csv`),
+  exportScans: (_fx, eid) => get(`/admin/v1/events/${eid}/export/scans.csv`),
   listSigningKeys: () => get('/admin/v1/signing-keys'),
   rotateSigningKey: () => ({ method: 'POST', url: '/admin/v1/signing-keys/rotate', payload: {}, status: 201 }),
   removeSigningKey: async (fx) => {
