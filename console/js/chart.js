@@ -1,19 +1,39 @@
 import uPlot from '../vendor/uPlot.esm.js';
 import { h, replace, uid } from './dom.js';
+import { axisLabels } from './time.js';
+import { plural } from './words.js';
 
 /** The label of a gate in the chart and its legend. */
 const gateLabel = (gateId) => gateId ?? 'No gate';
 
 /** Distinguishable on white, each with at least 3:1 contrast. */
-const COLORS = ['#1b5fb4', '#b3261e', '#2e7d32', '#7b1fa2', '#a35200', '#00695c'];
+export const COLORS = ['#1b5fb4', '#b3261e', '#2e7d32', '#7b1fa2', '#a35200', '#00695c'];
 const HEIGHT = 220;
 
 /**
- * The "Arrivals over time" chart (uPlot): check-ins per gate per time bucket. The plot is one image
+ * A time axis (uPlot's x axis) in the console's one date format (time.js), in `timeZone` (the
+ * browser's when none): its ticks fall on that zone's hours and read as everywhere else.
+ */
+export function timeAxis(label, timeZone) {
+  return {
+    stroke: '#333',
+    // Two lines: the time, and the date under the first tick of each day.
+    size: 58,
+    label,
+    labelSize: 18,
+    values: (_u, ticks) => axisLabels(ticks, timeZone),
+  };
+}
+
+/** uPlot's options that put the ticks of a time scale on `timeZone`'s hours. */
+export const zoned = (timeZone) => (timeZone ? { tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timeZone) } : {});
+
+/**
+ * The "Arrivals over time" chart (uPlot): entries (each re-entry included) per gate per time bucket. The plot is one image
  * to assistive technology (role="img"), described by a text summary; the legend is plain text.
  */
 export function arrivalsChart() {
-  const summary = h('p', { id: uid('arrivals-summary'), class: 'muted', text: 'No check-ins yet.' });
+  const summary = h('p', { id: uid('arrivals-summary'), class: 'muted', text: 'No entries yet.' });
   const area = h('div', { class: 'plot' });
   const figure = h(
     'div',
@@ -50,7 +70,7 @@ export function arrivalsChart() {
     }
     const total = arrivals.gates.reduce((sum, gate) => sum + gate.total, 0);
     const perGate = arrivals.gates.map((gate) => `${gate.label} ${gate.total}`).join(', ');
-    summary.textContent = `${total} ${total === 1 ? 'check-in' : 'check-ins'} in ${arrivals.bucketMinutes}-minute steps, drawn per minute against local time: ${perGate}.`;
+    summary.textContent = `${plural(total, 'entry', 'entries')} (each re-entry counts) in ${arrivals.bucketMinutes}-minute steps, drawn per minute against local time: ${perGate}.`;
     replace(
       legend,
       arrivals.gates.map((gate, i) => legendItem(gate, COLORS[i % COLORS.length])),
@@ -70,10 +90,7 @@ export function arrivalsChart() {
         x: single === null ? { time: true } : { time: true, auto: false, min: single - 1800, max: single + 1800 },
         y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
       },
-      axes: [
-        { stroke: '#333', size: 44, label: 'Local time', labelSize: 18 },
-        { stroke: '#333', size: 48, label: 'Check-ins per minute', labelSize: 18 },
-      ],
+      axes: [timeAxis('Local time'), { stroke: '#333', size: 48, label: 'Entries per minute', labelSize: 18 }],
       series: [
         {},
         ...gates.map((gate, i) => ({

@@ -48,11 +48,8 @@ export function field(labelText, control, hint) {
   return h('div', { class: 'field' }, h('label', { for: control.id, text: labelText }), control, hintNode);
 }
 
-/** An instant as the organizer reads it, in the browser's time zone; '—' for none. */
-export function when(iso) {
-  if (!iso) return '—';
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
-}
+/** Dates and times: one format for the whole console (see time.js). */
+export { when } from './time.js';
 
 /** A message the user must notice (role="alert"), or a polite status (role="status"). */
 export function message(kind, ...children) {

@@ -9,6 +9,7 @@ import { invitationView } from './views/invitation.js';
 import { keysView } from './views/keys.js';
 import { peopleView } from './views/people.js';
 import { printView } from './views/print.js';
+import { reportView } from './views/report.js';
 import { signInView, ssoErrorText } from './views/sign-in.js';
 import { webhooksView } from './views/webhooks.js';
 
@@ -20,6 +21,8 @@ import { webhooksView } from './views/webhooks.js';
 const ROUTES = [
   [/^#?\/?$/, () => eventsView, null],
   [/^#\/events\/([^/?]+)$/, () => eventView, null],
+  // Every role that may read the event reads its report and downloads its exports.
+  [/^#\/events\/([^/?]+)\/report$/, () => reportView, null],
   // The sheet shows each ticket's token (its QR code and its code): not a viewer's page.
   [/^#\/events\/([^/?]+)\/print(?:\?after=([^&]+))?$/, () => printView, 'ticket_token.read'],
   [/^#\/keys$/, () => keysView, 'signing_key.read'],

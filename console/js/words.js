@@ -37,6 +37,7 @@ const FIELD_PROBLEMS = {
   event_date: 'The event date is not a valid date.',
   name: 'The name is missing or too long.',
   capacity: 'The capacity must be a whole number from 1.',
+  timezone: 'The time zone is not one the issuer knows (e.g. Europe/Paris).',
 };
 
 /**

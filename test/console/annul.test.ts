@@ -92,6 +92,14 @@ describe('console in Chromium: annul an entry from the scan log', () => {
       const { context, page } = await openConsole(f.browser(), issuer);
       try {
         const log = await scanLogOf(page, 'Annul Fest');
+        const adaRow = page
+          .getByRole('list', { name: 'Tickets found' })
+          .getByRole('listitem')
+          .filter({ hasText: 'Ada Lovelace' });
+        await adaRow
+          .locator('.state')
+          .filter({ hasText: /^checked in$/ })
+          .waitFor();
         const line = (holder: string) => log.locator('ul.scan-log > li').filter({ hasText: holder });
         await line('Ada Lovelace').getByRole('button', { name: 'Annul entry' }).waitFor();
         assert.equal(await log.getByRole('button', { name: 'Annul entry' }).count(), 2, 'one per entry');
@@ -140,6 +148,11 @@ describe('console in Chromium: annul an entry from the scan log', () => {
           .getByRole('status')
           .filter({ hasText: 'Annulled: the entry of Ada Lovelace no longer counts; the ticket is unused again.' })
           .waitFor();
+        // The ticket list shows the ticket's new state, without a reload.
+        await adaRow
+          .locator('.state')
+          .filter({ hasText: /^valid$/ })
+          .waitFor({ timeout: 3000 });
         // Through the API: valid and unused again, one check-in fewer, the scan log's line annulled.
         const read = await g.read(ada);
         assert.deepEqual([read.status, read.checked_in_at], ['valid', null]);

@@ -31,3 +31,17 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 /** True when nothing overflows a viewport of `width` pixels sideways. */
 export const fitsWidth = (page: Page, width = 375) =>
   page.evaluate((w) => document.scrollingElement!.scrollWidth <= w, width);
+
+/** Every axe-core violation of the page as it is now, whatever its impact. */
+export async function allViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(
+    async () =>
+      (
+        await (
+          window as unknown as { axe: { run: (context: Document) => Promise<{ violations: AxeViolation[] }> } }
+        ).axe.run(document)
+      ).violations,
+  );
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+}

@@ -22,7 +22,8 @@ const SLOW_EVERY = 3;
 /** After Inside now, what a supervisor looks at first: conflicts, then entries. */
 const COUNTERS = [
   ['conflicts', 'count-conflicts', 'Conflicts'],
-  ['checked_in', 'count-checked-in', 'Checked in'],
+  // Holders, each once: the arrivals chart counts entries, re-entries included.
+  ['checked_in', 'count-checked-in', 'Holders checked in'],
   ['issued', 'count-issued', 'Issued'],
   ['revoked', 'count-revoked', 'Revoked'],
 ];
@@ -75,6 +76,8 @@ export async function eventView(main, eid) {
     log.markAnnulled(scan);
     renderScanLog(scanList, moreScans, log, names, annul);
     refreshLive().catch(() => undefined);
+    // The ticket's row in the list shows its state after the annul (unused again, or still in).
+    search.refreshTicket(scan.tid).catch(() => undefined);
   });
   const search = ticketSearch(eid, () => refreshLive());
   const sends = sendTickets(eid, () => search.refreshDeliveries(true).catch(() => undefined));
@@ -144,6 +147,7 @@ export async function eventView(main, eid) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/', text: 'All events' })),
     h('h1', { tabindex: '-1', text: event.name }),
     h('p', { class: 'muted', text: `${when(event.event_date)}${event.ends_at ? ` – ${when(event.ends_at)}` : ''}` }),
+    h('p', {}, h('a', { href: `#/events/${encodeURIComponent(eid)}/report`, text: 'Report and exports' })),
     h(
       'ul',
       { class: 'counters', 'aria-label': 'Counters' },

@@ -1,6 +1,8 @@
 import { may } from '../access.js';
 import { api } from '../api.js';
-import { field, h, message, replace, when } from '../dom.js';
+import { field, h, message, replace, uid, when } from '../dom.js';
+import { timeZones } from '../rule-words.js';
+import { browserZone, instantIn } from '../time.js';
 import { refusal } from '../words.js';
 
 /** The list of events, and the form that creates one. */
@@ -53,19 +55,43 @@ function eventItem(event) {
   );
 }
 
-/** Name and date (and an optional end); creating leads to the new event's page. */
+/**
+ * Name, date and time zone (and an optional end); creating leads to the new event's page. The zone
+ * starts as the browser's and stands beside the date: the dates typed are read in it, and the event's
+ * days and hours keep it.
+ */
 function newEventForm() {
   const name = h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off' });
   const date = h('input', { type: 'datetime-local', required: true });
   const ends = h('input', { type: 'datetime-local' });
+  const zoneList = h(
+    'datalist',
+    { id: uid('zones') },
+    timeZones().map((zone) => h('option', { value: zone })),
+  );
+  const zone = h('input', {
+    type: 'text',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    maxlength: '64',
+    list: zoneList.id,
+    value: browserZone(),
+  });
   const problem = h('div');
   return h(
     'form',
     { class: 'card', onSubmit: submit },
     h('h2', { text: 'New event' }),
     field('Name', name),
-    field('Event date', date, 'In your local time.'),
-    field('Ends at (optional)', ends, 'Scanner keys stay valid until 24 hours after the end.'),
+    h(
+      'div',
+      { class: 'date-zone' },
+      field('Event date', date, 'In the time zone beside it.'),
+      field('Time zone', zone, 'Your browser’s zone to start with.'),
+      zoneList,
+    ),
+    field('Ends at (optional)', ends, 'In the same zone. Scanner keys stay valid until 24 hours after the end.'),
     h('button', { type: 'submit', text: 'Create event' }),
     problem,
   );
@@ -73,12 +99,19 @@ function newEventForm() {
   async function submit(submitEvent) {
     submitEvent.preventDefault();
     replace(problem);
+    const timezone = zone.value.trim();
+    let times;
     try {
-      const event = await api('POST', '/events', {
-        name: name.value.trim(),
-        event_date: new Date(date.value).toISOString(),
-        ...(ends.value ? { ends_at: new Date(ends.value).toISOString() } : {}),
-      });
+      times = {
+        event_date: instantIn(date.value, timezone),
+        ...(ends.value ? { ends_at: instantIn(ends.value, timezone) } : {}),
+      };
+    } catch {
+      // A zone the browser does not know: the issuer names the field.
+      times = { event_date: new Date(date.value).toISOString() };
+    }
+    try {
+      const event = await api('POST', '/events', { name: name.value.trim(), ...times, timezone });
       location.hash = `#/events/${encodeURIComponent(event.eid)}`;
     } catch (error) {
       replace(problem, message('error', `The event was not created: ${refusal(error)}`));

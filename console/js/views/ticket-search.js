@@ -183,6 +183,13 @@ export function ticketSearch(eid, onChanged) {
     );
   }
 
+  /** Reads anew the row of ticket `tid`, when it is shown (after a change made elsewhere: an annul). */
+  async function refreshTicket(tid) {
+    if (!shownRows.has(tid)) return;
+    const fresh = await api('GET', `/tickets/${encodeURIComponent(tid)}`);
+    shownRows.get(tid)?.show(fresh);
+  }
+
   const node = h(
     'div',
     { class: 'search' },
@@ -196,6 +203,7 @@ export function ticketSearch(eid, onChanged) {
     node,
     refresh: () => search(null),
     refreshDeliveries,
+    refreshTicket,
     /** True while a shown row's email is queued. */
     busy: () => [...shownRows.values()].some(({ ticket }) => ticket.delivery?.status === 'queued'),
   };

@@ -33,7 +33,12 @@ export interface ScanOptions {
 export interface SyncResult {
   uploaded: number;
   remaining: number;
+  /** Every refusal for good: the two below, and any other (an annul, a scan the device had no verdict on). */
   refused: number;
+  /** Of `refused`: scans the device had turned away too (the device and the issuer agree). */
+  refusedAgreed: number;
+  /** Of `refused`: scans the device let in that the issuer refuses (real conflicts). */
+  conflicts: number;
   /** The issuer's answers by outcome, and `turned_away_offline` (see `settleScan`). */
   outcomes: Record<SyncOutcome, number>;
   /** Feed entries pulled. */

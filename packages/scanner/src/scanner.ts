@@ -183,8 +183,8 @@ export class Scanner {
     }
     // Admissions are kept as long as an annul on the device may name them: the issuer's window.
     if (this.queue.compactable) await this.queue.compact(this.now(), this.rules.annulWindowS);
-    const { uploaded, refused, outcomes } = upload;
-    return { uploaded, refused, outcomes, remaining: this.queue.size, changes, problem };
+    const { uploaded, refused, refusedAgreed, conflicts, outcomes } = upload;
+    return { uploaded, refused, refusedAgreed, conflicts, outcomes, remaining: this.queue.size, changes, problem };
   }
 
   /**

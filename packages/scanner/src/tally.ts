@@ -7,7 +7,7 @@
 import { CHECK_IN_OUTCOMES, type CheckInOutcome, RULE_REFUSALS } from '@ticket-issuer/protocol';
 import { type IssuerHttpError, TURNED_AWAY_OFFLINE } from './errors.ts';
 import { holderAfterAnnul, isAnnul, type QueuedItem, queueKeyOf } from './queued-annul.ts';
-import type { AckDetails, HolderMove, QueuedScan, ScanQueue } from './queue.ts';
+import { type AckDetails, deviceReport, type HolderMove, type QueuedScan, type ScanQueue } from './queue.ts';
 import { STATE_FILES, type Storage } from './storage/storage.ts';
 import type { Settled } from './sync.ts';
 
@@ -28,7 +28,15 @@ export function emptyOutcomes(): Record<SyncOutcome, number> {
 /** The counts of an upload. */
 export interface UploadReport {
   uploaded: number;
+  /** Every refusal for good (scans and annuls), kept in `refused.jsonl`. */
   refused: number;
+  /** Of `refused`: scans this device had turned away too (the device and the issuer agree). */
+  refusedAgreed: number;
+  /**
+   * Of `refused`: scans this device had let in (`admitted_offline`) that the issuer refuses: real
+   * conflicts, listed in the issuer's conflicts report when its entry rules refused them.
+   */
+  conflicts: number;
   outcomes: Record<SyncOutcome, number>;
   /** Why the upload stopped early (issuer unreachable, or a ticket's scans kept failing), or null. */
   problem: Error | null;
@@ -140,6 +148,8 @@ export class Tally {
   readonly report: UploadReport = {
     uploaded: 0,
     refused: 0,
+    refusedAgreed: 0,
+    conflicts: 0,
     outcomes: emptyOutcomes(),
     problem: null,
     reachable: true,
@@ -177,6 +187,10 @@ export class Tally {
       await this.batcher.add(scan.idempotency_key);
     } else if (settled.kind === 'refused') {
       this.report.refused += 1;
+      // Who let the holder in decides what the refusal is: a conflict when this device did.
+      const report = deviceReport(scan);
+      if (report === 'admitted') this.report.conflicts += 1;
+      else if (report === 'turned_away') this.report.refusedAgreed += 1;
       const line = refusedLine(scan, settled.error, new Date());
       await this.batcher.add(scan.idempotency_key, line, refusedEntry(scan, settled.error));
     }

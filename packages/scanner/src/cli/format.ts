@@ -13,7 +13,16 @@ export function enrollJson(result: EnrollResult): Record<string, unknown> {
 /** The `sync` line of `--json`: exactly the contract's fields. */
 export function syncJson(result: SyncResult): Record<string, unknown> {
   const { uploaded, remaining, refused, outcomes, changes } = result;
-  return { uploaded, remaining, refused, outcomes, changes };
+  // `refused` stays the contract's total; its two parts that matter apart are said beside it.
+  return {
+    uploaded,
+    remaining,
+    refused,
+    refused_agreed: result.refusedAgreed,
+    conflicts: result.conflicts,
+    outcomes,
+    changes,
+  };
 }
 
 /**
@@ -126,13 +135,29 @@ export const human = {
       .filter(([, n]) => n > 0)
       .map(([outcome, n]) => `${outcome} ${n}`)
       .join(', ');
-    return `Uploaded ${r.uploaded}${outcomes ? ` (${outcomes})` : ''}, refused ${r.refused}, remaining ${r.remaining}; pulled ${r.changes} change(s)`;
+    return `Uploaded ${r.uploaded}${outcomes ? ` (${outcomes})` : ''}, refused ${r.refused}${refusedParts(r)}, remaining ${r.remaining}; pulled ${r.changes} change(s)`;
   },
   status: (r: StatusReport) =>
     `Scanner ${r.scanner_id} (key ${r.api_key_id}) of ${r.issuer}, event ${r.eid}, ${
       r.gate_id === null ? 'all gates' : `gate ${r.gate_id}`
     }: ${r.queued} queued, last sync ${r.last_sync_at ?? 'never'}, ${r.revoked_known} revoked and ${r.checked_in_known} checked in known; undo within ${r.annul_window_s} s; ${clockWords(r.clock_offset_s)}`,
 };
+
+/**
+ * What the refusals were: " (2 turned away here too, 2 conflicts (let in here), 1 other)": scans the
+ * device had turned away as well (the device and the issuer agree), scans it had let in (conflicts),
+ * and the rest (refused annuls, scans without a verdict of the device's). Nothing when none.
+ */
+function refusedParts(r: SyncResult): string {
+  if (r.refused === 0) return '';
+  const other = r.refused - r.refusedAgreed - r.conflicts;
+  const parts = [
+    r.refusedAgreed > 0 ? `${r.refusedAgreed} turned away here too` : null,
+    r.conflicts > 0 ? `${r.conflicts} ${r.conflicts === 1 ? 'conflict' : 'conflicts'} (let in here)` : null,
+    other > 0 ? `${other} other` : null,
+  ].filter((part) => part !== null);
+  return ` (${parts.join(', ')})`;
+}
 
 /** How far this device's clock is from the issuer's, as the last sync of the rules measured it. */
 function clockWords(offsetS: number | null): string {
