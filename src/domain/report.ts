@@ -18,7 +18,24 @@ export interface EventReport {
  * its zone, its entries and distinct holders per event day, and its peak. Annulled entries never count
  * (the store's counts leave them out). An unknown event: 404.
  */
-export async function eventReport(store: Store, eid: string): Promise<EventReport> {
+export function eventReport(store: Store, eid: string): Promise<EventReport> {
+  let underWay = reportsUnderWay.get(store);
+  if (underWay === undefined) reportsUnderWay.set(store, (underWay = new Map()));
+  const running = underWay.get(eid);
+  if (running) return running;
+  const started = readReport(store, eid).finally(() => underWay.delete(eid));
+  underWay.set(eid, started);
+  return started;
+}
+
+/**
+ * Reports being read, by store and event: a request that arrives while its event's report is being read shares
+ * that read rather than starting another (the report reads grow with the event, see
+ * docs/benchmark.md), so a burst of refreshes costs the store one read. Nothing is kept after it ends.
+ */
+const reportsUnderWay = new WeakMap<Store, Map<string, Promise<EventReport>>>();
+
+async function readReport(store: Store, eid: string): Promise<EventReport> {
   const event = await requireEvent(store, eid);
   const calendar = { timezone: event.timezone, day_starts_at: event.day_starts_at };
   const counts = await store.reports.reportCounts(event.eid);
