@@ -75,15 +75,16 @@ const UNLIMITED = withoutRateLimits();
 /**
  * A real issuer process, run as `npm start` runs it (the compiled build in dist/), on SQLite (a
  * temporary file) or on the given database, with `extra` settings on top; from `root` (another
- * checkout, built) when given.
+ * checkout, built) when given, with `nodeArgs` before the script (a profiler's flags).
  */
 export function startIssuer(
   databaseUrl: string | null,
   extra: Record<string, string> = {},
   root?: string,
+  nodeArgs: string[] = [],
 ): Promise<Issuer> {
   const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
-  return Issuer.start(env, root, { built: true });
+  return Issuer.start(env, root, { built: true, nodeArgs });
 }
 
 /** A scanner enrolled in `eid` through the API, as an app would be: its bearer header and its scanner_id. */

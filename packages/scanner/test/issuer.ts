@@ -65,6 +65,8 @@ export class Issuer {
     private readonly env: Record<string, string>,
     private readonly root: string,
     private readonly built: boolean,
+    /** Node's own flags before the script (a profiler's), for the next (re)start. */
+    public nodeArgs: string[] = [],
   ) {}
 
   get url(): string {
@@ -88,10 +90,17 @@ export class Issuer {
   static async start(
     env: Record<string, string> = {},
     root = ISSUER_ROOT,
-    options: { built?: boolean } = {},
+    options: { built?: boolean; nodeArgs?: string[] } = {},
   ): Promise<Issuer> {
     for (let attempt = 1; ; attempt++) {
-      const issuer = new Issuer(await freePort(), tempDir('issuer-'), env, root, options.built ?? false);
+      const issuer = new Issuer(
+        await freePort(),
+        tempDir('issuer-'),
+        env,
+        root,
+        options.built ?? false,
+        options.nodeArgs,
+      );
       try {
         await issuer.restart();
         return issuer;
@@ -106,7 +115,7 @@ export class Issuer {
   async restart(): Promise<void> {
     // Only this start's output tells that it listens: an earlier start said so too.
     const from = this.log.length;
-    const args = this.built ? ['scripts/start.js'] : ['--import', 'tsx', 'src/server.ts'];
+    const args = [...this.nodeArgs, ...(this.built ? ['scripts/start.js'] : ['--import', 'tsx', 'src/server.ts'])];
     const child = spawn(process.execPath, args, {
       cwd: this.root,
       env: {
