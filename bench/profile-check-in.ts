@@ -76,14 +76,19 @@ rmSync(profiles, { recursive: true, force: true });
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const total = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
 const bundle = join(root ?? fileURLToPath(new URL('..', import.meta.url)), 'dist', 'server.js');
-const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+const map = new SourceMap(
+  JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0],
+);
 /** Where a frame's code comes from: the source file and line inside the bundle, else its own file. */
 function place(node: ProfileNode): { file: string; line: number } {
   const { url, lineNumber, columnNumber } = node.callFrame;
   if (url.endsWith('/dist/server.js')) {
     const entry = map.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number };
     if (entry.originalSource)
-      return { file: entry.originalSource.replace(/^.*?\/(src|packages|node_modules)\//, '$1/'), line: entry.originalLine! + 1 };
+      return {
+        file: entry.originalSource.replace(/^.*?\/(src|packages|node_modules)\//, '$1/'),
+        line: entry.originalLine! + 1,
+      };
   }
   return { file: url.replace(/^.*\/node_modules\//, 'node_modules/') || '(native)', line: lineNumber + 1 };
 }
@@ -113,7 +118,12 @@ function inclusive(name: string): number {
 const byFile = new Map<string, number>();
 for (const node of profile.nodes) {
   const { file } = place(node);
-  const key = file.startsWith('node_modules/') ? file.split('/').slice(0, file.split('/')[1]!.startsWith('@') ? 3 : 2).join('/') : file;
+  const key = file.startsWith('node_modules/')
+    ? file
+        .split('/')
+        .slice(0, file.split('/')[1]!.startsWith('@') ? 3 : 2)
+        .join('/')
+    : file;
   byFile.set(key, (byFile.get(key) ?? 0) + (node.hitCount ?? 0));
 }
 say('\nown time by file (node_modules by package):');
