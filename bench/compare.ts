@@ -5,7 +5,9 @@
  * PostgreSQL database; each pair of rounds loads A then B, or B then A (alternating), with the same
  * check-ins over 50 connections as bench/http.ts: the seed's body without `ticket_token`, then with
  * it. The bare node:http floor is loaded in every pair too. Prints, per store and body, the median of
- * the pairs' throughput ratios A/B with their min and max, and each side's median ratio to the floor.
+ * the pairs' throughput ratios A/B with their min and max, each side's median ratio to the floor, and
+ * each issuer's CPU time per check-in (from /proc: it moves less than throughput when others load the
+ * machine) with the median of the pairs' ratios A/B.
  * Run: npm run bench:compare <git-ref> [sqlite|postgres]…
  *      (BENCH_COMPARE_PAIRS, default 6; BENCH_COMPARE_CHECK_INS per round, default 4,000)
  */
@@ -16,7 +18,7 @@ import type { Issuer } from '../packages/scanner/test/issuer.ts';
 import { median } from '../packages/scanner/bench/rounds.ts';
 import { buildHere, prepareCheckout } from './checkout.ts';
 import { load, type LoadResult } from './load.ts';
-import { freshPostgres, scannerOf, startBare, startIssuer } from './processes.ts';
+import { cpuSeconds, freshPostgres, scannerOf, startBare, startIssuer } from './processes.ts';
 
 const CONNECTIONS = 50;
 const PAIRS = Number(process.env.BENCH_COMPARE_PAIRS ?? 6);
@@ -58,10 +60,14 @@ async function startSide(name: 'A' | 'B', root: string | undefined, backend: str
   return { name, issuer, eid, scanner, tickets, drop: database?.drop ?? null };
 }
 
+/** A round's load, and the issuer's CPU time per check-in in it (ms, every thread; NaN without /proc). */
+type Round = LoadResult & { cpuMs: number };
+
 /** First scans of `count` distinct tickets of the side's event, CONNECTIONS at a time. */
-function checkIns(side: Side, count: number, body: Body): Promise<LoadResult> {
+async function checkIns(side: Side, count: number, body: Body): Promise<Round> {
   const tickets = side.tickets.splice(0, count);
-  return load({
+  const cpuBefore = cpuSeconds(side.issuer.pid) ?? Number.NaN;
+  const result = await load({
     url: `${side.issuer.url}/api/v1/tickets/check-in`,
     connections: CONNECTIONS,
     amount: count,
@@ -76,6 +82,8 @@ function checkIns(side: Side, count: number, body: Body): Promise<LoadResult> {
       ...(body === 'signed' ? { ticket_token: tickets[i]!.token } : {}),
     }),
   });
+  const cpuMs = (((cpuSeconds(side.issuer.pid) ?? Number.NaN) - cpuBefore) * 1000) / count;
+  return { ...result, cpuMs };
 }
 
 const bareBody = () => ({
@@ -88,8 +96,8 @@ const bareBody = () => ({
 
 interface Pair {
   floor: number;
-  a: Record<Body, LoadResult>;
-  b: Record<Body, LoadResult>;
+  a: Record<Body, Round>;
+  b: Record<Body, Round>;
 }
 
 /** The machine's load average over 1, 5 and 15 minutes (shared with others: say it beside every figure). */
@@ -130,7 +138,8 @@ async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUr
         `${backend} pair ${n} (${order[0]!.name} first, load ${loadAverage()}): floor ${pair.floor.toFixed(0)}/s; ` +
           BODIES.map(
             (body) =>
-              `${body} A ${pair.a[body].rate.toFixed(0)}/s p99 ${pair.a[body].p99} ms, B ${pair.b[body].rate.toFixed(0)}/s p99 ${pair.b[body].p99} ms`,
+              `${body} A ${pair.a[body].rate.toFixed(0)}/s p99 ${pair.a[body].p99} ms ${pair.a[body].cpuMs.toFixed(2)} ms CPU, ` +
+              `B ${pair.b[body].rate.toFixed(0)}/s p99 ${pair.b[body].p99} ms ${pair.b[body].cpuMs.toFixed(2)} ms CPU`,
           ).join('; ') +
           (errors > 0 ? `; ${errors} errors` : ''),
       );
@@ -139,10 +148,13 @@ async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUr
       const ratios = pairs.map((p) => p.a[body].rate / p.b[body].rate);
       const ofFloor = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].rate / p.floor)).toFixed(3);
       const p99 = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].p99)).toFixed(0);
+      const cpu = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].cpuMs)).toFixed(3);
+      const cpuRatios = pairs.map((p) => p.a[body].cpuMs / p.b[body].cpuMs);
       summary.push(
         `| ${backend} | ${body === 'plain' ? 'without' : 'with'} ticket_token | ${median(ratios).toFixed(3)} ` +
           `(${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}) | ${ofFloor('a')} | ${ofFloor('b')} | ` +
-          `${p99('a')} ms | ${p99('b')} ms | ${ratios.filter((r) => r > 1).length} of ${PAIRS} |`,
+          `${p99('a')} ms | ${p99('b')} ms | ${ratios.filter((r) => r > 1).length} of ${PAIRS} | ` +
+          `${cpu('a')} ms | ${cpu('b')} ms | ${median(cpuRatios).toFixed(3)} (${Math.min(...cpuRatios).toFixed(3)}–${Math.max(...cpuRatios).toFixed(3)}) |`,
       );
     }
   } finally {
@@ -165,6 +177,9 @@ try {
   await bare.stop();
 }
 say(`\nA: this checkout; B: ${ref}; medians over ${PAIRS} pairs; load average at the end ${loadAverage()}`);
-say('| store | body | A/B throughput, median (min–max) | A / floor | B / floor | A p99 | B p99 | A faster in |');
-say('|---|---|---|---|---|---|---|---|');
+say(
+  '| store | body | A/B throughput, median (min–max) | A / floor | B / floor | A p99 | B p99 | A faster in | ' +
+    'A CPU per check-in | B CPU per check-in | A/B CPU, median (min–max) |',
+);
+say('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const row of summary) say(row);
