@@ -50,7 +50,11 @@ interface Side {
 async function startSide(name: 'A' | 'B', root: string | undefined, backend: string): Promise<Side | null> {
   const database = backend === 'postgres' ? await freshPostgres() : null;
   if (backend === 'postgres' && !database) return null;
-  const issuer = await startIssuer(database?.url ?? null, {}, root);
+  // A database of an issuer that never started is dropped all the same.
+  const issuer = await startIssuer(database?.url ?? null, {}, root).catch(async (error: unknown) => {
+    await database?.drop();
+    throw error;
+  });
   const eid = await issuer.createEvent(`Compare ${name}`);
   const tickets: Side['tickets'] = [];
   const needed = WARM_UP + PAIRS * PER_ROUND * BODIES.length;
