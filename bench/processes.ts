@@ -84,7 +84,8 @@ export function startIssuer(
   nodeArgs: string[] = [],
 ): Promise<Issuer> {
   const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
-  return Issuer.start(env, root, { built: true, nodeArgs });
+  // A machine others load may take long to start a process: a benchmark waits rather than fails.
+  return Issuer.start(env, root, { built: true, nodeArgs, startTimeoutMs: 120_000 });
 }
 
 /** A scanner enrolled in `eid` through the API, as an app would be: its bearer header and its scanner_id. */

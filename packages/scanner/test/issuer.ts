@@ -67,6 +67,8 @@ export class Issuer {
     private readonly built: boolean,
     /** Node's own flags before the script (a profiler's), for the next (re)start. */
     public nodeArgs: string[] = [],
+    /** How long a (re)start may take before it counts as failed. */
+    private readonly startTimeoutMs = 20_000,
   ) {}
 
   get url(): string {
@@ -90,7 +92,7 @@ export class Issuer {
   static async start(
     env: Record<string, string> = {},
     root = ISSUER_ROOT,
-    options: { built?: boolean; nodeArgs?: string[] } = {},
+    options: { built?: boolean; nodeArgs?: string[]; startTimeoutMs?: number } = {},
   ): Promise<Issuer> {
     for (let attempt = 1; ; attempt++) {
       const issuer = new Issuer(
@@ -100,6 +102,7 @@ export class Issuer {
         root,
         options.built ?? false,
         options.nodeArgs,
+        options.startTimeoutMs,
       );
       try {
         await issuer.restart();
@@ -141,7 +144,7 @@ export class Issuer {
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`issuer did not start:\n${this.log}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`issuer did not start:\n${this.log}`)), this.startTimeoutMs);
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`issuer exited with ${code}:\n${this.log}`));
