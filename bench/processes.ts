@@ -74,11 +74,18 @@ const UNLIMITED = withoutRateLimits();
 
 /**
  * A real issuer process, run as `npm start` runs it (the compiled build in dist/), on SQLite (a
- * temporary file) or on the given database, with `extra` settings on top.
+ * temporary file) or on the given database, with `extra` settings on top; from `root` (another
+ * checkout, built) when given, with `nodeArgs` before the script (a profiler's flags).
  */
-export function startIssuer(databaseUrl: string | null, extra: Record<string, string> = {}): Promise<Issuer> {
+export function startIssuer(
+  databaseUrl: string | null,
+  extra: Record<string, string> = {},
+  root?: string,
+  nodeArgs: string[] = [],
+): Promise<Issuer> {
   const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
-  return Issuer.start(env, undefined, { built: true });
+  // A machine others load may take long to start a process: a benchmark waits rather than fails.
+  return Issuer.start(env, root, { built: true, nodeArgs, startTimeoutMs: 120_000 });
 }
 
 /** A scanner enrolled in `eid` through the API, as an app would be: its bearer header and its scanner_id. */

@@ -22,16 +22,28 @@ export interface PendingAudit {
 
 const storage = new AsyncLocalStorage<PendingAudit>();
 
+/** Admin writes whose work has not settled yet. */
+let running = 0;
+
 /**
  * Runs an admin write's work with its pending entry. Once the work settles the entry is closed, so
  * that nothing started by the request and still running afterwards (a timer, a worker it woke) can
  * write it.
+ *
+ * While no admin write runs, the storage is disabled: on Node 20, an enabled AsyncLocalStorage keeps
+ * async hooks on for every promise and callback the process makes (a check-in's among them), which
+ * cost several times a promise's own price. Nothing needs the storage meanwhile: every entry still
+ * reachable is closed, and `pendingAudit` would answer null for it anyway. The next write's `run`
+ * enables it again.
  */
 export async function withAudit<T>(pending: PendingAudit, work: () => Promise<T>): Promise<T> {
+  running += 1;
   try {
     return await storage.run(pending, work);
   } finally {
     if (pending.state === 'open') pending.state = 'closed';
+    running -= 1;
+    if (running === 0) storage.disable();
   }
 }
 

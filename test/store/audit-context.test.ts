@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe } from 'node:test';
 import pg from 'pg';
-import { outsideAudit, type PendingAudit, withAudit } from '../../src/store/audit-context.ts';
+import { outsideAudit, pendingAudit, type PendingAudit, withAudit } from '../../src/store/audit-context.ts';
 import type { AuditStore } from '../../src/store/audit-store.ts';
 import { postgresAudit } from '../../src/store/postgres/audit.ts';
 import { migrate as migratePostgres } from '../../src/store/postgres/migrations.ts';
@@ -66,6 +66,26 @@ function contextRules(name: string, run: ReturnType<typeof itUnless>, writer: ()
     });
     await late;
     assert.deepEqual(await actions(trail()), before);
+  });
+
+  run(`${name}: a write still running when another one settles records its entry all the same`, async () => {
+    const { write, trail } = writer();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = withAudit(pendingEntry('test.slow'), async () => {
+      await held;
+      await write("INSERT INTO settings (name, value) VALUES ('audit-e', '1')");
+    });
+    // Settles first: between admin writes the storage is turned off, and must not be while one runs.
+    await withAudit(pendingEntry('test.quick'), () =>
+      write("INSERT INTO settings (name, value) VALUES ('audit-f', '1')"),
+    );
+    release();
+    await slow;
+    // Once none runs, work outside any write finds no entry.
+    await write("INSERT INTO settings (name, value) VALUES ('audit-g', '1')");
+    assert.deepEqual((await actions(trail())).slice(0, 2), ['test.slow', 'test.quick']);
+    assert.equal(pendingAudit(), null);
   });
 }
 

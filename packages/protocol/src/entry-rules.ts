@@ -128,15 +128,18 @@ export function notValidNow(
   type: TicketTypeRules | null,
   event: Omit<EventRules, 'reentry'>,
 ): RuleRefusal | null {
-  const day = eventDayOf(timing.scannedAt, event);
   const eventDays = event.event_days ?? null;
+  // The scan's event day reads the zone's clock: only when a day bounds the ticket, or to tell a refusal.
+  const daysBound = type?.valid_days != null || eventDays !== null;
+  const day = daysBound ? eventDayOf(timing.scannedAt, event) : null;
   const early = timing.validFrom !== null && ms(timing.scannedAt) < ms(timing.validFrom);
-  const offDay = type?.valid_days != null ? !type.valid_days.includes(day) : !withinEventDays(day, eventDays);
+  const offDay =
+    day !== null && (type?.valid_days != null ? !type.valid_days.includes(day) : !withinEventDays(day, eventDays));
   const offHours = type?.hours != null && !withinHours(timing.scannedAt, type.hours, event);
   if (!early && !offDay && !offHours) return null;
   return {
     reason: 'not_valid_now',
-    event_day: day,
+    event_day: day ?? eventDayOf(timing.scannedAt, event),
     valid_from: timing.validFrom,
     valid_days: type?.valid_days ?? null,
     event_days: eventDays === null ? null : { first: eventDays.first, last: eventDays.last },

@@ -65,6 +65,10 @@ export class Issuer {
     private readonly env: Record<string, string>,
     private readonly root: string,
     private readonly built: boolean,
+    /** Node's own flags before the script (a profiler's), for the next (re)start. */
+    public nodeArgs: string[] = [],
+    /** How long a (re)start may take before it counts as failed. */
+    private readonly startTimeoutMs = 20_000,
   ) {}
 
   get url(): string {
@@ -88,10 +92,18 @@ export class Issuer {
   static async start(
     env: Record<string, string> = {},
     root = ISSUER_ROOT,
-    options: { built?: boolean } = {},
+    options: { built?: boolean; nodeArgs?: string[]; startTimeoutMs?: number } = {},
   ): Promise<Issuer> {
     for (let attempt = 1; ; attempt++) {
-      const issuer = new Issuer(await freePort(), tempDir('issuer-'), env, root, options.built ?? false);
+      const issuer = new Issuer(
+        await freePort(),
+        tempDir('issuer-'),
+        env,
+        root,
+        options.built ?? false,
+        options.nodeArgs,
+        options.startTimeoutMs,
+      );
       try {
         await issuer.restart();
         return issuer;
@@ -106,7 +118,7 @@ export class Issuer {
   async restart(): Promise<void> {
     // Only this start's output tells that it listens: an earlier start said so too.
     const from = this.log.length;
-    const args = this.built ? ['scripts/start.js'] : ['--import', 'tsx', 'src/server.ts'];
+    const args = [...this.nodeArgs, ...(this.built ? ['scripts/start.js'] : ['--import', 'tsx', 'src/server.ts'])];
     const child = spawn(process.execPath, args, {
       cwd: this.root,
       env: {
@@ -132,7 +144,7 @@ export class Issuer {
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`issuer did not start:\n${this.log}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`issuer did not start:\n${this.log}`)), this.startTimeoutMs);
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`issuer exited with ${code}:\n${this.log}`));

@@ -26,19 +26,26 @@ export class SqliteContext {
     return prepared;
   }
 
+  // Each runs its statement as it is, unless it is a write outside any transaction while an admin
+  // write's entry is pending (see `alone`): no closure is made for the common case, a check-in's
+  // statements inside its group's transaction.
+
   one<T>(sql: string, ...params: unknown[]): T | null {
     const statement = this.statement(sql);
-    return this.alone(statement, () => (statement.get(...params) as T | undefined) ?? null);
+    if (this.plain(statement)) return (statement.get(...params) as T | undefined) ?? null;
+    return this.alone(() => (statement.get(...params) as T | undefined) ?? null);
   }
 
   all<T>(sql: string, ...params: unknown[]): T[] {
     const statement = this.statement(sql);
-    return this.alone(statement, () => statement.all(...params) as T[]);
+    if (this.plain(statement)) return statement.all(...params) as T[];
+    return this.alone(() => statement.all(...params) as T[]);
   }
 
   run(sql: string, ...params: unknown[]): number {
     const statement = this.statement(sql);
-    return this.alone(statement, () => statement.run(...params).changes);
+    if (this.plain(statement)) return statement.run(...params).changes;
+    return this.alone(() => statement.run(...params).changes);
   }
 
   /**
@@ -53,9 +60,13 @@ export class SqliteContext {
     return result;
   }
 
+  /** Whether a statement runs as it is: a read, a statement inside a transaction, or no entry pending. */
+  private plain(statement: Database.Statement): boolean {
+    return statement.readonly || this.db.inTransaction || pendingAudit() === null;
+  }
+
   /** A write outside any transaction, while an entry is pending, becomes a transaction that records it. */
-  private alone<T>(statement: Database.Statement, work: () => T): T {
-    if (statement.readonly || this.db.inTransaction) return work();
+  private alone<T>(work: () => T): T {
     const pending = pendingAudit();
     return pending ? this.db.transaction(this.recording(pending, work)).immediate() : work();
   }
