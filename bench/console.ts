@@ -58,9 +58,9 @@ async function seed(
       ? `to_char(TIMESTAMP '2030-01-01 18:00:00' + ((${n} % 720) * INTERVAL '1 minute'), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
       : `strftime('%Y-%m-%dT%H:%M:%S.000Z', '2030-01-01 18:00:00', '+' || (${n} % 720) || ' minutes')`;
   const gate = (n: string) => `CASE ${n} % 6 ${GATES.map((g, i) => `WHEN ${i} THEN '${g}'`).join(' ')} END`;
-  await raw(`INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, checked_in_at, ticket_token, search_name)
+  await raw(`INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, checked_in_at, ticket_token, search_name, email)
     SELECT 'T' || n, '${eid}', 'Holder ' || n, 'GA', '2030-01-01T00:00:00.000Z',
-           CASE WHEN n <= ${ENTERED} THEN ${at('n')} END, 'x', 'holder ' || n FROM series`);
+           CASE WHEN n <= ${ENTERED} THEN ${at('n')} END, 'x', 'holder ' || n, 'holder' || n || '@example.org' FROM series`);
   await raw(
     `INSERT INTO presence (tid, eid, inside) SELECT 'T' || n, '${eid}', ${b(true)} FROM series WHERE n <= ${ENTERED}`,
   );
@@ -107,7 +107,14 @@ async function refresh(app: App, eid: string, slow: boolean): Promise<void> {
     get(`${path}/occupancy`),
     get(`${path}/arrivals`),
     get(`${path}/scans/recent?limit=50&include=holder_name`),
-    ...(slow ? [get(`${path}/scanners`), get(`${path}/conflicts?limit=20`), get(`${path}/enrollment-tokens`)] : []),
+    ...(slow
+      ? [
+          get(`${path}/scanners`),
+          get(`${path}/conflicts?limit=20`),
+          get(`${path}/enrollment-tokens`),
+          get(`${path}/deliveries?limit=1`),
+        ]
+      : []),
   ]);
 }
 
@@ -122,6 +129,7 @@ async function routeTimes(app: App, eid: string, count = 15): Promise<Record<str
     scanners: `${path}/scanners`,
     conflicts: `${path}/conflicts?limit=20`,
     tokens: `${path}/enrollment-tokens`,
+    'email counts': `${path}/deliveries?limit=1`,
   };
   const medians: Record<string, number> = {};
   for (const [name, url] of Object.entries(routes)) {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { searchKey, searchWords } from '../search-key.ts';
 import { all } from './queries.ts';
 import { APPLE_PASS_POSTGRES_MIGRATIONS } from './apple-pass-migrations.ts';
+import { DELIVERY_COUNT_POSTGRES_MIGRATIONS } from './delivery-count-migrations.ts';
 
 /** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
 interface PostgresMigration {
@@ -509,7 +510,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX wallet_pushes_due ON wallet_pushes (channel, next_attempt_at, push_id) WHERE state = 'pending';
       CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
     `,
-  },
+  },  // Each event's email numbers kept by triggers, as SQLite's version 32.
+  ...DELIVERY_COUNT_POSTGRES_MIGRATIONS,
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
+import { DELIVERY_COUNT_SQLITE_MIGRATIONS } from './delivery-count-migrations.ts';
 
 /** Versioned schema changes of the SQLite store, applied in order at start. Never edit a shipped one. */
 export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
@@ -518,7 +519,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX wallet_pushes_due ON wallet_pushes (channel, next_attempt_at, push_id) WHERE state = 'pending';
       CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
     `,
-  },
+  },  // Each event's email numbers kept by triggers, read by the console at every refresh.
+  ...DELIVERY_COUNT_SQLITE_MIGRATIONS,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
