@@ -510,7 +510,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX wallet_pushes_due ON wallet_pushes (channel, next_attempt_at, push_id) WHERE state = 'pending';
       CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
     `,
-  },  // Each event's email numbers kept by triggers, as SQLite's version 32.
+  }, // Each event's email numbers kept by triggers, as SQLite's version 32.
   ...DELIVERY_COUNT_POSTGRES_MIGRATIONS,
 ];
 

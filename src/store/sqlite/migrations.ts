@@ -519,7 +519,7 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX wallet_pushes_due ON wallet_pushes (channel, next_attempt_at, push_id) WHERE state = 'pending';
       CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
     `,
-  },  // Each event's email numbers kept by triggers, read by the console at every refresh.
+  }, // Each event's email numbers kept by triggers, read by the console at every refresh.
   ...DELIVERY_COUNT_SQLITE_MIGRATIONS,
 ];
 
