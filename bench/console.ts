@@ -2,13 +2,19 @@
  * The organizer console at festival scale. An event of 1,000,000 tickets, seeded straight into the
  * tables (SQLite on a temporary file, then a fresh PostgreSQL database when one answers): 900,000
  * checked in at six gates over twelve hours, 100,000 of them let in again offline by another scanner
- * (as many conflicts), with the counts the write paths keep. (1) What one console refresh costs: the
- * requests the page sends every 2 s (the event with its counters, occupancy, arrivals, the latest scans)
- * and every 6 s (scanners, conflicts, enrolment tokens), through the app in process; median and worst
- * (target: a few milliseconds), beside the same refresh on an event of 1,000 tickets. (2) Check-in
- * latency (16 at a time) with three consoles polling the big event against none, rounds alternating:
- * p99 with consoles over p99 without (target at most 1.5).
+ * (as many conflicts), each ticket with an email, with the counts the write paths keep. (1) What one
+ * console refresh costs: the requests the page sends every 2 s (the event with its counters, occupancy,
+ * arrivals, the latest scans) and every 6 s (scanners, conflicts, enrolment tokens, the email numbers),
+ * through the app in process; median and worst (target: a few milliseconds), beside the same refresh
+ * on an event of 1,000 tickets. (2) Check-in latency (16 at a time) with three consoles polling the big
+ * event against none, rounds alternating: p99 with consoles over p99 without (target at most 1.5).
+ * (3) First, on an event of its own of 200,000 tickets: check-ins at a steady 200 a second, 20 s with
+ * three console pages (signed in with a session cookie) paused, then 20 s with them polling, twice;
+ * the p99 from when each check-in was due, per phase and per 5-second window (target: polling within
+ * 1.5 times, or 20 ms, of paused; see bench/console-paced.ts).
  *
+ * Settings: BENCH_CONSOLE_TICKETS (the big event's size), BENCH_CONSOLE_PACED_TICKETS (section 3's;
+ * 0 skips it), BENCH_CONSOLE_RATE (its check-ins a second), BENCH_CONSOLE_PACED_ONLY=1 (section 3 alone).
  * Run: node --import tsx bench/console.ts [check-ins per round]   (default 2000). Prints tables; never fails.
  */
 import { randomUUID } from 'node:crypto';
