@@ -36,13 +36,17 @@ server.listen(Number(process.env.PORT), '127.0.0.1', () => {
 `,
 );
 
+/** The node options of package.json's start script (`exec node <options> scripts/start.js`): what `npm start` runs. */
+const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+const START_OPTIONS = /node((?: --\S+)*) scripts\/start\.js/.exec(startScript)![1]!.trim().split(' ').filter(Boolean);
+
 interface Variant {
   name: string;
   args: string[];
 }
 const variants: Variant[] = [
   { name: 'bare node:http', args: [bareFile] },
-  { name: 'issuer, built (npm start)', args: ['scripts/start.js'] },
+  { name: 'issuer, built (npm start)', args: [...START_OPTIONS, 'scripts/start.js'] },
   { name: 'issuer, sources via tsx', args: ['--import', 'tsx', 'src/server.ts'] },
 ];
 

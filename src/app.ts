@@ -22,6 +22,7 @@ import { clientErrorHandler } from './http/client-errors.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
 import { lazyValidators } from './http/lazy-validators.ts';
 import { configuredSecrets, secretMasker } from './http/log-masking.ts';
+import { adminEtags } from './http/etag.ts';
 import { addSecurityHeaders, API_SECURITY_HEADERS } from './http/security-headers.ts';
 import { IssuerMetrics } from './http/operations/metrics.ts';
 import type { App, AppContext } from './http/context.ts';
@@ -208,6 +209,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   });
 
   addSecurityHeaders(app);
+  adminEtags(app);
   const metrics = new IssuerMetrics();
   const limitMaxima = new Map<string, number>();
   const sharedLimits = deps.redis ? sharedRateLimits(app, deps.redis, config, metrics) : null;

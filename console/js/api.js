@@ -12,6 +12,13 @@ const API_BASE = new URL('../admin/v1', document.baseURI).pathname;
 let csrfToken = null;
 let onSignedOut = () => {};
 
+/**
+ * The last answer of each path read (its ETag and data), in this module's memory only: a poll sends
+ * the tag, and the issuer answers 304 without a body while nothing changed. The latest few paths only.
+ */
+const lastAnswers = new Map();
+const KEPT_ANSWERS = 64;
+
 /** An answer outside 2xx: the status and the envelope's code and message. */
 export class ApiError extends Error {
   constructor(status, body) {
@@ -38,6 +45,8 @@ export const apiUrl = (path) => `${API_BASE}${path}`;
 /** Calls the admin API; resolves to the JSON answer (null for 204), rejects with ApiError. */
 export async function api(method, path, body) {
   const headers = { accept: 'application/json' };
+  const kept = method === 'GET' ? lastAnswers.get(path) : undefined;
+  if (kept) headers['if-none-match'] = kept.etag;
   if (method !== 'GET') {
     headers['content-type'] = 'application/json';
     headers['x-csrf-token'] = csrfToken ?? '';
@@ -50,11 +59,20 @@ export async function api(method, path, body) {
     ...(method === 'GET' ? {} : { body: JSON.stringify(body ?? {}) }),
   });
   if (response.status === 204) return null;
+  // A copy: a view may change what it was given.
+  if (response.status === 304 && kept) return structuredClone(kept.data);
   const data = await response.json().catch(() => null);
+  const etag = response.headers.get('etag');
+  if (method === 'GET' && response.ok && etag) {
+    lastAnswers.delete(path);
+    lastAnswers.set(path, { etag, data });
+    if (lastAnswers.size > KEPT_ANSWERS) lastAnswers.delete(lastAnswers.keys().next().value);
+  }
   if (!response.ok) {
     const error = new ApiError(response.status, data);
     if (response.status === 401 && !path.startsWith('/session')) {
       csrfToken = null;
+      lastAnswers.clear();
       onSignedOut();
     }
     throw error;
@@ -112,6 +130,7 @@ export async function signOut() {
     await api('DELETE', '/session');
   } finally {
     csrfToken = null;
+    lastAnswers.clear();
     clearSession();
   }
 }

@@ -4,7 +4,7 @@
  * answer, sign-on is unavailable for a few seconds at a time and the issuer tries again after.
  */
 import { createHash } from 'node:crypto';
-import * as oidc from 'openid-client';
+import type { Configuration } from 'openid-client';
 import type { OidcSettings } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
@@ -16,6 +16,9 @@ import { toStored } from './time.ts';
 export const SSO_ATTEMPT_MS = 10 * 60_000;
 /** After the provider failed to answer, sign-on is refused this long before the next try. */
 export const PROVIDER_RETRY_SECONDS = 5;
+/** openid-client, loaded at the first sign-on: an issuer without single sign-on never loads it. */
+const openIdClient = () => import('openid-client');
+
 /** How long the provider has to answer each request (discovery, code exchange, user info). */
 const PROVIDER_TIMEOUT_SECONDS = 5;
 /** What the issuer asks the provider for: who the person is, and their address. */
@@ -86,7 +89,7 @@ function isLoopbackHttp(url: string): boolean {
 }
 
 export class SingleSignOn {
-  private discovered: Promise<oidc.Configuration> | null = null;
+  private discovered: Promise<Configuration> | null = null;
   private failedUntil = 0;
 
   constructor(
@@ -100,7 +103,7 @@ export class SingleSignOn {
   ) {}
 
   /** The provider's configuration: discovered once; after a failure, not asked again for a few seconds. */
-  private provider(): Promise<oidc.Configuration> {
+  private provider(): Promise<Configuration> {
     if (this.discovered) return this.discovered;
     const now = this.clock.now().getTime();
     if (now < this.failedUntil) {
@@ -115,8 +118,9 @@ export class SingleSignOn {
     return this.discovered;
   }
 
-  private async discover(): Promise<oidc.Configuration> {
+  private async discover(): Promise<Configuration> {
     const { issuerUrl, clientId, clientSecret } = this.settings;
+    const oidc = await openIdClient();
     const insecure = isLoopbackHttp(issuerUrl);
     const options = { timeout: PROVIDER_TIMEOUT_SECONDS, execute: insecure ? [oidc.allowInsecureRequests] : [] };
     // client_secret_basic is what a provider assumes of a client registered without saying (OpenID
@@ -137,6 +141,7 @@ export class SingleSignOn {
    */
   async start(): Promise<StartedSso> {
     const config = await this.provider();
+    const oidc = await openIdClient();
     const state = oidc.randomState();
     const verifier = oidc.randomPKCECodeVerifier();
     const nonce = oidc.randomNonce();
@@ -186,6 +191,7 @@ export class SingleSignOn {
     const { verifier, nonce } = secrets;
     try {
       const config = await this.provider();
+      const oidc = await openIdClient();
       const callback = new URL(this.redirectUri);
       callback.search = query.toString();
       const tokens = await oidc.authorizationCodeGrant(config, callback, {

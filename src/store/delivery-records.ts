@@ -78,8 +78,15 @@ export interface DeliveryCounts {
   failed: number;
 }
 
-/** The one query of the counts, the same on both dialects (`?`/`$1`: the eid). */
-export const countsQuery = (param: string) => `
+/**
+ * The event's numbers as kept (table `delivery_counts`, written by triggers on tickets and deliveries:
+ * see the migrations), one row by key (`?`/`$1`: the eid); no row: none yet.
+ */
+export const countsQuery = (param: string) =>
+  `SELECT with_email, queued, sent, failed FROM delivery_counts WHERE eid = ${param}`;
+
+/** The same numbers counted from the tickets and their deliveries: what the kept ones must always equal. */
+export const countedQuery = (param: string) => `
   SELECT count(*) AS with_email,
          coalesce(sum(CASE WHEN d.status = 'queued' THEN 1 ELSE 0 END), 0) AS queued,
          coalesce(sum(CASE WHEN d.status = 'sent' THEN 1 ELSE 0 END), 0) AS sent,

@@ -10,7 +10,7 @@ import { freshDatabase, itUnless, postgresAvailability } from '../helpers/servic
 
 /**
  * What the console reads every 2 s (counters, occupancy, arrivals, the latest scans and the scans
- * since, conflicts, scanners, enrolment tokens) must not grow with the event: on an event of
+ * since, conflicts, scanners, enrolment tokens, the email numbers) must not grow with the event: on an event of
  * TICKETS tickets, each entered and half of them let in again offline by another gate (as many
  * conflicts), every statement those reads run touches the tickets and the scan log by index for a
  * page, never the event. SQLite: the plan of each statement (a search by a ticket, a scan, or a
@@ -191,7 +191,7 @@ for (const backend of [sqlite, postgres]) {
       await drop?.();
     });
 
-    it('counters, occupancy, arrivals, the latest scans and those since, conflicts, scanners and tokens', async () => {
+    it('counters, occupancy, arrivals, the latest scans and those since, conflicts, scanners, tokens and email numbers', async () => {
       const path = `/admin/v1/events/${s.eid}`;
       // A first refresh (statements prepared, serializers compiled), then the one measured.
       const refresh = async () => {
@@ -209,6 +209,8 @@ for (const backend of [sqlite, postgres]) {
           adminCall(t.app, 'GET', `${path}/scans?limit=1000&include=holder_name&cursor=${recent.newer_cursor}`),
           adminCall(t.app, 'GET', `${path}/scanners`),
           adminCall(t.app, 'GET', `${path}/enrollment-tokens`),
+          // The email numbers of Send tickets: kept, never counted over the event's tickets.
+          adminCall(t.app, 'GET', `${path}/deliveries?limit=1`),
         ]);
       };
       await refresh();

@@ -95,7 +95,11 @@ describe('deploy/systemd/ticket-issuer.service', () => {
     assert.equal(one('ReadWritePaths'), '/var/lib/ticket-issuer');
     assert.equal(unit.workingDirectory, '/var/lib/ticket-issuer');
     assert.deepEqual(unit.environmentFiles, ['/etc/ticket-issuer/issuer.env']);
-    assert.deepEqual(unit.execStart, [process.execPath, join(import.meta.dirname, '..', '..', 'scripts', 'start.js')]);
+    assert.deepEqual(unit.execStart, [
+      process.execPath,
+      '--max-semi-space-size=4',
+      join(import.meta.dirname, '..', '..', 'scripts', 'start.js'),
+    ]);
   });
 });
 

@@ -47,7 +47,11 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
       assert.match(status, /^NoNewPrivs:\t1$/m);
       assert.match(status, /^CapEff:\t0+$/m, 'no capabilities');
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      assert.deepEqual(cmdline, [process.execPath, join(import.meta.dirname, '..', '..', 'scripts', 'start.js')]);
+      assert.deepEqual(cmdline, [
+        process.execPath,
+        '--max-semi-space-size=4',
+        join(import.meta.dirname, '..', '..', 'scripts', 'start.js'),
+      ]);
     }
   });
 

@@ -191,4 +191,44 @@ export function deliveryConformance(c: DeliverySuiteContext): void {
     assert.deepEqual(await d().countDeliveries(eid), { with_email: 3, queued: 1, sent: 0, failed: 1 });
     assert.deepEqual(await d().countDeliveries('no-such-event'), { with_email: 0, queued: 0, sent: 0, failed: 0 });
   });
+
+  test('deliveries: the counts are kept through every change: import, email set and removed, sends, retries, revocation', async () => {
+    const { eid, tickets, without } = await event(5);
+    const other = await event(2);
+    const counts = () => d().countDeliveries(eid);
+    // A statement of many tickets (an import) counts each of them once.
+    const more = Array.from({ length: 30 }, (_, i) =>
+      newTicket(eid, { email: i % 3 === 0 ? null : `more${i}@example.org` }),
+    );
+    await store().tickets.createTickets(more);
+    assert.deepEqual(await counts(), { with_email: 25, queued: 0, sent: 0, failed: 0 });
+    // An email given to a ticket that had none, another one changed, a third taken away.
+    await store().tickets.updateTicket(without.tid, { email: 'late@example.org' }, now());
+    await store().tickets.updateTicket(tickets[4]!.tid, { email: 'moved@example.org' }, now());
+    assert.deepEqual(await counts(), { with_email: 26, queued: 0, sent: 0, failed: 0 });
+    await store().tickets.updateTicket(tickets[3]!.tid, { email: null }, now());
+    assert.deepEqual(await counts(), { with_email: 25, queued: 0, sent: 0, failed: 0 });
+    await d().queueDeliveries({ eid, tids: null, resend: false, now: now() });
+    assert.deepEqual(await counts(), { with_email: 25, queued: 25, sent: 0, failed: 0 });
+    const claimed = (await mine(eid)).sort((x, y) => (x.tid < y.tid ? -1 : 1));
+    assert.equal(claimed.length, 25);
+    await d().finishDeliveries([
+      ...claimed.slice(0, 10).map((x) => ended(x, { status: 'sent' })),
+      ...claimed.slice(10, 14).map((x) => ended(x, { status: 'failed', error: '550' })),
+      ...claimed.slice(14, 16).map((x) => ended(x, { status: 'queued', retry_after_s: 60, error: '451' })),
+    ]);
+    assert.deepEqual(await counts(), { with_email: 25, queued: 11, sent: 10, failed: 4 });
+    // Failed ones queued again; sent ones again with resend.
+    await d().queueDeliveries({ eid, tids: null, resend: false, now: now() });
+    assert.deepEqual(await counts(), { with_email: 25, queued: 15, sent: 10, failed: 0 });
+    await d().queueDeliveries({ eid, tids: [claimed[0]!.tid, claimed[1]!.tid], resend: true, now: now() });
+    assert.deepEqual(await counts(), { with_email: 25, queued: 17, sent: 8, failed: 0 });
+    // A revoked ticket leaves the numbers with its delivery; a revocation again changes nothing.
+    await store().tickets.revokeTicket(claimed[2]!.tid, now(), null);
+    await store().tickets.revokeTicket(claimed[2]!.tid, now(), null);
+    await store().tickets.revokeTicket(claimed[0]!.tid, now(), null);
+    assert.deepEqual(await counts(), { with_email: 23, queued: 16, sent: 7, failed: 0 });
+    // The other event's numbers are its own.
+    assert.deepEqual(await d().countDeliveries(other.eid), { with_email: 2, queued: 0, sent: 0, failed: 0 });
+  });
 }

@@ -3,6 +3,7 @@ import { searchKey, searchWords } from '../search-key.ts';
 import { all } from './queries.ts';
 import { APPLE_PASS_POSTGRES_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
+import { DELIVERY_COUNT_POSTGRES_MIGRATIONS } from './delivery-count-migrations.ts';
 
 /** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
 interface PostgresMigration {
@@ -513,6 +514,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   // The event report's indexes (see ../report-migration.ts).
   REPORT_MIGRATION,
+  // Each event's email numbers kept by triggers, as SQLite's version 32.
+  ...DELIVERY_COUNT_POSTGRES_MIGRATIONS,
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

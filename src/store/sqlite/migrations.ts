@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
+import { DELIVERY_COUNT_SQLITE_MIGRATIONS } from './delivery-count-migrations.ts';
 
 /** Versioned schema changes of the SQLite store, applied in order at start. Never edit a shipped one. */
 export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
@@ -522,6 +523,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
   },
   // The event report's indexes (see ../report-migration.ts).
   REPORT_MIGRATION,
+  // Each event's email numbers kept by triggers, read by the console at every refresh.
+  ...DELIVERY_COUNT_SQLITE_MIGRATIONS,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
