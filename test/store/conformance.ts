@@ -520,6 +520,7 @@ export function storeConformance(
           last_seen_at: at(1),
           revoked_at: null,
           allow_search: false,
+          clock_offset_s: null,
         };
         assert.deepEqual(result, { kind: 'enrolled', key: expectedKey, token: { ...token, used_at: at(1) } });
         assert.deepEqual(await store().scanners.findApiKey(key.key_hash), expectedKey);
