@@ -26,6 +26,7 @@ export function redemption(
     last_seen_at: at,
     revoked_at: null,
     allow_search: token.allow_search === true,
+    clock_offset_s: null,
   };
   return { token, record };
 }

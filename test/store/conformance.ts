@@ -1,3 +1,4 @@
+import { newShortCodes } from '../../src/domain/short-codes.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -79,6 +80,8 @@ export function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): T
     attention: false,
     checkin_text: null,
     email: null,
+    order_ref: null,
+    short_code: newShortCodes(1)[0]!,
     ...overrides,
   };
 }
@@ -517,6 +520,7 @@ export function storeConformance(
           last_seen_at: at(1),
           revoked_at: null,
           allow_search: false,
+          clock_offset_s: null,
         };
         assert.deepEqual(result, { kind: 'enrolled', key: expectedKey, token: { ...token, used_at: at(1) } });
         assert.deepEqual(await store().scanners.findApiKey(key.key_hash), expectedKey);

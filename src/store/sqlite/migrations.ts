@@ -2,9 +2,18 @@ import type Database from 'better-sqlite3';
 import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
 import { DELIVERY_COUNT_SQLITE_MIGRATIONS } from './delivery-count-migrations.ts';
+import { GROUP_SQLITE_MIGRATIONS } from './group-migrations.ts';
+
+/** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
+interface SqliteMigration {
+  version: number;
+  sql: string;
+  fill?: (db: Database.Database) => void;
+  after?: string;
+}
 
 /** Versioned schema changes of the SQLite store, applied in order at start. Never edit a shipped one. */
-export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     sql: `
@@ -525,6 +534,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
   REPORT_MIGRATION,
   // Each event's email numbers kept by triggers, read by the console at every refresh.
   ...DELIVERY_COUNT_SQLITE_MIGRATIONS,
+  // Groups, short codes, the offline roster and scanner clocks (fifth release).
+  ...GROUP_SQLITE_MIGRATIONS,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
@@ -537,6 +548,8 @@ export function migrate(db: Database.Database): number {
     count += 1;
     db.transaction(() => {
       db.exec(migration.sql);
+      migration.fill?.(db);
+      if (migration.after) db.exec(migration.after);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
         migration.version,
         new Date().toISOString(),
