@@ -3,6 +3,7 @@
  * offline rules, queue and sync as the CLI), whether the issuer answers, and the automatic sync.
  */
 import {
+  clockOffMinutes,
   enroll,
   fetchTransport,
   isKeyRejected,
@@ -59,6 +60,11 @@ export interface DeviceState {
   synced: boolean;
   /** The key may find holders by name (**Find by name**); false when not enrolled. */
   allowSearch: boolean;
+  /**
+   * How many whole minutes this phone's clock is off the issuer's, as the last sync measured it, when
+   * that is over 2 minutes (scans are stamped by the corrected time all the same); else null.
+   */
+  clockOffMinutes: number | null;
 }
 
 const transport = fetchTransport();
@@ -134,6 +140,7 @@ export class Device {
 
   state(): DeviceState {
     const identity = this.scanner?.identity;
+    const offsetS = this.scanner?.status().clock_offset_s;
     return {
       enrolled: this.scanner !== null,
       online: this.reachable && navigator.onLine,
@@ -147,6 +154,7 @@ export class Device {
       keyRejected: this.keyRejected,
       synced: this.scanner?.synced ?? false,
       allowSearch: this.scanner?.allowSearch ?? false,
+      clockOffMinutes: clockOffMinutes(offsetS === null || offsetS === undefined ? null : offsetS * 1000),
     };
   }
 

@@ -2,6 +2,7 @@
 export { gatesAdmitting, type FoundHolder, type GateRule } from '@ticket-issuer/protocol';
 export type { AnnulOptions, AnnulReason, AnnulResult } from './annul.ts';
 export { IssuerClient, type IssuerClientOptions } from './client.ts';
+export { CLOCK_NOISE_MS, CLOCK_WARNING_MS, clockOffMinutes, correctedClock, dateHeaderInstant } from './clock.ts';
 export type { AnnulAnswer } from './issuer-answers.ts';
 export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
 export {

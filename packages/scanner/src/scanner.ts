@@ -19,6 +19,7 @@ import { pullChanges, uploadQueue } from './sync.ts';
 import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 import { statusReport, type StatusReport } from './status.ts';
 import { KeyRing } from './token.ts';
+import { correctedClock } from './clock.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';
@@ -182,7 +183,7 @@ export class Scanner {
       if (pulled) await this.queue.movesInFeed(movesSeen);
     }
     // Admissions are kept as long as an annul on the device may name them: the issuer's window.
-    if (this.queue.compactable) await this.queue.compact(this.now(), this.rules.annulWindowS);
+    if (this.queue.compactable) await this.queue.compact(this.issuerNow(), this.rules.annulWindowS);
     const { uploaded, refused, outcomes } = upload;
     return { uploaded, refused, outcomes, remaining: this.queue.size, changes, problem };
   }
@@ -209,6 +210,15 @@ export class Scanner {
   private now(): Date {
     return this.options.now?.() ?? new Date();
   }
+
+  /**
+   * The issuer's time as this device reckons it: its clock corrected by the offset the last sync
+   * measured (see clock.ts). Scans are stamped, and the rules judged, by it.
+   */
+  readonly issuerNow: () => Date = correctedClock(
+    () => this.now(),
+    () => this.rules.clockOffsetMs,
+  );
 
   private async refreshDiscovery(): Promise<void> {
     const discovery = await this.client.discovery(this.identity.issuer);
@@ -238,6 +248,7 @@ export class Scanner {
       checkInUrl: this.discovery.endpoints.check_in,
       checkOutUrl: this.discovery.endpoints.check_out,
       who: { eid: this.identity.eid, scanner_id: this.identity.scanner_id },
+      deviceClock: () => this.now(),
     };
   }
 
@@ -252,7 +263,7 @@ export class Scanner {
       rules: this.rules,
       checkOutUrl: this.discovery.endpoints.check_out,
       feedOut: this.knowledge.out,
-      now: this.options.now ?? (() => new Date()),
+      now: this.issuerNow,
       onlineTimeoutMs: this.options.onlineTimeoutMs ?? 3000,
       synced: this.synced,
     };
