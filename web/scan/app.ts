@@ -14,6 +14,7 @@ import { bindSoundSwitch } from './sound-switch.ts';
 import { renderHeader, renderStatus } from './status-view.ts';
 import { UndoBar } from './undo-bar.ts';
 import { FindByName } from './find-by-name.ts';
+import { refusalBeforehand } from './holder-text.ts';
 import { isSetupCode, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
 
@@ -150,16 +151,18 @@ class ScanPage {
       this.feedback.unlock();
       const input = byId<HTMLInputElement>('ticket-code');
       const code = input.value.trim();
-      // A barcode gun types the next code into the same field: it is emptied and keeps the focus.
+      // A barcode gun types the next code into the same field: it is emptied and keeps the focus,
+      // without scrolling the page to it (on a phone that would push the verdict off the screen).
       input.value = '';
-      input.focus();
+      input.focus({ preventScroll: true });
       if (code !== '') void this.check(code);
     });
     bindSoundSwitch(byId<HTMLButtonElement>('sound'), this.feedback);
-    this.verdict = new VerdictView(byId('verdict'));
+    this.verdict = new VerdictView(byId('verdict'), () => this.device.eventId);
     this.finder = new FindByName(byId('check-form'), {
       search: (q) => this.device.findHolders(q),
       choose: (holder) => this.checkInByName(holder),
+      refusal: (holder) => this.refusalOf(holder),
     });
     // An entry undone (or queued to be) no longer shows as an Admit.
     this.undo = new UndoBar(
@@ -208,6 +211,8 @@ class ScanPage {
     const context = { gate: state.gate, tokenType: ticketTypeIn(code), ...this.device.ticketFacts(result.tid) };
     const text = this.verdict?.show(result, context, { neverSynced: !state.synced });
     if (!text) return;
+    // The whole verdict on screen, whatever was scrolled to before it (the field, a list of names).
+    byId('verdict').scrollIntoView({ block: 'nearest' });
     this.feedback.give(toneFor(text));
     // An admit may be undone for a while; any other verdict withdraws the Undo of the admit before it.
     const key = result.idempotency_key;
@@ -227,6 +232,13 @@ class ScanPage {
     const done = this.scanning.then(async () => this.showVerdict(await this.device.checkInManual(holder), ''));
     this.scanning = done.catch(() => this.render(this.device.state()));
     return done;
+  }
+
+  /** Why the rules would refuse a holder now, in the verdict screen's words, or null. */
+  private refusalOf(holder: FoundHolder): string | null {
+    const state = this.device.state();
+    const facts = this.device.ticketFacts(holder.tid);
+    return refusalBeforehand(this.device.judgeHolder(holder), { gate: state.gate, ...facts });
   }
 
   /** No verdict: the device must be enrolled again, and the verdict area says so once more. */

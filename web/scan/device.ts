@@ -17,6 +17,8 @@ import {
   type EnrollResult,
   type RetryPolicy,
   type FoundHolder,
+  type HolderJudgement,
+  type NamedHolder,
   type ScanResult,
   type SyncResult,
 } from '@ticket-issuer/scanner';
@@ -133,6 +135,11 @@ export class Device {
     return { place: knowledge.checkIns.get(tid) ?? null, admittedHere, wasInside, gates };
   }
 
+  /** The eid of the event this device is enrolled for, or null. */
+  get eventId(): string | null {
+    return this.scanner?.identity.eid ?? null;
+  }
+
   /** The event this device is enrolled for, for the question before a replacement. */
   get eventName(): string | null {
     return this.scanner?.identity.event_name ?? null;
@@ -247,6 +254,11 @@ export class Device {
   /** Whether this device's key may find holders by name (its enrolment's `scope.allow_search`). */
   get allowSearch(): boolean {
     return this.scanner?.allowSearch ?? false;
+  }
+
+  /** How the rules would answer a holder known by name now (null when not enrolled). */
+  judgeHolder(holder: NamedHolder): HolderJudgement | null {
+    return this.scanner?.judgeHolder(holder) ?? null;
   }
 
   /** **Find by name**: the issuer's holders whose name holds `q` (online only; a failed request says it is away). */

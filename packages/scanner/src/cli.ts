@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { annulJson, enrollJson, human, scanJson, syncJson } from './cli/format.ts';
+import type { LineContext } from './cli/scan-line.ts';
 import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
 import { isKeyRejected, KEY_REJECTED_LINE, ScannerError, StateCorruptError } from './errors.ts';
@@ -134,10 +135,15 @@ async function runEnroll({ values, positionals }: Parsed, transport: Transport):
 }
 
 /** Prints verdicts in input order; input that is not a token is named on stderr. */
-function printVerdicts(results: ScanResult[], firstPosition: number, json: boolean | undefined): number {
+function printVerdicts(
+  results: ScanResult[],
+  firstPosition: number,
+  json: boolean | undefined,
+  context: (index: number) => LineContext = () => ({}),
+): number {
   let unreadable = 0;
   results.forEach((result, index) => {
-    emit(json, result, human.scan, scanJson);
+    emit(json, result, (r) => human.scan(r, context(index)), scanJson);
     if (result.idempotency_key === null) {
       unreadable += 1;
       complain(`input ${firstPosition + index} is not a ticket token (no compact JWS with a tid); nothing was queued`);
@@ -160,7 +166,9 @@ async function runScan(parsed: Parsed, transport: Transport): Promise<number> {
       for (let i = 0; i < tokens.length; i += step) {
         const batch = tokens.slice(i, i + step);
         const results = exits ? await scanner.exit(batch, options) : await scanner.scan(batch, options);
-        unreadable += printVerdicts(results, position, values.json);
+        const gate = scanner.gateFor(options.gate);
+        const context = (index: number) => ({ gates: scanner.gates, gate, token: batch[index] });
+        unreadable += printVerdicts(results, position, values.json, context);
         position += batch.length;
       }
     };

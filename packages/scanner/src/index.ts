@@ -23,6 +23,7 @@ export {
 } from './errors.ts';
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
 export { readKnowledge, saveKnowledge } from './knowledge-store.ts';
+export { judgeHolder, type HolderJudgement, type NamedHolder } from './holder-judgement.ts';
 export { holderSearchUrl, MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
 export { NO_ANSWER, type ChosenHolder } from './manual.ts';
 export {

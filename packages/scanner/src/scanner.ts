@@ -20,6 +20,7 @@ import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.
 import { statusReport, type StatusReport } from './status.ts';
 import { KeyRing } from './token.ts';
 import { correctedClock } from './clock.ts';
+import { type HolderJudgement, judgeHolder, type NamedHolder } from './holder-judgement.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';
@@ -120,6 +121,14 @@ export class Scanner {
     const url = holderSearchUrl(this.identity.issuer, this.identity.eid);
     const answer = await this.client.searchHolders(url, q, this.options.onlineTimeoutMs ?? 3000);
     return answer.tickets;
+  }
+
+  /**
+   * How the entry rules would answer a holder known by name (a search's, a group's, the roster's) at
+   * the gate now, by what the device knows: said before staff choose them. See holder-judgement.ts.
+   */
+  judgeHolder(holder: NamedHolder, options: Pick<ScanOptions, 'gate'> = {}): HolderJudgement {
+    return judgeHolder(this.scanContext(), holder, this.gateFor(options.gate));
   }
 
   /**
