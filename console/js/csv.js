@@ -1,6 +1,6 @@
 /**
  * Reads a ticket CSV (header `holder_name,ticket_type`, optionally `expires_at`, `external_id`,
- * `valid_from`, `attention`, `checkin_text` and `email`, in any order) and checks every line before
+ * `valid_from`, `attention`, `checkin_text`, `email` and `order_ref`, in any order) and checks every line before
  * anything is sent, by the rules the admin API applies, so that a file is imported whole or not at
  * all. Pure: the CSV parser (Papa Parse) is passed in, so this also runs under Node's test runner.
  */
@@ -9,7 +9,7 @@
 export const MAX_TICKETS_PER_REQUEST = 10_000;
 
 const REQUIRED_COLUMNS = ['holder_name', 'ticket_type'];
-const OPTIONAL_COLUMNS = ['expires_at', 'external_id', 'valid_from', 'attention', 'checkin_text', 'email'];
+const OPTIONAL_COLUMNS = ['expires_at', 'external_id', 'valid_from', 'attention', 'checkin_text', 'email', 'order_ref'];
 /** How an `attention` cell may say yes or no (any case); an empty cell is no. */
 const ATTENTION_WORDS = new Map([
   ['true', true],
@@ -77,8 +77,9 @@ function emailProblem(value) {
 }
 
 /** The optional columns of the entry rules, gate notes and email, as the admin API takes them (empty: left out). */
-function rulesOf({ valid_from: validFrom, attention, checkin_text: text, email }) {
+function rulesOf({ valid_from: validFrom, attention, checkin_text: text, email, order_ref: orderRef }) {
   return {
+    ...(orderRef ? { order_ref: orderRef } : {}),
     ...(validFrom ? { valid_from: validFrom } : {}),
     ...(attention ? { attention: ATTENTION_WORDS.get(attention.toLowerCase()) } : {}),
     ...(text ? { checkin_text: text } : {}),
@@ -103,7 +104,8 @@ function readRow(row, columns) {
     windowProblem(validFrom, expires) ??
     attentionProblem(attention) ??
     (text ? textProblem('checkin_text', text, 200) : null) ??
-    emailProblem(value.email);
+    emailProblem(value.email) ??
+    (value.order_ref ? textProblem('order_ref', value.order_ref, 64) : null);
   if (problem) return { problem };
   return {
     ticket: {

@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import { invalidRequest, IssuerError } from './errors.ts';
 import { instantField } from './events.ts';
 import { ticketEmail } from './ticket-email.ts';
+import { orderRef } from './order-ref.ts';
 import { toStored } from './time.ts';
 
 /** The most characters of a ticket's `checkin_text` (the contract's limit, as a ticket type's). */
@@ -43,6 +44,8 @@ export interface TicketNotesRequest {
   checkin_text?: string | null;
   /** The holder's email; null or empty removes it. */
   email?: string | null;
+  /** The order or booking the ticket belongs to; null or empty removes it. */
+  order_ref?: string | null;
 }
 
 /**
@@ -56,17 +59,18 @@ export async function changeTicketNotes(
   tid: string,
   request: TicketNotesRequest,
 ): Promise<TicketRecord> {
-  if (request.attention === undefined && request.checkin_text === undefined && request.email === undefined) {
-    throw invalidRequest('send attention, checkin_text, email or several of them', [
-      { field: 'attention', problem: 'is required when checkin_text and email are absent' },
-      { field: 'checkin_text', problem: 'is required when attention and email are absent' },
-      { field: 'email', problem: 'is required when attention and checkin_text are absent' },
-    ]);
+  const fields = ['attention', 'checkin_text', 'email', 'order_ref'] as const;
+  if (fields.every((field) => request[field] === undefined)) {
+    throw invalidRequest(
+      'send attention, checkin_text, email, order_ref or several of them',
+      fields.map((field) => ({ field, problem: 'is required when the others are absent' })),
+    );
   }
   const change = {
     ...(request.attention === undefined ? {} : { attention: request.attention }),
     ...(request.checkin_text === undefined ? {} : { checkin_text: checkinText(request.checkin_text) }),
     ...(request.email === undefined ? {} : { email: ticketEmail('email', request.email) }),
+    ...(request.order_ref === undefined ? {} : { order_ref: orderRef('order_ref', request.order_ref) }),
   };
   const ticket = await store.tickets.updateTicket(tid, change, toStored(clock.now()));
   if (!ticket) throw new IssuerError('NOT_FOUND', 'no ticket has this tid');

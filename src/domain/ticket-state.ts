@@ -1,3 +1,4 @@
+import { shownShortCode } from './short-codes.ts';
 import { type EntryOutcome, type ExitOutcome, holderAfter, type HolderState } from '@ticket-issuer/protocol';
 import type { Presence, TicketMove, TicketRecord } from '../store/store.ts';
 import { toWire } from './time.ts';
@@ -126,6 +127,8 @@ export function adminTicketView(ticket: TicketRecord, now: string, withToken = t
     attention: ticket.attention ?? false,
     checkin_text: ticket.checkin_text ?? null,
     ...(withToken ? { email: ticket.email ?? null } : {}),
+    order_ref: ticket.order_ref ?? null,
+    ...(withToken ? { short_code: shownShortCode(ticket.short_code) } : {}),
     ...(withToken && holderUrl !== null ? { holder_url: holderUrl } : {}),
   };
 }

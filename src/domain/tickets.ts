@@ -6,6 +6,8 @@ import { instantField } from './events.ts';
 import { newTicketId, newTokenId } from './ids.ts';
 import type { TicketClaims, TicketSigner } from './signing.ts';
 import { ticketEmail } from './ticket-email.ts';
+import { orderRef } from './order-ref.ts';
+import { newShortCodes } from './short-codes.ts';
 import { checkinText, unixSeconds, validFrom } from './ticket-notes.ts';
 import { toStored } from './time.ts';
 import { noteAudit } from '../store/audit-context.ts';
@@ -49,6 +51,8 @@ export interface NewTicket {
   checkin_text?: string | null;
   /** The holder's email address, where the ticket is sent; empty or null: none. */
   email?: string | null;
+  /** The order or booking the ticket belongs to (its group); empty or null: none. */
+  order_ref?: string | null;
 }
 
 /** What an issue request did: the tickets it created, and those it found already issued. */
@@ -103,6 +107,8 @@ export async function issueTickets(
   );
   const starts = specs.map((spec, i) => validFrom(fieldOf('valid_from')(i), spec.valid_from, expiries[i] ?? null));
   const emails = specs.map((spec, i) => ticketEmail(fieldOf('email')(i), spec.email));
+  const orders = specs.map((spec, i) => orderRef(fieldOf('order_ref')(i), spec.order_ref));
+  const codes = newShortCodes(specs.length);
   const signer = await deps.signer.signerForActiveKey();
   const tickets = specs.map((spec, i): TicketRecord => {
     const tid = newTicketId();
@@ -129,6 +135,8 @@ export async function issueTickets(
       attention: spec.attention ?? false,
       checkin_text: checkinText(spec.checkin_text),
       email: emails[i] ?? null,
+      order_ref: orders[i] ?? null,
+      short_code: codes[i]!,
     };
   });
   if (!bulk) noteAudit({ target: tickets[0]!.tid });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HolderTicket } from './holder-ticket.ts';
 import { qrSvg, type QrMatrix } from './qr.ts';
+import { shownShortCode } from '../domain/short-codes.ts';
 
 /** Which wallets the holder page offers; each link only when that wallet is configured. */
 export interface WalletLinks {
@@ -68,7 +69,8 @@ export async function holderPage(
   const code =
     qr === null || holder.qrToken === null
       ? '<p>This ticket was revoked: it admits nobody, and has no QR code.</p>'
-      : `${qrSvg(qr)}<p>If the code cannot be scanned, the ticket token is:</p><code>${escapeHtml(holder.qrToken)}</code>`;
+      : `${qrSvg(qr)}<p>Ticket code: <strong class="short-code">${escapeHtml(shownShortCode(holder.ticket.short_code))}</strong></p>` +
+        `<p>If the code cannot be scanned, the ticket token is:</p><code>${escapeHtml(holder.qrToken)}</code>`;
   const link = (href: string, text: string) => `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></li>`;
   // A save link that cannot be made now (the wallet's key unreadable) leaves the rest of the page as it is.
   const google =

@@ -20,6 +20,7 @@ import { scannerRoutes } from './routes/scanners.ts';
 import { scanUploadRoutes } from './routes/scans.ts';
 import { adminAnnulRoutes, annulRoutes } from './routes/annul.ts';
 import { ticketFinderRoutes } from './routes/ticket-finder.ts';
+import { groupRoutes } from './routes/groups.ts';
 import { ticketRoutes } from './routes/tickets.ts';
 import { holderRoutes } from './routes/holder.ts';
 import { adminUserRoutes } from './routes/admin/users.ts';
@@ -54,6 +55,7 @@ export async function registerRoutes(
   scanUploadRoutes(app, ctx);
   annulRoutes(app, ctx);
   ticketFinderRoutes(app, ctx);
+  groupRoutes(app, ctx);
   invitationRoutes(app, ctx);
   if (ctx.appleWallet !== null) appleWalletRoutes(app, ctx, ctx.appleWallet);
   holderRoutes(app, ctx);

@@ -24,6 +24,10 @@ export const SCANNER_ROUTE_SCOPES: Record<string, 'event' | 'search' | 'ticket' 
   listScannerGates: 'event',
   getScannerRules: 'event',
   findHolders: 'search',
+  getTicketGroup: 'event',
+  getTicketByCode: 'event',
+  getRoster: 'search',
+  listShortCodes: 'event',
 };
 
 const SCANNER_PATH = /^\/api\/v1\//;

@@ -18,7 +18,7 @@ import type {
  * `search_name` and `search_words`, the searches' own columns, which are no part of a ticket.
  */
 export const TICKET_COLUMNS_SQL = `tid, eid, holder_name, ticket_type, issued_at, expires_at, checked_in_at, revoked_at,
-  revoke_reason, ticket_token, external_id, valid_from, attention, checkin_text, email`;
+  revoke_reason, ticket_token, external_id, valid_from, attention, checkin_text, email, order_ref, short_code`;
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;

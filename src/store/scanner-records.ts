@@ -37,6 +37,8 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
   /** The scanner may find holders by name (from its enrolment token). */
   allow_search: boolean;
+  /** The scanner's clock minus the issuer's at its last upload that said when it was sent, in seconds; null before. */
+  clock_offset_s?: number | null;
 }
 
 /** What a scanner enrolled without a name is named from, read in the enrolment's transaction. */

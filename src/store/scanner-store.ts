@@ -34,6 +34,8 @@ export interface ScannerStore {
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Records that the key was used at `at` (only moves last_seen_at forward). */
   touchApiKey(apiKeyId: string, at: string): Promise<void>;
+  /** Keeps the scanner's last measured clock offset (its clock minus the issuer's, whole seconds). */
+  recordClockOffset(apiKeyId: string, offsetSeconds: number): Promise<void>;
   /** Revokes the key once; null if unknown. */
   revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null>;
   /** The event's scanner records (one per API key) in api_key_id order, a page at a time (cursor: the last api_key_id seen). */

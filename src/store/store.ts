@@ -13,6 +13,7 @@ import type { SigningKeyStore } from './signing-key-store.ts';
 import type { SessionStore } from './session-store.ts';
 import type { ApplePassStore } from './apple-pass-store.ts';
 import type { WalletPushStore } from './wallet-push-records.ts';
+import type { RosterStore } from './roster-store.ts';
 
 /**
  * The storage interface. Every method is one transaction; each says what it guarantees.
@@ -29,6 +30,7 @@ export type * from './feed-records.ts';
 export type * from './apple-pass-store.ts';
 export type * from './wallet-push-records.ts';
 export type * from './delivery-records.ts';
+export type * from './roster-store.ts';
 
 export interface Store {
   /** The issuer's own settings (identity, admin token hash): one row each. (setting-store.ts) */
@@ -37,6 +39,8 @@ export interface Store {
   readonly events: EventStore;
   /** Tickets: issuing, reading, finding, revoking, reissuing, their gate notes. (ticket-store.ts) */
   readonly tickets: TicketStore;
+  /** The roster offline devices sync, tickets by short code, and the tickets of one order. (roster-store.ts) */
+  readonly roster: RosterStore;
   /** The changes feed offline scanners sync, and the conflicts report. (feed-store.ts) */
   readonly feed: FeedStore;
   /** Enrolment tokens and the scanners' API keys. (scanner-store.ts) */

@@ -21,6 +21,10 @@ export interface TicketRecord {
   checkin_text: string | null;
   /** The holder's email address, where the ticket is sent; null when none. */
   email: string | null;
+  /** The order or booking the ticket belongs to: the tickets of one order are a group; null when none. */
+  order_ref: string | null;
+  /** 10 Crockford base32 characters, random, unique per event (kept without the dash). */
+  short_code: string;
 }
 
 export type ReissueFailure = 'unknown' | 'revoked' | 'used' | 'changed';

@@ -14,6 +14,7 @@ interface Ticket {
   tid: string;
   ticket_token: string;
   holder_url: string;
+  short_code: string;
 }
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -77,6 +78,7 @@ await eachBackend('the holder page', ({ it, issuer }) => {
       assert.ok(text.includes(words), `${words} in: ${text}`);
     }
     assert.ok(res.body.includes(ticket.ticket_token), 'the token as text');
+    assert.ok(text.includes(`Ticket code: ${ticket.short_code}`), 'the short code under the QR code');
     const svg = svgOf(res.body)!;
     assert.match(svg, /<title[^>]*>Ticket QR code<\/title>/);
     assert.deepEqual(await decodeSquares(svgSquares(svg)), [ticket.ticket_token]);

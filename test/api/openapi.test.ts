@@ -63,13 +63,21 @@ describe('the OpenAPI document (GET /openapi.json)', () => {
       );
       const onlyRedirects = (p: Json) =>
         p.ruleId === 'operation-2xx-response' && redirects.has(String(p.location?.[0]?.pointer));
+      // The contract names both paths: a tid is a ULID, never the literal `by-code`, and the router
+      // takes the literal segment first, so the pair never meets.
+      const contractPair = (p: Json) =>
+        p.ruleId === 'no-ambiguous-paths' &&
+        String(p.message).includes('`/api/v1/events/{eid}/tickets/{tid}/group`') &&
+        String(p.message).includes('`/api/v1/events/{eid}/tickets/by-code/{code}`');
       const problems = (report.problems as Json[])
-        .filter((p) => !onlyRedirects(p))
+        .filter((p) => !onlyRedirects(p) && !contractPair(p))
         .map((p) => `${p.severity} ${p.ruleId} at ${p.location?.[0]?.pointer}: ${p.message}`);
       assert.deepEqual(problems, []);
       const accepted = (report.problems as Json[]).filter(onlyRedirects).length;
       assert.equal(accepted, redirects.size, 'only the redirecting operations lack a 2xx');
-      assert.deepEqual(report.totals, { errors: 0, warnings: accepted, ignored: 0 });
+      const pair = (report.problems as Json[]).filter(contractPair).length;
+      assert.ok(pair <= 1, 'one ambiguous pair at most: the contract’s group and by-code paths');
+      assert.deepEqual(report.totals, { errors: 0, warnings: accepted + pair, ignored: 0 });
     },
   );
 

@@ -129,7 +129,7 @@ await eachBackend('tickets carry the holder’s email and their holder page link
     assert.equal(((await patch({ email: '' })).json() as Ticket).email, null);
     assert.equal(((await patch({ email: 'dee@example.org' })).json() as Ticket).email, 'dee@example.org');
     assert.equal(((await patch({ email: null })).json() as Ticket).email, null);
-    assert.deepEqual(refusedFields(await patch({})).sort(), ['attention', 'checkin_text', 'email']);
+    assert.deepEqual(refusedFields(await patch({})).sort(), ['attention', 'checkin_text', 'email', 'order_ref']);
   });
 
   it('the CSV import reads an email column, checks it as the issuer does, and the tickets carry it', async () => {

@@ -189,7 +189,7 @@ await eachBackend('per-ticket valid_from and gate notes (attention, checkin_text
     assert.deepEqual(fieldsOf(await patch(tid, { checkin_text: 'x'.repeat(201) })), ['checkin_text']);
     assert.deepEqual(fieldsOf(await patch(tid, { attention: 'true' })), ['attention']);
     assert.deepEqual(fieldsOf(await patch(tid, { valid_from: '2026-06-07T06:00:00Z' })), ['valid_from']);
-    assert.deepEqual(fieldsOf(await patch(tid, {})).sort(), ['attention', 'checkin_text', 'email']);
+    assert.deepEqual(fieldsOf(await patch(tid, {})).sort(), ['attention', 'checkin_text', 'email', 'order_ref']);
     const unknown = await patch('tkt_01NOSUCHTICKET000000000000', { attention: true });
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().error.code, 'NOT_FOUND');

@@ -24,6 +24,8 @@ function ticketOf(c: (typeof ENTRY_RULE_CASES)[number]): TicketRecord {
     attention: false,
     checkin_text: null,
     email: null,
+    order_ref: null,
+    short_code: 'ABCDE12345',
   };
 }
 

@@ -25,6 +25,8 @@ function situation(c: VerdictCase) {
     attention: false,
     checkin_text: null,
     email: null,
+    order_ref: null,
+    short_code: 'ABCDE12345',
   };
   const presented = c.superseded ? 'superseded.token.value' : ticket.ticket_token;
   const signatureProblem = c.signature === 'bad' ? 'bad signature' : null;

@@ -1,3 +1,4 @@
+import { newShortCodes } from '../../src/domain/short-codes.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -79,6 +80,8 @@ export function newTicket(eid: string, overrides: Partial<TicketRecord> = {}): T
     attention: false,
     checkin_text: null,
     email: null,
+    order_ref: null,
+    short_code: newShortCodes(1)[0]!,
     ...overrides,
   };
 }

@@ -1,3 +1,4 @@
+import { newShortCodes } from '../../src/domain/short-codes.ts';
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { hashSecret, newEventId, newSecret, newTicketId } from '../../src/domain/ids.ts';
@@ -44,6 +45,8 @@ export function consoleConformance(c: ConsoleSuiteContext): void {
       attention: false,
       checkin_text: null,
       email: null,
+      order_ref: null,
+      short_code: newShortCodes(1)[0]!,
     }));
     await store().tickets.createTickets(tickets);
     // Ticket ids are random ULIDs: within one millisecond their order is not the order of creation.

@@ -1,3 +1,4 @@
+import { newShortCodes } from '../../src/domain/short-codes.ts';
 import { randomUUID } from 'node:crypto';
 import { decide, withoutTypes } from '../../src/domain/decide.ts';
 import { keepTurnedAway } from '../../src/domain/decide-offline.ts';
@@ -64,6 +65,8 @@ export async function runCounterMix(store: Store, apiKeyId: string): Promise<Mix
       attention: false,
       checkin_text: null,
       email: null,
+      order_ref: null,
+      short_code: newShortCodes(1)[0]!,
     }));
     await store.tickets.createTickets(tickets);
     // Imported again: nothing is issued twice.

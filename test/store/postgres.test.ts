@@ -1,3 +1,4 @@
+import { newShortCodes } from '../../src/domain/short-codes.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -164,6 +165,8 @@ describe('PostgresStore: several instances on one database', () => {
         attention: false,
         checkin_text: null,
         email: null,
+        order_ref: null,
+        short_code: newShortCodes(1)[0]!,
       },
     ]);
     return { eid, tid };

@@ -32,10 +32,10 @@ export async function printView(main, eid, after) {
       h('strong', { text: ticket.holder_name }),
       // The type only: a sheet printed during the event must not say "(checked in)" on a guest's card.
       h('span', { text: ticket.ticket_type }),
-      // The code to type when a QR will not scan: the token itself, which the web scanner's
-      // **Ticket code** field and every scanner accept (a tid alone is no ticket).
-      ticket.ticket_token !== undefined && h('span', { class: 'ticket-code-label', text: 'Ticket code' }),
-      ticket.ticket_token !== undefined && h('code', { class: 'ticket-code', text: ticket.ticket_token }),
+      // The code to type when a QR will not scan: the ticket's short code (XXXXX-XXXXX), which
+      // scanners resolve to the ticket. A viewer's answers carry none, as they carry no token.
+      ticket.short_code !== undefined && h('span', { class: 'ticket-code-label', text: 'Ticket code' }),
+      ticket.short_code !== undefined && h('code', { class: 'ticket-code', text: ticket.short_code }),
     ),
   );
   replace(

@@ -12,6 +12,21 @@ const gateWords = (gateId, gates) => {
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
 
+/** Beyond this the clock is pointed out (the web scanner warns its user past the same). */
+const CLOCK_WARN_S = 120;
+
+/**
+ * A scanner's clock as its last upload measured it: "Clock in step", "Clock +10 min fast", "Clock −3 min
+ * slow" (whole minutes, seconds below one), or null before any measure.
+ */
+function clockWords(offset) {
+  if (offset === null || offset === undefined) return null;
+  const size = Math.abs(offset);
+  if (size < 30) return 'Clock in step';
+  const amount = size < 60 ? `${size} s` : `${Math.round(size / 60)} min`;
+  return offset > 0 ? `Clock +${amount} fast` : `Clock −${amount} slow`;
+}
+
 /**
  * The Scanners section: the enrolled scanners (name, gate, last contact in words, **Revoke** after a
  * confirmation) and the open enrolment tokens (gate, expiry, **Revoke**); the Revoke buttons only for
@@ -57,6 +72,12 @@ export function scannerList({ eid, gates }) {
         title: when(scanner.last_seen_at),
         text: `Last contact ${ago(scanner.last_seen_at, now)}`,
       }),
+      clockWords(scanner.clock_offset_s) &&
+        h('div', {
+          class: Math.abs(scanner.clock_offset_s) > CLOCK_WARN_S ? 'small warn-text' : 'muted small',
+          title: 'the device’s clock minus the issuer’s, at its last upload',
+          text: clockWords(scanner.clock_offset_s),
+        }),
       quiet
         ? h('div', {
             class: 'small warn-text',

@@ -22,7 +22,7 @@ export function ticketImport(eid, onImported) {
     field(
       'Import tickets (CSV)',
       input,
-      'Header: holder_name,ticket_type, and optionally expires_at and valid_from (ISO 8601 UTC: the ticket admits from then on), external_id (your own id of each ticket: importing the file again skips the tickets already made), attention (true/false, yes/no or 1/0: gate staff take care of the holder), checkin_text (shown at the gate, at most 200 characters) and email (the holder’s address, where the ticket is sent).',
+      'Header: holder_name,ticket_type, and optionally expires_at and valid_from (ISO 8601 UTC: the ticket admits from then on), external_id (your own id of each ticket: importing the file again skips the tickets already made), attention (true/false, yes/no or 1/0: gate staff take care of the holder), checkin_text (shown at the gate, at most 200 characters), email (the holder’s address, where the ticket is sent) and order_ref (the order or booking: its tickets are a group, checked in together at the gate; at most 64 characters).',
     ),
     outcome,
   );
@@ -113,6 +113,7 @@ function firstRows(fileName, tickets, columns) {
   const withStart = columns.includes('valid_from');
   const withNotes = columns.includes('attention') || columns.includes('checkin_text');
   const withEmail = columns.includes('email');
+  const withOrder = columns.includes('order_ref');
   const shown = tickets.slice(0, SHOWN_ROWS);
   const cell = (text) => h('td', { text });
   return h(
@@ -134,6 +135,7 @@ function firstRows(fileName, tickets, columns) {
           withStart ? 'Valid from' : null,
           withNotes ? 'Gate notes' : null,
           withEmail ? 'Email' : null,
+          withOrder ? 'Order' : null,
         ]
           .filter(Boolean)
           .map((heading) => h('th', { scope: 'col', text: heading })),
@@ -154,6 +156,7 @@ function firstRows(fileName, tickets, columns) {
           withStart ? cell(ticket.valid_from ? when(ticket.valid_from) : 'at once') : null,
           withNotes ? cell(gateNotes(ticket) || '—') : null,
           withEmail ? cell(ticket.email ?? '—') : null,
+          withOrder ? cell(ticket.order_ref ?? '—') : null,
         ),
       ),
     ),

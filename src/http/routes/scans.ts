@@ -13,6 +13,7 @@ import type { App, AppContext } from '../context.ts';
 import { envelope, FRAMEWORK_ERRORS, STATUS_OF, validationEnvelope } from '../errors.ts';
 import { SCAN_BODY_LIMIT_BYTES } from '../oversized-body.ts';
 import { scanUploadSchema } from '../schemas/scans.ts';
+import { clockOffsetSeconds, recordClockOffset } from '../../domain/scanner-clock.ts';
 import { CheckInBody, checkInSchema, checkOutSchema } from '../schemas/tickets.ts';
 import { loneSurrogateError } from '../validation.ts';
 import { scanDeps } from './tickets.ts';
@@ -50,8 +51,11 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
       onRequest: [ctx.limits.checkInPerKey, ctx.auth.scannerCheckIn],
     },
     async (request, reply) => {
+      const receivedAt = ctx.clock.now();
       const elsewhere = loneSurrogateError([request.params, request.query]);
       if (elsewhere) throw elsewhere;
+      const sentAt = request.body.sent_at;
+      const offset = sentAt === undefined ? null : clockOffsetSeconds(sentAt, receivedAt);
       const scans = request.body.scans as Scan[];
       // Each scan counts against the key's scan budget, besides the request's one check-in count.
       await ctx.limits.scansPerKey(request, reply, scans.length);
@@ -73,9 +77,19 @@ export function scanUploadRoutes(app: App, ctx: AppContext): void {
         (scan) => unavailableResult(upload, scan),
         { concurrency, storeServes },
       );
+      if (offset !== null) await keepClockOffset(upload, offset);
       return { results };
     },
   );
+}
+
+/** Keeps the scanner's clock offset; a failure to keep it costs the upload nothing (its scans are answered). */
+async function keepClockOffset(upload: Upload, offset: number): Promise<void> {
+  try {
+    await recordClockOffset(upload.ctx.store, upload.key, offset);
+  } catch (error) {
+    upload.request.log.warn({ err: error, ...scannerLogFields(upload.request) }, 'clock offset not kept');
+  }
 }
 
 /** What answering the scans of one upload needs: its request, its scanner and the single body's validator. */

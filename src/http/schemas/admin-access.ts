@@ -177,6 +177,11 @@ export const ScannerRecord = named(
       last_seen_at: Nullable(Type.String(), { description: 'kept to the minute; null before its first request' }),
       revoked_at: NullableTime,
       allow_search: Type.Boolean({ description: 'the scanner may find holders by name (`scope.allow_search`)' }),
+      clock_offset_s: Nullable(Type.Integer(), {
+        description:
+          "the device's clock minus the issuer's, in seconds, at its last upload that carried `sent_at` (positive: " +
+          'the device runs fast); null before any',
+      }),
     },
     { description: 'A scanner, one record per API key' },
   ),

@@ -17,6 +17,7 @@ import {
   Text,
 } from './common.ts';
 import { TICKET_HOLDER_IN, TICKET_HOLDER_OUT } from './ticket-holder.ts';
+import { TICKET_GROUP_IN, TICKET_GROUP_OUT } from './ticket-group.ts';
 import { DeliverySummary } from './deliveries.ts';
 import { NEW_TICKET_RULES_IN, TICKET_RULES_OUT } from './ticket-notes.ts';
 
@@ -163,6 +164,7 @@ const TicketSpec = named(
     external_id: Type.Optional(ExternalId),
     ...NEW_TICKET_RULES_IN,
     ...TICKET_HOLDER_IN,
+    ...TICKET_GROUP_IN,
   }),
 );
 
@@ -190,6 +192,7 @@ export const AdminTicket = named(
       external_id: Nullable(Type.String(), { description: "the organizer's own id of the ticket, or null" }),
       ...TICKET_RULES_OUT,
       ...TICKET_HOLDER_OUT,
+      ...TICKET_GROUP_OUT,
       delivery: DeliverySummary,
     },
     { description: 'A ticket as the organizer sees it' },
@@ -206,6 +209,7 @@ const IssueTicketsRequest = named(
       external_id: Type.Optional(ExternalId),
       ...NEW_TICKET_RULES_IN,
       ...TICKET_HOLDER_IN,
+      ...TICKET_GROUP_IN,
       tickets: Type.Optional(Type.Array(TicketSpec, { minItems: 1, maxItems: MAX_TICKETS_PER_REQUEST })),
     },
     'One ticket (holder_name and ticket_type), or {"tickets": [...]} alone',

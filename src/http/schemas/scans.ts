@@ -28,6 +28,17 @@ export const ScanUploadBody = named(
         maxItems: MAX_SCANS_PER_UPLOAD,
         description: `at most ${MAX_SCANS_PER_UPLOAD} scans, applied in this order for each ticket`,
       }),
+      sent_at: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[\\x21-\\x7e]*$',
+          description:
+            "the device's clock when it sent the upload (ISO 8601 UTC): the issuer keeps the scanner's clock offset " +
+            "(`clock_offset_s` in the organizer's scanner list)",
+          'x-problem': 'must be an ISO 8601 UTC timestamp such as 2026-05-01T18:30:00Z',
+        }),
+      ),
     },
     {
       description: 'Queued scans in one request: each answered exactly as its single endpoint would answer it',

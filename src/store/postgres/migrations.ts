@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { searchKey, searchWords } from '../search-key.ts';
 import { all } from './queries.ts';
 import { APPLE_PASS_POSTGRES_MIGRATIONS } from './apple-pass-migrations.ts';
+import { GROUP_POSTGRES_MIGRATIONS } from './group-migrations.ts';
 
 /** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
 interface PostgresMigration {
@@ -510,6 +511,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
     `,
   },
+  // Groups, short codes, the offline roster and scanner clocks (fifth release).
+  ...GROUP_POSTGRES_MIGRATIONS,
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

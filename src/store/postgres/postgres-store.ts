@@ -2,6 +2,7 @@ import { PostgresSettingStore } from './setting-store.ts';
 import { PostgresWalletPushStore } from './wallet-pushes.ts';
 import { PostgresEventStore } from './event-store.ts';
 import { PostgresTicketStore } from './ticket-store.ts';
+import { PostgresRosterStore } from './roster.ts';
 import { PostgresFeedStore } from './feed-store.ts';
 import { PostgresScannerStore } from './scanner-store.ts';
 import { PostgresCheckInStore } from './check-in-store.ts';
@@ -37,6 +38,7 @@ export class PostgresStore implements Store {
   readonly settings: PostgresSettingStore;
   readonly events: PostgresEventStore;
   readonly tickets: PostgresTicketStore;
+  readonly roster: PostgresRosterStore;
   readonly feed: PostgresFeedStore;
   readonly scanners: PostgresScannerStore;
   readonly checkIns: PostgresCheckInStore;
@@ -60,6 +62,7 @@ export class PostgresStore implements Store {
     this.settings = new PostgresSettingStore(own);
     this.events = new PostgresEventStore(own);
     this.tickets = new PostgresTicketStore(own);
+    this.roster = new PostgresRosterStore(own);
     this.feed = new PostgresFeedStore(own);
     this.scanners = new PostgresScannerStore(own);
     this.checkIns = new PostgresCheckInStore(own);

@@ -46,6 +46,10 @@ export class PostgresScannerStore implements ScannerStore {
     return scanners.touchApiKey(this.b.pool, apiKeyId, at);
   }
 
+  recordClockOffset(apiKeyId: string, offsetSeconds: number): Promise<void> {
+    return scanners.recordClockOffset(this.b.pool, apiKeyId, offsetSeconds);
+  }
+
   revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
     return scanners.revokeApiKey(this.b.tx, apiKeyId, at);
   }

@@ -111,6 +111,11 @@ export async function touchApiKey(db: Db, apiKeyId: string, at: string): Promise
   );
 }
 
+/** Keeps the scanner's last measured clock offset. */
+export async function recordClockOffset(db: Db, apiKeyId: string, offsetSeconds: number): Promise<void> {
+  await db.query('UPDATE api_keys SET clock_offset_s = $1 WHERE api_key_id = $2', [offsetSeconds, apiKeyId]);
+}
+
 /** Revokes the key once; null if unknown. */
 export function revokeApiKey(tx: Tx, apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
   return tx(async (db) => {

@@ -1,6 +1,6 @@
 import { TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { TicketRecord } from '../store.ts';
-import { emailAfter, notesAfter, type TicketChange, type TicketNotes } from '../ticket-notes.ts';
+import { emailAfter, notesAfter, orderAfter, type TicketChange, type TicketNotes } from '../ticket-notes.ts';
 import { appendChange } from './feed.ts';
 import { type Db, one, type Tx } from './queries.ts';
 
@@ -69,14 +69,17 @@ export function updateTicket(tx: Tx, tid: string, change: TicketChange, at: stri
     if (!ticket) return null;
     const email = emailAfter(ticket, change);
     if (email !== null) await db.query('UPDATE tickets SET email = $1 WHERE tid = $2', [email.email, tid]);
+    // The roster's trigger moves the ticket up its event's roster when the order changes.
+    const order = orderAfter(ticket, change);
+    if (order !== null) await db.query('UPDATE tickets SET order_ref = $1 WHERE tid = $2', [order.order_ref, tid]);
     const notes = notesAfter(ticket, change);
-    if (notes === null) return { ...ticket, ...email };
+    if (notes === null) return { ...ticket, ...email, ...order };
     await db.query('UPDATE tickets SET attention = $1, checkin_text = $2 WHERE tid = $3', [
       notes.attention,
       notes.checkin_text,
       tid,
     ]);
-    const changed = { ...ticket, ...email, ...notes };
+    const changed = { ...ticket, ...email, ...order, ...notes };
     await appendNotesChange(db, changed, at);
     return changed;
   });

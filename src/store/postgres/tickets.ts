@@ -34,8 +34,11 @@ const TICKET_COLUMNS = [
   'valid_from',
   'checkin_text',
   'email',
+  'order_ref',
+  'short_code',
 ] as const;
-const INSERTED_COLUMNS = [...TICKET_COLUMNS, 'search_name', 'search_words', 'attention'];
+const INSERTED_COLUMNS = [...TICKET_COLUMNS, 'search_name', 'search_words', 'attention', 'roster_version'];
+const COLUMN_TYPES: Record<string, string> = { attention: 'boolean', roster_version: 'bigint' };
 
 /**
  * Inserts a part of an import in the order given (one array parameter per column stays clear of the
@@ -43,7 +46,7 @@ const INSERTED_COLUMNS = [...TICKET_COLUMNS, 'search_name', 'search_words', 'att
  */
 const INSERT_TICKETS = `INSERT INTO tickets (${INSERTED_COLUMNS.join(', ')})
   SELECT ${INSERTED_COLUMNS.join(', ')}
-    FROM unnest(${INSERTED_COLUMNS.map((name, i) => `$${i + 1}::${name === 'attention' ? 'boolean' : 'text'}[]`).join(', ')})
+    FROM unnest(${INSERTED_COLUMNS.map((name, i) => `$${i + 1}::${COLUMN_TYPES[name] ?? 'text'}[]`).join(', ')})
       WITH ORDINALITY AS u (${INSERTED_COLUMNS.join(', ')}, n)
    ORDER BY u.n
   ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING
@@ -61,12 +64,13 @@ function byExternalId(a: TicketRecord, b: TicketRecord): number {
 }
 
 /** Inserts one part of an import; the tids it created. */
-async function insertTickets(db: Db, part: TicketRecord[]): Promise<string[]> {
+async function insertTickets(db: Db, part: TicketRecord[], versions: Map<string, number>): Promise<string[]> {
   const values = [
     ...TICKET_COLUMNS.map((column) => part.map((ticket) => ticket[column])),
     part.map((ticket) => searchKey(ticket.holder_name)),
     part.map((ticket) => searchWords(ticket.holder_name)),
     part.map((ticket) => ticket.attention),
+    part.map((ticket) => versions.get(ticket.eid)),
   ];
   return (await db.query(INSERT_TICKETS, values)).rows.map((row) => row.tid as string);
 }
@@ -90,6 +94,23 @@ async function recordNewTickets(db: Db, created: TicketRecord[]): Promise<void> 
 }
 
 /**
+ * The next roster version of each event of these tickets, which its new tickets share; taken first,
+ * in eid order, so that the counter's lock comes before anything else of the import (see
+ * group-migrations.ts): versions commit in order, and concurrent imports of one event wait on it.
+ */
+async function takeRosterVersions(db: Db, tickets: TicketRecord[]): Promise<Map<string, number>> {
+  const eids = [...new Set(tickets.map((ticket) => ticket.eid))].sort();
+  const rows = await all<{ eid: string; last_version: string }>(
+    db,
+    `INSERT INTO roster_counters (eid, last_version) SELECT e, 1 FROM unnest($1::text[]) AS e ORDER BY 1
+       ON CONFLICT (eid) DO UPDATE SET last_version = roster_counters.last_version + 1
+       RETURNING eid, last_version`,
+    [eids],
+  );
+  return new Map(rows.map((row) => [row.eid, Number(row.last_version)]));
+}
+
+/**
  * Inserts the tickets, all or none, but those whose external_id their event holds already; answers
  * the existing tickets of those. Rows go in parts of ROWS_PER_STATEMENT (chunks.ts), each statement
  * well within the pool's statement_timeout, in one transaction. ON CONFLICT waits for a concurrent
@@ -103,7 +124,10 @@ export function createTickets(tx: Tx, tickets: TicketRecord[]): Promise<TicketRe
   const ordered = [...tickets].sort(byExternalId);
   return tx(async (db) => {
     const created = new Set<string>();
-    for (const part of inChunks(ordered)) for (const tid of await insertTickets(db, part)) created.add(tid);
+    const versions = await takeRosterVersions(db, tickets);
+    for (const part of inChunks(ordered)) {
+      for (const tid of await insertTickets(db, part, versions)) created.add(tid);
+    }
     noteAudit({ details: { created: created.size } });
     await recordNewTickets(
       db,

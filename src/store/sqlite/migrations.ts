@@ -1,8 +1,17 @@
 import type Database from 'better-sqlite3';
 import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
+import { GROUP_SQLITE_MIGRATIONS } from './group-migrations.ts';
+
+/** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
+interface SqliteMigration {
+  version: number;
+  sql: string;
+  fill?: (db: Database.Database) => void;
+  after?: string;
+}
 
 /** Versioned schema changes of the SQLite store, applied in order at start. Never edit a shipped one. */
-export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     sql: `
@@ -519,6 +528,8 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX wallet_pushes_of ON wallet_pushes (tid, push_id);
     `,
   },
+  // Groups, short codes, the offline roster and scanner clocks (fifth release).
+  ...GROUP_SQLITE_MIGRATIONS,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
@@ -531,6 +542,8 @@ export function migrate(db: Database.Database): number {
     count += 1;
     db.transaction(() => {
       db.exec(migration.sql);
+      migration.fill?.(db);
+      if (migration.after) db.exec(migration.after);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
         migration.version,
         new Date().toISOString(),

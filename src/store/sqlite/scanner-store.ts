@@ -18,6 +18,7 @@ import {
   revokeApiKey,
   revokeEnrollmentToken,
   touchApiKey,
+  recordClockOffset,
 } from './scanners.ts';
 import type { ScannerStore } from '../scanner-store.ts';
 
@@ -53,6 +54,10 @@ export class SqliteScannerStore implements ScannerStore {
 
   touchApiKey(apiKeyId: string, at: string): Promise<void> {
     return touchApiKey(this.b.ctx, apiKeyId, at);
+  }
+
+  recordClockOffset(apiKeyId: string, offsetSeconds: number): Promise<void> {
+    return recordClockOffset(this.b.ctx, apiKeyId, offsetSeconds);
   }
 
   revokeApiKey(apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {

@@ -97,6 +97,12 @@ export function touchApiKey(c: SqliteContext, apiKeyId: string, at: string): Pro
   });
 }
 
+export function recordClockOffset(c: SqliteContext, apiKeyId: string, offsetSeconds: number): Promise<void> {
+  return c.tx(() => {
+    c.run('UPDATE api_keys SET clock_offset_s = ? WHERE api_key_id = ?', offsetSeconds, apiKeyId);
+  });
+}
+
 export function revokeApiKey(c: SqliteContext, apiKeyId: string, at: string): Promise<ApiKeyRecord | null> {
   return c.tx(() => {
     const changed = c.run(

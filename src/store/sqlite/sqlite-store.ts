@@ -1,6 +1,7 @@
 import { SqliteSettingStore } from './setting-store.ts';
 import { SqliteEventStore } from './event-store.ts';
 import { SqliteTicketStore } from './ticket-store.ts';
+import { SqliteRosterStore } from './roster.ts';
 import { SqliteFeedStore } from './feed-store.ts';
 import { SqliteScannerStore } from './scanner-store.ts';
 import { SqliteCheckInStore } from './check-in-store.ts';
@@ -39,6 +40,7 @@ export class SqliteStore implements Store {
   readonly settings: SqliteSettingStore;
   readonly events: SqliteEventStore;
   readonly tickets: SqliteTicketStore;
+  readonly roster: SqliteRosterStore;
   readonly feed: SqliteFeedStore;
   readonly scanners: SqliteScannerStore;
   readonly checkIns: SqliteCheckInStore;
@@ -110,6 +112,7 @@ export class SqliteStore implements Store {
     this.settings = new SqliteSettingStore(own);
     this.events = new SqliteEventStore(own);
     this.tickets = new SqliteTicketStore(own);
+    this.roster = new SqliteRosterStore(own);
     this.feed = new SqliteFeedStore(own);
     this.scanners = new SqliteScannerStore(own);
     this.checkIns = new SqliteCheckInStore(own);

@@ -1,6 +1,6 @@
 import { TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
 import type { TicketRecord } from '../store.ts';
-import { emailAfter, notesAfter, type TicketChange, type TicketNotes } from '../ticket-notes.ts';
+import { emailAfter, notesAfter, orderAfter, type TicketChange, type TicketNotes } from '../ticket-notes.ts';
 import type { SqliteContext } from './context.ts';
 import { appendChange } from './feed.ts';
 
@@ -32,15 +32,18 @@ export function updateTicket(
     if (!ticket) return null;
     const email = emailAfter(ticket, change);
     if (email !== null) c.run('UPDATE tickets SET email = ? WHERE tid = ?', email.email, tid);
+    // The roster's trigger moves the ticket up its event's roster when the order changes.
+    const order = orderAfter(ticket, change);
+    if (order !== null) c.run('UPDATE tickets SET order_ref = ? WHERE tid = ?', order.order_ref, tid);
     const notes = notesAfter(ticket, change);
-    if (notes === null) return { ...ticket, ...email };
+    if (notes === null) return { ...ticket, ...email, ...order };
     c.run(
       'UPDATE tickets SET attention = ?, checkin_text = ? WHERE tid = ?',
       Number(notes.attention),
       notes.checkin_text,
       tid,
     );
-    const changed = { ...ticket, ...email, ...notes };
+    const changed = { ...ticket, ...email, ...order, ...notes };
     appendNotesChange(c, changed, at);
     return changed;
   });

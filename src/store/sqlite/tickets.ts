@@ -23,18 +23,20 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
     const insert = c.statement(
       `INSERT INTO tickets (tid, eid, holder_name, ticket_type, issued_at, expires_at,
            checked_in_at, revoked_at, revoke_reason, ticket_token, external_id, search_name,
-           search_words, valid_from, attention, checkin_text, email)
+           search_words, valid_from, attention, checkin_text, email, order_ref, short_code, roster_version)
          VALUES (@tid, @eid, @holder_name, @ticket_type, @issued_at, @expires_at,
            @checked_in_at, @revoked_at, @revoke_reason, @ticket_token, @external_id, @search_name,
-           @search_words, @valid_from, @attention, @checkin_text, @email)
+           @search_words, @valid_from, @attention, @checkin_text, @email, @order_ref, @short_code, @roster_version)
          ON CONFLICT (eid, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
     );
     const existing: TicketRecord[] = [];
     const created = new CountsByEvent();
+    const versions = takeRosterVersions(c, tickets);
     for (const ticket of tickets) {
       if (
         insert.run({
           ...ticket,
+          roster_version: versions.get(ticket.eid),
           search_name: searchKey(ticket.holder_name),
           search_words: searchWords(ticket.holder_name),
           attention: Number(ticket.attention),
@@ -59,6 +61,19 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
     noteAudit({ details: { created: tickets.length - existing.length } });
     return existing;
   });
+}
+
+/** The next roster version of each event of these tickets, which its new tickets share. */
+function takeRosterVersions(c: SqliteContext, tickets: TicketRecord[]): Map<string, number> {
+  const next = c.statement(
+    `INSERT INTO roster_counters (eid, last_version) VALUES (?, 1)
+       ON CONFLICT (eid) DO UPDATE SET last_version = last_version + 1 RETURNING last_version`,
+  );
+  const versions = new Map<string, number>();
+  for (const { eid } of tickets) {
+    if (!versions.has(eid)) versions.set(eid, (next.get(eid) as { last_version: number }).last_version);
+  }
+  return versions;
 }
 
 export async function getTicket(c: SqliteContext, tid: string): Promise<TicketRecord | null> {

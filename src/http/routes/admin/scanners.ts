@@ -31,6 +31,7 @@ function scannerView(key: ApiKeyRecord) {
     last_seen_at: toWire(key.last_seen_at),
     revoked_at: toWire(key.revoked_at),
     allow_search: key.allow_search,
+    clock_offset_s: key.clock_offset_s ?? null,
   };
 }
 

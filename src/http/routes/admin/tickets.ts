@@ -35,6 +35,7 @@ function ticketSpecs(body: Partial<NewTicket> & { tickets?: NewTicket[] }): { sp
         'attention',
         'checkin_text',
         'email',
+        'order_ref',
       ] as const
     ).some((field) => body[field] !== undefined);
     if (single) {
