@@ -19,6 +19,7 @@ import { networkError, safeOrigin } from './network-errors.ts';
 import { isHolderSearchAnswer } from './holder-search.ts';
 import { checkRules, isGateRule } from './rules.ts';
 import { dateHeaderInstant } from './clock.ts';
+import { type GroupAnswer, isGroupAnswer } from './group.ts';
 import { checkDiscovery } from './state.ts';
 import { fetchTransport, type HttpRequest, type Transport } from './transport.ts';
 
@@ -174,6 +175,13 @@ export class IssuerClient {
     const query = new URLSearchParams({ q });
     const answer = this.expectOk(await this.request('GET', `${url}?${query.toString()}`, undefined, timeoutMs));
     if (!isHolderSearchAnswer(answer)) throw invalidAnswer('search answer without its tickets');
+    return answer;
+  }
+
+  /** A ticket's group (`GET /api/v1/events/{eid}/tickets/{tid}/group`), checked; 404 for a tid not of the event. */
+  async group(url: string, timeoutMs?: number): Promise<GroupAnswer> {
+    const answer = this.expectOk(await this.request('GET', url, undefined, timeoutMs));
+    if (!isGroupAnswer(answer)) throw invalidAnswer('group answer without its tickets');
     return answer;
   }
 

@@ -24,6 +24,7 @@ export {
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
 export { readKnowledge, saveKnowledge } from './knowledge-store.ts';
 export { judgeHolder, type HolderJudgement, type NamedHolder } from './holder-judgement.ts';
+export { groupUrl, isGroupAnswer, othersToCheckIn, type GroupAnswer } from './group.ts';
 export { holderSearchUrl, MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
 export { NO_ANSWER, type ChosenHolder } from './manual.ts';
 export {

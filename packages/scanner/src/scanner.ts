@@ -8,6 +8,7 @@ import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer } from './retry.ts';
 import { exitOffline, exitOnline } from './exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
+import { type GroupAnswer, groupUrl } from './group.ts';
 import { checkInManual, type ChosenHolder } from './manual.ts';
 import { scanOffline } from './scan.ts';
 import { scanOnline } from './scan-online.ts';
@@ -121,6 +122,25 @@ export class Scanner {
     const url = holderSearchUrl(this.identity.issuer, this.identity.eid);
     const answer = await this.client.searchHolders(url, q, this.options.onlineTimeoutMs ?? 3000);
     return answer.tickets;
+  }
+
+  /**
+   * A ticket's group as the issuer answers it (online only): the tickets of its order, itself first.
+   * No answer is an IssuerNetworkError; a tid the event does not know the issuer's 404.
+   */
+  async group(tid: string): Promise<GroupAnswer> {
+    const url = groupUrl(holderSearchUrl(this.identity.issuer, this.identity.eid), tid);
+    return this.client.group(url, this.options.onlineTimeoutMs ?? 3000);
+  }
+
+  /**
+   * Checks in the members of a group chosen at the gate, one check-in each (like a holder found by
+   * name: `manual`, each judged by the issuer on its own), in order; one verdict each.
+   */
+  async checkInGroup(members: readonly ChosenHolder[], options: Pick<ScanOptions, 'gate'> = {}): Promise<ScanResult[]> {
+    const results: ScanResult[] = [];
+    for (const member of members) results.push(await this.checkInManual(member, options));
+    return results;
   }
 
   /**
