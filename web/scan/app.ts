@@ -14,6 +14,7 @@ import { bindSoundSwitch } from './sound-switch.ts';
 import { renderHeader, renderStatus } from './status-view.ts';
 import { UndoBar } from './undo-bar.ts';
 import { FindByName } from './find-by-name.ts';
+import { GroupPanel } from './group-panel.ts';
 import { refusalBeforehand } from './holder-text.ts';
 import { isSetupCode, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
@@ -28,6 +29,7 @@ class ScanPage {
   private verdict: VerdictView | null = null;
   private undo: UndoBar | null = null;
   private finder: FindByName | null = null;
+  private groupPanel: GroupPanel | null = null;
   /** The key may find holders by name (the device's last state). */
   private allowSearch = false;
   /** What the device said last (the page renders before `device` is assigned, while it opens). */
@@ -159,6 +161,10 @@ class ScanPage {
     });
     bindSoundSwitch(byId<HTMLButtonElement>('sound'), this.feedback);
     this.verdict = new VerdictView(byId('verdict'), () => this.device.eventId);
+    this.groupPanel = new GroupPanel(byId('group'), {
+      group: (tid) => this.device.group(tid),
+      checkIn: (members) => this.checkInGroup(members),
+    });
     this.finder = new FindByName(byId('check-form'), {
       search: (q) => this.device.findHolders(q),
       choose: (holder) => this.checkInByName(holder),
@@ -218,6 +224,17 @@ class ScanPage {
     const key = result.idempotency_key;
     if (text.word !== 'Admit' || key === null) this.undo?.clear();
     else this.undo?.offer({ key, what: [`Admit #${this.verdict?.admits}`, text.who].filter(Boolean).join(' · ') });
+    // An admit offers the rest of the ticket's group; any other verdict withdraws the offer.
+    if (text.word === 'Admit' && result.tid !== null && this.device.state().online) {
+      void this.groupPanel?.offer(result.tid);
+    } else this.groupPanel?.clear();
+  }
+
+  /** **Check in group**: the chosen members, in turn with the scans, one check-in each. */
+  private checkInGroup(members: FoundHolder[]): Promise<ScanResult[]> {
+    const done = this.scanning.then(() => this.device.checkInGroup(members));
+    this.scanning = done.catch(() => this.render(this.device.state()));
+    return done;
   }
 
   /** **Undo**: in turn with the scans, so that it follows the scan it undoes. */

@@ -17,6 +17,7 @@ import {
   type EnrollResult,
   type RetryPolicy,
   type FoundHolder,
+  type GroupAnswer,
   type HolderJudgement,
   type NamedHolder,
   type ScanResult,
@@ -249,6 +250,18 @@ export class Device {
     this.notify();
     if (scanner.queue.size > 0) this.syncSoon(this.reachable ? 500 : RETRY_MAX_MS);
     return result;
+  }
+
+  /** A ticket's group, as the issuer answers it (online only). */
+  group(tid: string): Promise<GroupAnswer> {
+    return this.requireScanner().group(tid);
+  }
+
+  /** Checks in the chosen members of a group, one manual check-in each, in turn; one verdict each. */
+  async checkInGroup(members: FoundHolder[]): Promise<ScanResult[]> {
+    const results: ScanResult[] = [];
+    for (const member of members) results.push(await this.checkInManual(member));
+    return results;
   }
 
   /** Whether this device's key may find holders by name (its enrolment's `scope.allow_search`). */
