@@ -28,6 +28,17 @@ async function searchingLink(issuer: RunningIssuer, eid: string): Promise<string
 
 const finder = (page: Page) => page.getByLabel('Find by name');
 const holderButton = (page: Page, name: string) => page.getByRole('button', { name: new RegExp(name) });
+const question = (page: Page) => page.getByRole('dialog', { name: 'Admit this holder?' });
+
+/** Answers the question before a holder found by name is let in: Admit or Cancel. Returns its text. */
+async function answer(page: Page, choice: 'Admit' | 'Cancel'): Promise<string> {
+  const dialog = question(page);
+  await dialog.waitFor({ timeout: 5000 });
+  const text = ((await dialog.textContent()) ?? '').replace(/\s+/g, ' ');
+  await dialog.getByRole('button', { name: choice, exact: true }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  return text;
+}
 
 /** Types as staff do, a key at a time (the search waits for a pause). */
 async function typeName(page: Page, text: string): Promise<void> {
@@ -81,8 +92,16 @@ describe('the web scanner’s Find by name', { skip }, () => {
       assert.deepEqual(await seriousViolations(page), [], 'axe-core with the list shown');
       assert.ok(await fitsWidth(page), 'no horizontal scrolling at 375 px');
 
+      // Asked first: Grace's name, type and attention text; Cancel lets nobody in.
+      await graceButton.click();
+      const asked = await answer(page, 'Cancel');
+      assert.match(asked, /Grace Hopper · General admission/);
+      assert.match(asked, /Attention: Ramp at the north door/);
+      assert.equal((await admin<{ status: string }>(issuer, 'GET', `/tickets/${grace!.tid}`)).status, 'valid');
+
       await typeName(page, 'ada lov');
       await holderButton(page, 'Ada Lovelace').click();
+      await answer(page, 'Admit');
       assert.match(await verdictOf(page, 'Admit'), /Ada Lovelace/);
       assert.equal(await finder(page).inputValue(), '', 'the field is emptied for the next holder');
       const log = await admin<{ scans: { tid: string; outcome: string; manual: boolean }[] }>(
@@ -99,8 +118,9 @@ describe('the web scanner’s Find by name', { skip }, () => {
       await typeName(page, 'lovelace');
       const again = holderButton(page, 'Ada Lovelace');
       await again.waitFor({ timeout: 10_000 });
-      assert.match((await again.textContent()) ?? '', /inside now/);
+      assert.match((await again.textContent()) ?? '', /inside now.*Would be refused: already used\./);
       await again.click();
+      assert.match(await answer(page, 'Admit'), /Would be refused: already used\./);
       assert.match(await verdictOf(page, 'Reject'), /already used/);
 
       // Exit mode lets nobody in by name.
@@ -125,6 +145,7 @@ describe('the web scanner’s Find by name', { skip }, () => {
       await holderButton(page, 'Alan Turing').waitFor({ timeout: 10_000 });
       await context.setOffline(true);
       await holderButton(page, 'Alan Turing').click();
+      await answer(page, 'Admit');
       assert.match(await verdictOf(page, 'Reject'), /no answer from the issuer: not checked in.*Alan Turing/);
       assert.equal(await page.getByTestId('queued').textContent(), '1');
       await context.setOffline(false);

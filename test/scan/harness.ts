@@ -63,13 +63,19 @@ export async function webScannerLink(issuer: RunningIssuer, eid: string, gate?: 
   return answer.web_scanner_url;
 }
 
-/** A phone: a browser context of its own (its own IndexedDB), 375 px wide unless told. */
+/**
+ * A phone: a browser context of its own (its own IndexedDB), 375 px wide unless told; `clockShiftMs`:
+ * its clock runs that far ahead of the real one (behind when negative).
+ */
 export async function openPhone(
   browser: Browser,
   url: string,
-  options: { width?: number } = {},
+  options: { width?: number; height?: number; clockShiftMs?: number } = {},
 ): Promise<{ context: BrowserContext; page: Page; foreign: string[] }> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 375, height: 800 } });
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 375, height: options.height ?? 800 },
+  });
+  if (options.clockShiftMs) await context.addInitScript(shiftClock(options.clockShiftMs));
   await context.grantPermissions(['camera'], { origin: new URL(url).origin });
   const page = await context.newPage();
   // Every request to another origin than the issuer's: there must be none.
@@ -81,6 +87,22 @@ export async function openPhone(
   });
   await page.goto(url);
   return { context, page, foreign };
+}
+
+/**
+ * A script run in the page before its own: `Date` (now, and `new Date()`) runs `shift` ms off the real
+ * clock. A string, not a function: the test runner's transform would add helpers the page lacks.
+ */
+function shiftClock(shift: number): string {
+  return `{
+    const RealDate = Date;
+    const shift = ${Number(shift)};
+    class ShiftedDate extends RealDate {
+      constructor(...args) { if (args.length === 0) super(RealDate.now() + shift); else super(...args); }
+      static now() { return RealDate.now() + shift; }
+    }
+    globalThis.Date = ShiftedDate;
+  }`;
 }
 
 /** What the verdict area's text starts with: a verdict's word, or what it says between verdicts. */

@@ -89,7 +89,7 @@ describe('the verdict screen’s words', () => {
         'Not for gate north: send the holder to a gate that admits VIP.',
       ],
     );
-    // With the event's gates known: their names, and the gates that let the type in.
+    // With the event's gates known: the gates that let the type in, by id (never by their declared names).
     const gates = [
       { gate_id: 'north', name: 'North gate', admits: ['GA'] },
       { gate_id: 'south', name: 'South gate', admits: ['vip'] },
@@ -98,7 +98,7 @@ describe('the verdict screen’s words', () => {
     ];
     assert.equal(
       verdictText(result('reject', 'ticket_type_not_admitted', ticket()), { gate: 'north', gates }).advice,
-      'Not for North gate: send the holder to South gate or gate west.',
+      'Not for gate north: send the holder to gate south or gate west.',
     );
     // A refusal whose answer carries no ticket: the type comes from the scanned code.
     const refused = verdictText(result('reject', 'ticket_type_not_admitted'), { gate: 'north', tokenType: 'Crew' });

@@ -85,7 +85,7 @@ describe('the web scanner’s verdicts at the door', { skip }, () => {
       const text = await verdictOf(page, 'Reject');
       assert.match(text, /^Reject\s+not admitted at this gate/);
       assert.match(text, /Hedy Lamarr · Backstage/, 'the issuer’s refusal names the holder');
-      assert.match(text, /Not for North: send the holder to Stage door\./);
+      assert.match(text, /Not for gate north: send the holder to gate stage\./, 'gates by id, not by name');
       assert.deepEqual(await seriousViolations(page), [], 'a gate refusal');
       assert.ok(await fitsWidth(page));
     } finally {

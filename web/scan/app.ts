@@ -14,6 +14,8 @@ import { bindSoundSwitch } from './sound-switch.ts';
 import { renderHeader, renderStatus } from './status-view.ts';
 import { UndoBar } from './undo-bar.ts';
 import { FindByName } from './find-by-name.ts';
+import { GroupPanel } from './group-panel.ts';
+import { refusalBeforehand } from './holder-text.ts';
 import { isSetupCode, setupUriFrom } from './verdict-text.ts';
 import { VerdictView } from './verdict-view.ts';
 
@@ -27,6 +29,7 @@ class ScanPage {
   private verdict: VerdictView | null = null;
   private undo: UndoBar | null = null;
   private finder: FindByName | null = null;
+  private groupPanel: GroupPanel | null = null;
   /** The key may find holders by name (the device's last state). */
   private allowSearch = false;
   /** What the device said last (the page renders before `device` is assigned, while it opens). */
@@ -150,16 +153,22 @@ class ScanPage {
       this.feedback.unlock();
       const input = byId<HTMLInputElement>('ticket-code');
       const code = input.value.trim();
-      // A barcode gun types the next code into the same field: it is emptied and keeps the focus.
+      // A barcode gun types the next code into the same field: it is emptied and keeps the focus,
+      // without scrolling the page to it (on a phone that would push the verdict off the screen).
       input.value = '';
-      input.focus();
+      input.focus({ preventScroll: true });
       if (code !== '') void this.check(code);
     });
     bindSoundSwitch(byId<HTMLButtonElement>('sound'), this.feedback);
-    this.verdict = new VerdictView(byId('verdict'));
+    this.verdict = new VerdictView(byId('verdict'), () => this.device.eventId);
+    this.groupPanel = new GroupPanel(byId('group'), {
+      group: (tid) => this.device.group(tid),
+      checkIn: (members) => this.checkInGroup(members),
+    });
     this.finder = new FindByName(byId('check-form'), {
       search: (q) => this.device.findHolders(q),
       choose: (holder) => this.checkInByName(holder),
+      refusal: (holder) => this.refusalOf(holder),
     });
     // An entry undone (or queued to be) no longer shows as an Admit.
     this.undo = new UndoBar(
@@ -208,11 +217,24 @@ class ScanPage {
     const context = { gate: state.gate, tokenType: ticketTypeIn(code), ...this.device.ticketFacts(result.tid) };
     const text = this.verdict?.show(result, context, { neverSynced: !state.synced });
     if (!text) return;
+    // The whole verdict on screen, whatever was scrolled to before it (the field, a list of names).
+    byId('verdict').scrollIntoView({ block: 'nearest' });
     this.feedback.give(toneFor(text));
     // An admit may be undone for a while; any other verdict withdraws the Undo of the admit before it.
     const key = result.idempotency_key;
     if (text.word !== 'Admit' || key === null) this.undo?.clear();
     else this.undo?.offer({ key, what: [`Admit #${this.verdict?.admits}`, text.who].filter(Boolean).join(' · ') });
+    // An admit offers the rest of the ticket's group; any other verdict withdraws the offer.
+    if (text.word === 'Admit' && result.tid !== null && this.device.state().online) {
+      void this.groupPanel?.offer(result.tid);
+    } else this.groupPanel?.clear();
+  }
+
+  /** **Check in group**: the chosen members, in turn with the scans, one check-in each. */
+  private checkInGroup(members: FoundHolder[]): Promise<ScanResult[]> {
+    const done = this.scanning.then(() => this.device.checkInGroup(members));
+    this.scanning = done.catch(() => this.render(this.device.state()));
+    return done;
   }
 
   /** **Undo**: in turn with the scans, so that it follows the scan it undoes. */
@@ -227,6 +249,13 @@ class ScanPage {
     const done = this.scanning.then(async () => this.showVerdict(await this.device.checkInManual(holder), ''));
     this.scanning = done.catch(() => this.render(this.device.state()));
     return done;
+  }
+
+  /** Why the rules would refuse a holder now, in the verdict screen's words, or null. */
+  private refusalOf(holder: FoundHolder): string | null {
+    const state = this.device.state();
+    const facts = this.device.ticketFacts(holder.tid);
+    return refusalBeforehand(this.device.judgeHolder(holder), { gate: state.gate, ...facts });
   }
 
   /** No verdict: the device must be enrolled again, and the verdict area says so once more. */

@@ -3,6 +3,7 @@
  * offline rules, queue and sync as the CLI), whether the issuer answers, and the automatic sync.
  */
 import {
+  clockOffMinutes,
   enroll,
   fetchTransport,
   isKeyRejected,
@@ -16,6 +17,9 @@ import {
   type EnrollResult,
   type RetryPolicy,
   type FoundHolder,
+  type GroupAnswer,
+  type HolderJudgement,
+  type NamedHolder,
   type ScanResult,
   type SyncResult,
 } from '@ticket-issuer/scanner';
@@ -59,6 +63,11 @@ export interface DeviceState {
   synced: boolean;
   /** The key may find holders by name (**Find by name**); false when not enrolled. */
   allowSearch: boolean;
+  /**
+   * How many whole minutes this phone's clock is off the issuer's, as the last sync measured it, when
+   * that is over 2 minutes (scans are stamped by the corrected time all the same); else null.
+   */
+  clockOffMinutes: number | null;
 }
 
 const transport = fetchTransport();
@@ -127,6 +136,11 @@ export class Device {
     return { place: knowledge.checkIns.get(tid) ?? null, admittedHere, wasInside, gates };
   }
 
+  /** The eid of the event this device is enrolled for, or null. */
+  get eventId(): string | null {
+    return this.scanner?.identity.eid ?? null;
+  }
+
   /** The event this device is enrolled for, for the question before a replacement. */
   get eventName(): string | null {
     return this.scanner?.identity.event_name ?? null;
@@ -134,6 +148,7 @@ export class Device {
 
   state(): DeviceState {
     const identity = this.scanner?.identity;
+    const offsetS = this.scanner?.status().clock_offset_s;
     return {
       enrolled: this.scanner !== null,
       online: this.reachable && navigator.onLine,
@@ -147,6 +162,7 @@ export class Device {
       keyRejected: this.keyRejected,
       synced: this.scanner?.synced ?? false,
       allowSearch: this.scanner?.allowSearch ?? false,
+      clockOffMinutes: clockOffMinutes(offsetS === null || offsetS === undefined ? null : offsetS * 1000),
     };
   }
 
@@ -236,9 +252,26 @@ export class Device {
     return result;
   }
 
+  /** A ticket's group, as the issuer answers it (online only). */
+  group(tid: string): Promise<GroupAnswer> {
+    return this.requireScanner().group(tid);
+  }
+
+  /** Checks in the chosen members of a group, one manual check-in each, in turn; one verdict each. */
+  async checkInGroup(members: FoundHolder[]): Promise<ScanResult[]> {
+    const results: ScanResult[] = [];
+    for (const member of members) results.push(await this.checkInManual(member));
+    return results;
+  }
+
   /** Whether this device's key may find holders by name (its enrolment's `scope.allow_search`). */
   get allowSearch(): boolean {
     return this.scanner?.allowSearch ?? false;
+  }
+
+  /** How the rules would answer a holder known by name now (null when not enrolled). */
+  judgeHolder(holder: NamedHolder): HolderJudgement | null {
+    return this.scanner?.judgeHolder(holder) ?? null;
   }
 
   /** **Find by name**: the issuer's holders whose name holds `q` (online only; a failed request says it is away). */

@@ -1,8 +1,8 @@
 /**
  * **Find by name**: for a holder whose phone died. Shown only when this device's key may search
  * (`scope.allow_search`) and in Entry mode; searches the issuer as staff type (at least 3 letters or
- * digits, debounced) and lists each holder found as a button, which checks that holder in manually
- * (the verdict shows as a scan's). Needs the issuer: the list says so when it does not answer.
+ * digits, debounced) and lists each holder found as a button (with why the rules would refuse them,
+ * if they would), which asks first, then checks that holder in manually (the verdict shows as a scan's). Needs the issuer: the list says so when it does not answer.
  */
 import {
   type FoundHolder,
@@ -12,6 +12,7 @@ import {
   MIN_SEARCH_CHARACTERS,
   searchLength,
 } from '@ticket-issuer/scanner';
+import { askToAdmit } from './admit-dialog.ts';
 import { holderFacts } from './holder-text.ts';
 
 /** How long typing must pause before the issuer is asked. */
@@ -23,6 +24,8 @@ export interface FinderHost {
   search(q: string): Promise<FoundHolder[]>;
   /** Checks the chosen holder in (in turn with the scans) and shows the verdict. */
   choose(holder: FoundHolder): Promise<void>;
+  /** Why the rules would refuse the holder now, in words, or null (see `refusalBeforehand`). */
+  refusal(holder: FoundHolder): string | null;
 }
 
 /** Why a search found nothing to list, in words for gate staff. */
@@ -147,15 +150,35 @@ export class FindByName {
     };
     button.append(line('holder-name', holder.holder_name), ' ', line('holder-facts', facts.line));
     if (facts.attention !== null) button.append(' ', line('holder-attention', facts.attention));
+    // A holder the rules would refuse says why before anyone is chosen.
+    const refusal = this.host.refusal(holder);
+    if (refusal !== null) {
+      button.dataset.refused = 'true';
+      button.append(' ', line('refusal-beforehand', refusal));
+    }
     button.addEventListener('click', () => void this.choose(holder));
     li.append(button);
     return li;
   }
 
-  /** Checks the holder in; the list goes, so that the next holder starts afresh. */
+  /**
+   * Asks first (name, type, attention text, and why the rules would refuse); on **Admit** checks the
+   * holder in, and the list goes, so that the next holder starts afresh.
+   */
   private async choose(holder: FoundHolder): Promise<void> {
     if (this.busy) return;
     this.busy = true;
+    const facts = holderFacts(holder);
+    const question = {
+      name: holder.holder_name,
+      type: holder.ticket_type,
+      attention: facts.attention,
+      refusal: this.host.refusal(holder),
+    };
+    if (!(await askToAdmit(question))) {
+      this.busy = false;
+      return;
+    }
     for (const button of this.list.querySelectorAll('button')) button.disabled = true;
     try {
       await this.host.choose(holder);

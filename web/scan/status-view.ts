@@ -15,6 +15,10 @@ export function renderHeader(state: DeviceState): void {
   const scannerName = byId('scanner-name');
   scannerName.textContent = state.enrolled && state.scannerName ? `Scanner: ${state.scannerName}` : '';
   scannerName.hidden = scannerName.textContent === '';
+  const clock = byId('clock-warning');
+  const minutes = state.enrolled ? state.clockOffMinutes : null;
+  clock.textContent = minutes === null ? '' : `This phone's clock is ${minutes} minute${minutes === 1 ? '' : 's'} off`;
+  clock.hidden = minutes === null;
 }
 
 /** The scan view's sync and device sections. */

@@ -78,10 +78,12 @@ export function formatWhen(iso: string, now: Date = new Date(), locale?: string)
 
 const sameInstant = (a: string, b: string) => new Date(a).getTime() === new Date(b).getTime();
 
-/** A gate as staff know it: its declared name ("North gate"), else "gate north". */
-export function gateName(gateId: string, gates: readonly GateRule[] = []): string {
-  const declared = gates.find((gate) => gate.gate_id === gateId)?.name;
-  return declared ? declared : `gate ${gateId}`;
+/**
+ * A gate as the header, the signs and the console name it: by its id ("gate main"), never by its
+ * declared name, which staff may not know and two gates may share.
+ */
+export function gateName(gateId: string): string {
+  return `gate ${gateId}`;
 }
 
 /** Names in a sentence: "A", "A or B", "A, B or C". */
@@ -91,9 +93,9 @@ const either = (names: string[]) =>
 /** What to tell a holder a gate turned away: where the type goes in, when the device knows the gates. */
 function gateAdvice(type: string | null, context: VerdictContext): string {
   const gates = context.gates ?? [];
-  const here = context.gate ? `Not for ${gateName(context.gate, gates)}` : 'Not for this gate';
+  const here = context.gate ? `Not for ${gateName(context.gate)}` : 'Not for this gate';
   if (type === null) return `${here}: send the holder to a gate that admits this ticket.`;
-  const elsewhere = gatesAdmitting(gates, type, context.gate ?? null).map((gate) => gateName(gate.gate_id, gates));
+  const elsewhere = gatesAdmitting(gates, type, context.gate ?? null).map((gate) => gateName(gate.gate_id));
   if (elsewhere.length === 0) return `${here}: send the holder to a gate that admits ${type}.`;
   return `${here}: send the holder to ${either(elsewhere)}.`;
 }
@@ -103,7 +105,7 @@ function gateAdvice(type: string | null, context: VerdictContext): string {
  * moment, else this device (its own earlier admit, not in the feed yet).
  */
 function usedWhere(ticket: NonNullable<ScanResult['ticket']>, context: VerdictContext): string | null {
-  const at = (gateId: string) => `at ${gateName(gateId, context.gates)}`;
+  const at = (gateId: string) => `at ${gateName(gateId)}`;
   if (ticket.checked_in_gate) return at(ticket.checked_in_gate);
   const place = context.place;
   if (place && ticket.checked_in_at && sameInstant(place.at, ticket.checked_in_at)) {

@@ -1,6 +1,6 @@
 /**
- * The verdict area: one verdict at a time in the contract's words, a running count of admits so that
- * two holders let in one after the other are told apart, and back to a neutral "Ready" after a few
+ * The verdict area: one verdict at a time in the contract's words, a running count of admits (kept
+ * across reloads) so that two holders let in one after the other are told apart, and back to a neutral "Ready" after a few
  * seconds, or to what the device needs when it cannot scan (enrolment again).
  */
 import type { ScanResult } from '@ticket-issuer/scanner';
@@ -23,15 +23,50 @@ export interface ShowOptions {
 
 type Part = [className: string, text: string | null];
 
+/** Where the running count of admits is kept, so that "Admit #N" goes on after a reload. */
+const ADMITS_KEY = 'scan.admits';
+
+/** The count kept for the event, or 0 (none kept, another event's, storage unavailable). */
+function keptAdmits(eid: string | null): number {
+  try {
+    const kept = JSON.parse(localStorage.getItem(ADMITS_KEY) ?? 'null') as { eid?: unknown; count?: unknown } | null;
+    return kept !== null && kept.eid === eid && Number.isSafeInteger(kept.count) ? (kept.count as number) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 export class VerdictView {
-  private admitCount = 0;
   private timer: number | undefined;
   private showing = false;
   private idleState: IdleState = { mode: 'entry', keyRejected: false };
 
-  constructor(private readonly element: HTMLElement) {}
+  /** `eventOf`: the event the device is enrolled for now; the count starts again for another one. */
+  constructor(
+    private readonly element: HTMLElement,
+    private readonly eventOf: () => string | null = () => null,
+  ) {}
 
-  /** The admits shown since the view opened: the last Admit's number. */
+  /** The count, and the event it counts for (read again from storage when the event changed). */
+  private counted: { eid: string | null; count: number } | null = null;
+
+  private get admitCount(): number {
+    const eid = this.eventOf();
+    if (this.counted?.eid !== eid) this.counted = { eid, count: keptAdmits(eid) };
+    return this.counted.count;
+  }
+
+  private set admitCount(count: number) {
+    const eid = this.eventOf();
+    this.counted = { eid, count };
+    try {
+      localStorage.setItem(ADMITS_KEY, JSON.stringify({ eid, count }));
+    } catch {
+      // No storage (private browsing): the count lives as long as the page.
+    }
+  }
+
+  /** The admits shown on this device for its event (kept across reloads): the last Admit's number. */
   get admits(): number {
     return this.admitCount;
   }

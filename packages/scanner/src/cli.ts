@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { annulJson, enrollJson, human, scanJson, syncJson } from './cli/format.ts';
+import type { LineContext } from './cli/scan-line.ts';
+import { checkInRestOfGroup } from './cli/group.ts';
 import { LineReader } from './cli/lines.ts';
 import { enroll, parseSetupUri } from './enroll.ts';
 import { isKeyRejected, KEY_REJECTED_LINE, ScannerError, StateCorruptError } from './errors.ts';
@@ -16,9 +18,10 @@ const USAGE = `Usage: ticket-scanner <command> [options]
 Commands:
   enroll <setup_uri> --state DIR [--name NAME]   enrol this device with a setup URI (ticket-issuer://enroll?…),
                                                  then sync once
-  scan [TOKEN…] --state DIR [--offline] [--gate G]
+  scan [TOKEN…] --state DIR [--offline] [--gate G] [--group]
                                                  one verdict per token (tokens from the arguments,
-                                                 else one per line on stdin)
+                                                 else one per line on stdin); --group also checks in
+                                                 the others of each ticket's group, one line each
   exit [TOKEN…] --state DIR [--offline] [--gate G]
                                                  exit scans: one verdict per token ("exit" or "reject")
   annul [IDEMPOTENCY_KEY] --state DIR [--offline]
@@ -42,7 +45,10 @@ class UsageError extends Error {}
 const COMMON = { state: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } } as const;
 const COMMANDS = {
   enroll: { options: { ...COMMON, name: { type: 'string' } }, positionals: [1, 1] },
-  scan: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
+  scan: {
+    options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' }, group: { type: 'boolean' } },
+    positionals: [0, Infinity],
+  },
   exit: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
   annul: { options: { ...COMMON, offline: { type: 'boolean' } }, positionals: [0, 1] },
   sync: { options: COMMON, positionals: [0, 0] },
@@ -52,7 +58,15 @@ type Command = keyof typeof COMMANDS;
 
 interface Parsed {
   command: Command;
-  values: { state?: string; json?: boolean; help?: boolean; name?: string; offline?: boolean; gate?: string };
+  values: {
+    state?: string;
+    json?: boolean;
+    help?: boolean;
+    name?: string;
+    offline?: boolean;
+    gate?: string;
+    group?: boolean;
+  };
   positionals: string[];
 }
 
@@ -134,10 +148,15 @@ async function runEnroll({ values, positionals }: Parsed, transport: Transport):
 }
 
 /** Prints verdicts in input order; input that is not a token is named on stderr. */
-function printVerdicts(results: ScanResult[], firstPosition: number, json: boolean | undefined): number {
+function printVerdicts(
+  results: ScanResult[],
+  firstPosition: number,
+  json: boolean | undefined,
+  context: (index: number) => LineContext = () => ({}),
+): number {
   let unreadable = 0;
   results.forEach((result, index) => {
-    emit(json, result, human.scan, scanJson);
+    emit(json, result, (r) => human.scan(r, context(index)), scanJson);
     if (result.idempotency_key === null) {
       unreadable += 1;
       complain(`input ${firstPosition + index} is not a ticket token (no compact JWS with a tid); nothing was queued`);
@@ -160,8 +179,16 @@ async function runScan(parsed: Parsed, transport: Transport): Promise<number> {
       for (let i = 0; i < tokens.length; i += step) {
         const batch = tokens.slice(i, i + step);
         const results = exits ? await scanner.exit(batch, options) : await scanner.scan(batch, options);
-        unreadable += printVerdicts(results, position, values.json);
+        const gate = scanner.gateFor(options.gate);
+        const context = (index: number) => ({ gates: scanner.gates, gate, token: batch[index] });
+        unreadable += printVerdicts(results, position, values.json, context);
         position += batch.length;
+        if (values.group && !exits) {
+          for (const result of results) {
+            const members = await checkInRestOfGroup(scanner, result, gate);
+            printVerdicts(members, position, values.json, () => ({ gates: scanner.gates, gate }));
+          }
+        }
       }
     };
     if (positionals.length > 0) await handle(positionals.map((token) => token.trim()));

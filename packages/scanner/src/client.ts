@@ -18,6 +18,8 @@ import { type AnnulAnswer, annulAnswerOf, httpErrorOf, invalidAnswer, scanAnswer
 import { networkError, safeOrigin } from './network-errors.ts';
 import { isHolderSearchAnswer } from './holder-search.ts';
 import { checkRules, isGateRule } from './rules.ts';
+import { dateHeaderInstant } from './clock.ts';
+import { type GroupAnswer, isGroupAnswer } from './group.ts';
 import { checkDiscovery } from './state.ts';
 import { fetchTransport, type HttpRequest, type Transport } from './transport.ts';
 
@@ -37,6 +39,8 @@ export interface IssuerClientOptions {
 interface RawAnswer {
   status: number;
   retryAfter: string | null;
+  /** The answer's `Date` header (the issuer's clock in whole seconds), if any. */
+  date: string | null;
   body: unknown;
 }
 
@@ -108,8 +112,11 @@ export class IssuerClient {
     url: string,
     scans: (ScanUploadItem | ScanUploadAnnul)[],
     timeoutMs?: number,
+    sentAt?: Date,
   ): Promise<ScanUploadResult[]> {
-    const answer = await this.request('POST', url, { scans }, timeoutMs);
+    // `sent_at`: the device's own clock as it sends, by which the issuer tells how far off that clock is.
+    const body = sentAt === undefined ? { scans } : { scans, sent_at: sentAt.toISOString() };
+    const answer = await this.request('POST', url, body, timeoutMs);
     if (answer.status !== 200) throw this.errorOf(answer);
     const results = (answer.body as { results?: unknown } | null)?.results;
     const resultShaped = (r: unknown) =>
@@ -137,7 +144,11 @@ export class IssuerClient {
    * answers 404 (an IssuerHttpError): see `fetchRules`, which then reads the gates route.
    */
   async rules(url: string): Promise<RulesAnswer> {
-    return checkRules(this.expectOk(await this.request('GET', url)), (what) => invalidAnswer(`rules answer: ${what}`));
+    const answer = await this.request('GET', url);
+    const rules = checkRules(this.expectOk(answer), (what) => invalidAnswer(`rules answer: ${what}`));
+    // An issuer that does not say its time still dates its answer: the device's clock is measured by that.
+    const dated = rules.server_time === undefined ? dateHeaderInstant(answer.date) : null;
+    return dated === null ? rules : { ...rules, server_time: dated };
   }
 
   /** The event's declared gates and re-entry setting; an issuer without gates answers none. */
@@ -164,6 +175,13 @@ export class IssuerClient {
     const query = new URLSearchParams({ q });
     const answer = this.expectOk(await this.request('GET', `${url}?${query.toString()}`, undefined, timeoutMs));
     if (!isHolderSearchAnswer(answer)) throw invalidAnswer('search answer without its tickets');
+    return answer;
+  }
+
+  /** A ticket's group (`GET /api/v1/events/{eid}/tickets/{tid}/group`), checked; 404 for a tid not of the event. */
+  async group(url: string, timeoutMs?: number): Promise<GroupAnswer> {
+    const answer = this.expectOk(await this.request('GET', url, undefined, timeoutMs));
+    if (!isGroupAnswer(answer)) throw invalidAnswer('group answer without its tickets');
     return answer;
   }
 
@@ -197,7 +215,12 @@ export class IssuerClient {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         timeoutMs: limit,
       });
-      return { status: res.status, retryAfter: res.header('retry-after'), body: parseJson(res.body) };
+      return {
+        status: res.status,
+        retryAfter: res.header('retry-after'),
+        date: res.header('date'),
+        body: parseJson(res.body),
+      };
     } catch (error) {
       throw networkError(error, safeOrigin(url));
     }

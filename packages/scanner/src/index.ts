@@ -2,6 +2,7 @@
 export { gatesAdmitting, type FoundHolder, type GateRule } from '@ticket-issuer/protocol';
 export type { AnnulOptions, AnnulReason, AnnulResult } from './annul.ts';
 export { IssuerClient, type IssuerClientOptions } from './client.ts';
+export { CLOCK_NOISE_MS, CLOCK_WARNING_MS, clockOffMinutes, correctedClock, dateHeaderInstant } from './clock.ts';
 export type { AnnulAnswer } from './issuer-answers.ts';
 export { enroll, parseSetupUri, type EnrollOptions, type EnrollResult, type SetupUri } from './enroll.ts';
 export {
@@ -22,6 +23,8 @@ export {
 } from './errors.ts';
 export { FeedKnowledge, type CheckInPlace } from './knowledge.ts';
 export { readKnowledge, saveKnowledge } from './knowledge-store.ts';
+export { judgeHolder, type HolderJudgement, type NamedHolder } from './holder-judgement.ts';
+export { groupUrl, isGroupAnswer, othersToCheckIn, type GroupAnswer } from './group.ts';
 export { holderSearchUrl, MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
 export { NO_ANSWER, type ChosenHolder } from './manual.ts';
 export {

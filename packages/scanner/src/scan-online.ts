@@ -24,6 +24,7 @@ async function answered(ctx: ScanContext, scan: QueuedScan, answer: CheckInAnswe
   const entered = admit ? [{ tid: scan.tid, at: scan.scanned_at }] : [];
   await ctx.queue.ack([scan.idempotency_key], admit ? [scan.tid] : [], [], entered, { admits: admit ? [scan] : [] });
   const ticket = answer.ticket;
+  const usedAt = answer.status === 'already_used' ? (ticket?.checked_in_at ?? null) : null;
   return {
     verdict: admit ? 'admit' : 'reject',
     reason: answer.status,
@@ -34,12 +35,18 @@ async function answered(ctx: ScanContext, scan: QueuedScan, answer: CheckInAnswe
     ticket: {
       holder_name: ticket?.holder_name ?? null,
       ticket_type: ticket?.ticket_type ?? ticketType,
-      checked_in_at: answer.status === 'already_used' ? (ticket?.checked_in_at ?? null) : null,
-      checked_in_gate: null,
+      checked_in_at: usedAt,
+      checked_in_gate: usedAt === null ? null : feedGate(ctx, scan.tid, usedAt),
     },
     ...answeredNotes(ticket, local),
     ...answeredEntries(ticket),
   } satisfies ScanResult;
+}
+
+/** The gate of the feed's entry of a ticket at `at` (the issuer's answer names none), if the feed has it. */
+function feedGate(ctx: ScanContext, tid: string, at: string): string | null {
+  const place = ctx.knowledge.checkIns?.get(tid);
+  return place && Date.parse(place.at) === Date.parse(at) ? place.gate_id : null;
 }
 
 /** The holder and type a gate's refusal names (the issuer's details), for the verdict screen. */

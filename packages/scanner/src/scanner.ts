@@ -8,6 +8,7 @@ import { ScanQueue } from './queue.ts';
 import { DEFAULT_RETRY_POLICY, realTimer } from './retry.ts';
 import { exitOffline, exitOnline } from './exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
+import { type GroupAnswer, groupUrl } from './group.ts';
 import { checkInManual, type ChosenHolder } from './manual.ts';
 import { scanOffline } from './scan.ts';
 import { scanOnline } from './scan-online.ts';
@@ -19,6 +20,8 @@ import { pullChanges, uploadQueue } from './sync.ts';
 import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 import { statusReport, type StatusReport } from './status.ts';
 import { KeyRing } from './token.ts';
+import { correctedClock } from './clock.ts';
+import { type HolderJudgement, judgeHolder, type NamedHolder } from './holder-judgement.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';
@@ -122,6 +125,33 @@ export class Scanner {
   }
 
   /**
+   * A ticket's group as the issuer answers it (online only): the tickets of its order, itself first.
+   * No answer is an IssuerNetworkError; a tid the event does not know the issuer's 404.
+   */
+  async group(tid: string): Promise<GroupAnswer> {
+    const url = groupUrl(holderSearchUrl(this.identity.issuer, this.identity.eid), tid);
+    return this.client.group(url, this.options.onlineTimeoutMs ?? 3000);
+  }
+
+  /**
+   * Checks in the members of a group chosen at the gate, one check-in each (like a holder found by
+   * name: `manual`, each judged by the issuer on its own), in order; one verdict each.
+   */
+  async checkInGroup(members: readonly ChosenHolder[], options: Pick<ScanOptions, 'gate'> = {}): Promise<ScanResult[]> {
+    const results: ScanResult[] = [];
+    for (const member of members) results.push(await this.checkInManual(member, options));
+    return results;
+  }
+
+  /**
+   * How the entry rules would answer a holder known by name (a search's, a group's, the roster's) at
+   * the gate now, by what the device knows: said before staff choose them. See holder-judgement.ts.
+   */
+  judgeHolder(holder: NamedHolder, options: Pick<ScanOptions, 'gate'> = {}): HolderJudgement {
+    return judgeHolder(this.scanContext(), holder, this.gateFor(options.gate));
+  }
+
+  /**
    * Checks in a holder chosen from a search (`manual: true`, no token), stored like a scan; the
    * issuer's answer is the verdict, and without one the holder is not let in (`no_answer`). See manual.ts.
    */
@@ -182,7 +212,7 @@ export class Scanner {
       if (pulled) await this.queue.movesInFeed(movesSeen);
     }
     // Admissions are kept as long as an annul on the device may name them: the issuer's window.
-    if (this.queue.compactable) await this.queue.compact(this.now(), this.rules.annulWindowS);
+    if (this.queue.compactable) await this.queue.compact(this.issuerNow(), this.rules.annulWindowS);
     const { uploaded, refused, refusedAgreed, conflicts, outcomes } = upload;
     return { uploaded, refused, refusedAgreed, conflicts, outcomes, remaining: this.queue.size, changes, problem };
   }
@@ -209,6 +239,15 @@ export class Scanner {
   private now(): Date {
     return this.options.now?.() ?? new Date();
   }
+
+  /**
+   * The issuer's time as this device reckons it: its clock corrected by the offset the last sync
+   * measured (see clock.ts). Scans are stamped, and the rules judged, by it.
+   */
+  readonly issuerNow: () => Date = correctedClock(
+    () => this.now(),
+    () => this.rules.clockOffsetMs,
+  );
 
   private async refreshDiscovery(): Promise<void> {
     const discovery = await this.client.discovery(this.identity.issuer);
@@ -238,6 +277,7 @@ export class Scanner {
       checkInUrl: this.discovery.endpoints.check_in,
       checkOutUrl: this.discovery.endpoints.check_out,
       who: { eid: this.identity.eid, scanner_id: this.identity.scanner_id },
+      deviceClock: () => this.now(),
     };
   }
 
@@ -252,7 +292,7 @@ export class Scanner {
       rules: this.rules,
       checkOutUrl: this.discovery.endpoints.check_out,
       feedOut: this.knowledge.out,
-      now: this.options.now ?? (() => new Date()),
+      now: this.issuerNow,
       onlineTimeoutMs: this.options.onlineTimeoutMs ?? 3000,
       synced: this.synced,
     };

@@ -34,6 +34,8 @@ export interface UploadContext {
   concurrency?: number;
   /** Per-request time limit in ms (default: the client's). */
   timeoutMs?: number;
+  /** The device's own clock, uncorrected: an upload's `sent_at` (absent: none is sent). */
+  deviceClock?: () => Date;
 }
 
 /**

@@ -116,6 +116,7 @@ export async function uploadInBatches(
           uploadUrl(ctx),
           scans.map((scan) => uploadItem(ctx, scan, plain)),
           ctx.timeoutMs ?? UPLOAD_TIMEOUT_MS,
+          ctx.deviceClock?.(),
         ),
       ctx.policy ?? DEFAULT_RETRY_POLICY,
       ctx.timer ?? realTimer,

@@ -56,3 +56,39 @@ test('a refusal for one day too many says how many days were used', () => {
   const line = human.scan({ ...result('reject', 'entry_limit_reached'), refusal } as unknown as ScanResult);
   assert.match(line, /entry limit reached; 2 of 2 days used/);
 });
+
+test('the human line names the holder where the device knows it', () => {
+  const named = { ...result('admit', 'valid'), ticket: { holder_name: 'Ada Lovelace', ticket_type: 'VIP' } };
+  assert.match(human.scan(named as unknown as ScanResult), /^ADMIT {3}valid {16}01J\S+ {2}Ada Lovelace {2}\(issuer\)$/);
+});
+
+test('already_used says when and at which gate the ticket went in', () => {
+  const used = {
+    ...result('reject', 'already_used'),
+    ticket: {
+      holder_name: 'Ada Lovelace',
+      ticket_type: 'VIP',
+      checked_in_at: '2026-07-03T10:30:00.000Z',
+      checked_in_gate: 'main',
+    },
+  } as unknown as ScanResult;
+  assert.match(human.scan(used), /Ada Lovelace {2}\(issuer\) {2}used 2026-07-03T10:30:00Z at gate main$/);
+});
+
+test('a refusal at this gate says where to go, by gate id', () => {
+  const gates = [
+    { gate_id: 'main', name: 'Main door', admits: null },
+    { gate_id: 'vip', name: 'VIP lounge', admits: ['VIP'] },
+    { gate_id: 'north', name: 'North door', admits: ['General'] },
+  ];
+  const refused = {
+    ...result('reject', 'ticket_type_not_admitted'),
+    ticket: { holder_name: 'Ada Lovelace', ticket_type: 'VIP' },
+  } as unknown as ScanResult;
+  assert.match(human.scan(refused, { gates, gate: 'north' }), /not for gate north: go to gate main or gate vip$/);
+  const unknownType = { ...result('reject', 'ticket_type_not_admitted') } as unknown as ScanResult;
+  assert.match(
+    human.scan(unknownType, { gates, gate: 'north' }),
+    /not for gate north: go to a gate that admits this ticket$/,
+  );
+});

@@ -3,6 +3,7 @@ import type { AnnulResult } from '../annul.ts';
 import type { EnrollResult } from '../enroll.ts';
 import type { ScanResult } from '../scan-result.ts';
 import type { StatusReport, SyncResult } from '../scanner.ts';
+import { type LineContext, placeWords } from './scan-line.ts';
 
 /** The `enroll` line of `--json`: exactly the contract's fields (the first sync's result goes to stderr). */
 export function enrollJson(result: EnrollResult): Record<string, unknown> {
@@ -103,9 +104,12 @@ export function refusalWords(refusal: RuleRefusal | undefined): string | null {
   return null;
 }
 
-/** What the human verdict line says after the verdict: the refusal's details, then the notes for the gate. */
-function verdictDetails(r: ScanResult): string {
-  const parts = [refusalWords(r.refusal)];
+/**
+ * What the human verdict line says after the verdict: where a used ticket went in or where a refused
+ * holder should go, the refusal's details, then the notes for the gate.
+ */
+function verdictDetails(r: ScanResult, ctx: LineContext): string {
+  const parts = [placeWords(r, ctx), refusalWords(r.refusal)];
   const texts = r.checkin_texts.join(' | ');
   if (r.attention) parts.push(texts ? `ATTENTION: ${texts}` : 'ATTENTION');
   else if (texts) parts.push(`Note: ${texts}`);
@@ -122,10 +126,11 @@ export const human = {
     `Enrolled scanner ${r.scanner_id} (key ${r.api_key_id}) for "${r.event_name}" (${r.eid}), ${
       r.gate_id === null ? 'all gates' : `gate ${r.gate_id}`
     }`,
-  scan: (r: ScanResult) =>
-    `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(REASON_WIDTH)}  ${r.tid ?? '-'}  (${r.source}${
-      r.synced === false ? ', never synced' : ''
-    })${verdictDetails(r)}`,
+  /** `ADMIT   valid  <tid>  Ada Lovelace  (issuer)  …`: the holder's name where the device knows it. */
+  scan: (r: ScanResult, ctx: LineContext = {}) =>
+    `${{ admit: 'ADMIT ', exit: 'EXIT  ', reject: 'REJECT' }[r.verdict]}  ${r.reason.padEnd(REASON_WIDTH)}  ${r.tid ?? '-'}  ${
+      r.ticket?.holder_name ? `${r.ticket.holder_name}  ` : ''
+    }(${r.source}${r.synced === false ? ', never synced' : ''})${verdictDetails(r, ctx)}`,
   annul: (r: AnnulResult) =>
     r.annulled
       ? `ANNULLED      ${r.idempotency_key}  ${r.tid ?? '-'}  (${r.source === 'queued' ? 'queued: sent at the next sync' : 'issuer'})`
