@@ -44,6 +44,8 @@ export class OutboxWorker<Item, Result> {
   private timer: NodeJS.Timeout | null = null;
   private soonTimer: NodeJS.Timeout | null = null;
   private claiming = false;
+  /** The look under way (its claim may still begin attempts). */
+  private looking: Promise<void> = Promise.resolve();
   private again = false;
   /** Whether the last look found the instance busy with scanners' requests. */
   private yielding = false;
@@ -87,6 +89,7 @@ export class OutboxWorker<Item, Result> {
     this.timer = null;
     this.soonTimer = null;
     await this.purge?.stop();
+    await this.looking;
     await Promise.allSettled([...this.attempts]);
     await this.results.close();
   }
@@ -121,7 +124,7 @@ export class OutboxWorker<Item, Result> {
     this.timer = null;
     this.claiming = true;
     let failed = false;
-    void this.claimAndAttempt()
+    this.looking = this.claimAndAttempt()
       .then(() => {
         // The store answers again once it takes the kept results too, not just a claim.
         if (!this.results.keeping) this.health.answered();

@@ -95,6 +95,8 @@ export class HeldSender implements Sender<Item, Result> {
   claims: Room[] = [];
   purges = 0;
   purgeFull = 0;
+  /** How long each claim takes (ms). */
+  claimMs = 0;
 
   constructor(
     private readonly outbox: FakeOutbox,
@@ -104,6 +106,7 @@ export class HeldSender implements Sender<Item, Result> {
 
   async claim(room: Room): Promise<Item[]> {
     this.claims.push(room);
+    if (this.claimMs > 0) await new Promise((resolve) => setTimeout(resolve, this.claimMs));
     return this.outbox.claim(room);
   }
 

@@ -119,6 +119,19 @@ describe('the outbox worker', () => {
     assert.equal(outbox.rows.get('c')!.leased, false, 'nothing claimed after stop');
   });
 
+  it('stop() during a claim waits for it, and for the attempts it began, and records them', async () => {
+    const outbox = new FakeOutbox();
+    outbox.add('a');
+    const sender = new HeldSender(outbox, 'w', true);
+    sender.claimMs = 100;
+    const { worker } = workerOf(sender);
+    worker.start();
+    await until(() => sender.claims.length === 1, 'a claim under way');
+    await worker.stop();
+    assert.deepEqual(outbox.done(), ['a'], 'the claimed item was attempted and recorded before stop resolved');
+    assert.equal(worker.underWay, 0);
+  });
+
   it('attempts fewer at once while the instance is busy, and all its slots once it is not', async () => {
     const outbox = new FakeOutbox();
     for (let i = 0; i < 40; i++) outbox.add(`m${i}`);
