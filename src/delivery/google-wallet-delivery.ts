@@ -8,10 +8,11 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { HolderTicket } from '../holder/holder-ticket.ts';
 import type { WalletLinks } from '../holder/page.ts';
+import { OutboxWorker } from '../outbox/worker.ts';
 import type { Store } from '../store/store.ts';
 import { GoogleWalletApi } from './google-wallet-api.ts';
 import { GoogleWalletLinks } from './google-wallet.ts';
-import { GooglePushWorker } from './wallet-push-worker.ts';
+import { GooglePushSender } from './wallet-push-sender.ts';
 
 /** Seconds Google's token endpoint and Wallet API have to answer one request. */
 const GOOGLE_TIMEOUT_S = 15;
@@ -42,13 +43,18 @@ export function googleWalletDelivery(app: FastifyInstance, o: GoogleWalletOption
     return null;
   }
   const api = new GoogleWalletApi(settings, { timeoutMs: GOOGLE_TIMEOUT_S * 1000, ca: o.ca });
-  const worker = new GooglePushWorker({
+  const sender = new GooglePushSender({
     store: o.store,
     api,
     clock: o.clock,
     log,
     leaseSeconds: 5 * GOOGLE_TIMEOUT_S + 15,
-    ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }),
+  });
+  // Sixteen patches at once.
+  const worker = new OutboxWorker(sender, {
+    log,
+    pollMs: o.pollMs ?? 1000,
+    limits: { concurrency: 16, claimLimit: 16, perGroup: Infinity },
   });
   app.addHook('onReady', async () => {
     // Before any request: a revocation made from now on enqueues its push.

@@ -1,17 +1,19 @@
 /**
- * This instance's mail delivery, wired into the app: with SMTP_URL set, the worker starts when the app
- * is ready and stops (letting the sends under way end) when it closes, and gives way while scanners'
- * requests keep the instance busy. The queued-mail gauge reads the outbox whether or not mail is set.
+ * This instance's mail delivery, wired into the app: with SMTP_URL set, the outbox worker with the
+ * mail sender starts when the app is ready and stops (letting the sends under way end) when it closes,
+ * and gives way while scanners' requests keep the instance busy. The queued-mail gauge reads the
+ * outbox whether or not mail is set.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { IssuerMetrics } from '../http/operations/metrics.ts';
+import { requestPressure } from '../outbox/pressure.ts';
+import { OutboxWorker } from '../outbox/worker.ts';
 import type { Store } from '../store/store.ts';
-import { RequestPressure } from '../webhooks/pressure.ts';
 import { mailMetrics } from './mail-metrics.ts';
 import { MailTransport } from './mail-transport.ts';
-import { type MailSource, MailWorker } from './mail-worker.ts';
+import { MailSender, type MailSource } from './mail-worker.ts';
 
 /** What the routes see of mail: whether it is configured, and a way to have queued mail looked at now. */
 export interface MailDelivery {
@@ -37,26 +39,28 @@ export function mailDelivery(
   const counted = mailMetrics(options.metrics.registry, () => store.deliveries.countQueuedDeliveries());
   const settings = config.mail;
   if (settings === null || !options.run) return { configured: settings !== null, wake: () => undefined };
-  const pressure = new RequestPressure();
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/')) pressure.started(request.id);
-  });
-  app.addHook('onResponse', async (request) => pressure.ended(request.id));
-  app.addHook('onRequestAbort', async (request) => pressure.ended(request.id));
+  const pressure = requestPressure(app);
   // How long one send may take in all (the transport's bound; the lease outlives it).
   const sendTimeoutMs = settings.sendTimeoutSeconds * 1000;
   const transport = new MailTransport({ smtpUrl: settings.smtpUrl, sendTimeoutMs });
-  const worker = new MailWorker({
+  const log = app.log.child({ component: 'mail' });
+  const sender = new MailSender({
     store,
     send: (message) => transport.send(message),
     compose: options.compose,
     retrySchedule: settings.retrySchedule,
     sendTimeoutMs,
     clock: options.clock,
-    log: app.log.child({ component: 'mail' }),
+    log,
     onAttempt: counted,
+  });
+  // Four sends at once, one while scanners keep the instance busy.
+  const worker = new OutboxWorker(sender, {
+    log,
+    pollMs: options.pollMs ?? 500,
+    limits: { concurrency: 4, claimLimit: 4, perGroup: Infinity },
+    busyLimits: { concurrency: 1 },
     busy: () => pressure.busy(),
-    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
   });
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => {

@@ -12,7 +12,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { TicketSigner } from '../domain/signing.ts';
 import type { Store } from '../store/store.ts';
-import type { WebhookWorker } from '../webhooks/worker.ts';
+import type { WebhookWaker } from '../webhooks/delivery.ts';
 import type { GoogleWalletLinks } from '../delivery/google-wallet.ts';
 import type { MailDelivery } from '../delivery/mail-delivery.ts';
 import type { IssuerMetrics } from './operations/metrics.ts';
@@ -49,7 +49,7 @@ export interface AppContext {
   /** The wallets the holder page offers (none until they are configured). */
   wallets: WalletLinks;
   /** This instance's webhook delivery worker (null where none runs). */
-  webhooks: WebhookWorker | null;
+  webhooks: WebhookWaker | null;
   /** Apple Wallet passes and their web service; null when Apple Wallet is not configured. */
   appleWallet: AppleWallet | null;
   /** Makes the **Add to Google Wallet** links; null when Google Wallet is not configured. */

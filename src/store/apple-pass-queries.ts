@@ -22,8 +22,8 @@ export const LIST_SERIALS_SQL = `SELECT r.serial, ${CHANGED_AT} AS changed_at
 export const PASS_CHANGED_AT_SQL = `SELECT ${CHANGED_AT} AS changed_at
   FROM tickets t LEFT JOIN apple_pass_changes c ON c.tid = t.tid WHERE t.tid = ?`;
 
-/** Due now (`?` twice: now). */
-export const DUE_PUSH = `state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`;
+/** What a claim answers of each push it leases (see lease-tables.ts). */
+export const CLAIMED_PUSH_COLUMNS = 'push_id, push_token, pass_type_id, attempts, lease_owner';
 
 export const FINISH_SENT_SQL = `UPDATE apple_pushes SET state = 'sent', attempts = attempts + 1, lease_until = NULL,
   last_error = NULL, ended_at = ? WHERE push_id = ? AND lease_owner = ? AND state = 'pending'`;

@@ -8,15 +8,10 @@ export const ENQUEUE_WALLET_PUSHES = `
 
 export const WALLET_PUSHES_OF = 'SELECT * FROM wallet_pushes WHERE tid = ? ORDER BY push_id';
 
-/** Due and without a live lease: params channel, now, now. */
-export const DUE_WALLET_PUSHES = `
-  SELECT push_id FROM wallet_pushes
-   WHERE state = 'pending' AND channel = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
-   ORDER BY next_attempt_at, push_id LIMIT ?`;
-
-/** A claimed push with the ticket as it stands: param push_id. */
-export const CLAIMED_PUSH = `
-  SELECT p.*, t.ticket_token, t.revoked_at FROM wallet_pushes p JOIN tickets t ON t.tid = p.tid WHERE p.push_id = ?`;
+/** Claimed pushes with their tickets as they stand, in claim order (SQLite): param a JSON array of push ids. */
+export const CLAIMED_PUSHES = `
+  SELECT p.*, t.ticket_token, t.revoked_at FROM wallet_pushes p JOIN tickets t ON t.tid = p.tid
+   WHERE p.push_id IN (SELECT value FROM json_each(?)) ORDER BY p.next_attempt_at, p.push_id`;
 
 /** The end of one attempt, under its claim: params state, next_attempt_at, status, error, finished_at, push_id, lease. */
 export const RECORD_WALLET_PUSH = `

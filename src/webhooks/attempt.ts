@@ -5,7 +5,7 @@
 import { toWire } from '../domain/time.ts';
 import type { AttemptResult, ClaimedMessage } from '../store/webhook-records.ts';
 import type { AttemptOutcome } from './deliver.ts';
-import { nextRetry } from './schedule.ts';
+import { nextRetry } from '../outbox/schedule.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** An endpoint that failed every attempt for this long is disabled. */

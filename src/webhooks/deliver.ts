@@ -13,7 +13,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { isPublicAddress } from './receiver-url.ts';
-import { parseRetryAfter } from './schedule.ts';
+import { parseRetryAfter } from '../outbox/schedule.ts';
 
 export interface AttemptOutcome {
   status_code: number | null;

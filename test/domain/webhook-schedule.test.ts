@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { isPublicAddress, urlFormProblem } from '../../src/webhooks/receiver-url.ts';
-import { MAX_DEFERRALS, nextRetry, parseRetryAfter } from '../../src/webhooks/schedule.ts';
+import { MAX_DEFERRALS, nextRetry, parseRetryAfter } from '../../src/outbox/schedule.ts';
 import { newWebhookSecret, signature, signatureHeader } from '../../src/webhooks/signing.ts';
 import { messageBody } from '../../src/webhooks/attempt.ts';
 
@@ -148,7 +148,7 @@ describe('webhook attempts to private addresses', () => {
 
 describe('request pressure (when delivery gives way to the gates)', () => {
   it('is busy with 4 scanners’ requests under way, and not once they ended a while ago', async () => {
-    const { RequestPressure } = await import('../../src/webhooks/pressure.ts');
+    const { RequestPressure } = await import('../../src/outbox/pressure.ts');
     const pressure = new RequestPressure();
     assert.equal(pressure.busy(), false, 'nothing arrived');
     for (const id of ['r1', 'r2', 'r3']) pressure.started(id);

@@ -1,9 +1,10 @@
 /** Apple Wallet in the app: the pass service and this instance's push worker when configured, closed with the app. */
 import type { Config } from '../../config.ts';
 import type { App } from '../../http/context.ts';
+import { OutboxWorker } from '../../outbox/worker.ts';
 import type { Store } from '../../store/store.ts';
 import { ApnsClient } from '../apns.ts';
-import { ApplePushWorker } from './push-worker.ts';
+import { ApplePushSender } from './push-sender.ts';
 import { AppleWallet } from './wallet.ts';
 
 export interface AppleWalletDeps {
@@ -37,12 +38,19 @@ export function appleWallet(app: App, deps: AppleWalletDeps): AppleWallet | null
     teamId: config.apple.teamId,
     ...(deps.apnsCa ? { ca: deps.apnsCa } : {}),
   });
-  const worker = new ApplePushWorker({
+  const log = app.log.child({ component: 'apple-pushes' });
+  const sender = new ApplePushSender({
     store: deps.store,
     send: (token, topic) => client.send(token, topic),
     retrySchedule: apns.retrySchedule,
-    log: app.log.child({ component: 'apple-pushes' }),
-    ...(deps.pushPollMs ? { pollMs: deps.pushPollMs } : {}),
+    log,
+  });
+  // Ten pushes at once; ended ones past the retention are purged once an hour.
+  const worker = new OutboxWorker(sender, {
+    log,
+    pollMs: deps.pushPollMs || 1_000,
+    limits: { concurrency: 10, claimLimit: 100, perGroup: Infinity },
+    purgeEveryMs: 3_600_000,
   });
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => {

@@ -8,6 +8,8 @@ import type {
   ClaimedApplePush,
 } from '../apple-pass-store.ts';
 import * as q from '../apple-pass-queries.ts';
+import { APPLE_PUSHES } from '../lease-tables.ts';
+import { claimSql } from './leases.ts';
 import { all, numbered, one, type Tx } from './queries.ts';
 
 const n = numbered;
@@ -70,11 +72,7 @@ export class PostgresApplePassStore implements ApplePassStore {
     const leaseUntil = new Date(Date.parse(claim.now) + claim.leaseSeconds * 1000).toISOString();
     return all<ClaimedApplePush>(
       this.b.pool,
-      `UPDATE apple_pushes SET lease_until = $1, lease_owner = replace(gen_random_uuid()::text, '-', '')
-        WHERE push_id IN (SELECT push_id FROM apple_pushes
-          WHERE state = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
-          ORDER BY next_attempt_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING push_id, push_token, pass_type_id, attempts, lease_owner`,
+      claimSql(APPLE_PUSHES, { now: '$2', leaseUntil: '$1', limit: '$3', returning: q.CLAIMED_PUSH_COLUMNS }),
       [leaseUntil, claim.now, claim.limit],
     );
   }

@@ -18,8 +18,10 @@ import {
   toDelivery,
   toDeliveryCounts,
 } from '../delivery-records.ts';
+import { DELIVERIES } from '../lease-tables.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
+import { claimSql } from './leases.ts';
 import { DB_NOW, stored } from './outbox.ts';
 import { all, type Db, one, type Tx } from './queries.ts';
 
@@ -57,14 +59,12 @@ export function queue(tx: Tx, r: QueueDeliveries): Promise<QueueAnswer> {
 export async function claim(db: Db, r: ClaimDeliveries): Promise<ClaimedDelivery[]> {
   const rows = await all<Row>(
     db,
-    `WITH due AS (
-       SELECT tid FROM deliveries
-        WHERE status = 'queued' AND next_attempt_at <= ${DB_NOW} AND (lease_until IS NULL OR lease_until < ${DB_NOW})
-        ORDER BY next_attempt_at, tid LIMIT $2 FOR UPDATE SKIP LOCKED)
-     UPDATE deliveries d SET lease_until = ${stored('now() + make_interval(secs => $1)')},
-            lease_token = replace(gen_random_uuid()::text, '-', '')
-       FROM due WHERE d.tid = due.tid
-     RETURNING d.tid, d.eid, d.email, d.attempts, d.lease_token`,
+    claimSql(DELIVERIES, {
+      now: DB_NOW,
+      leaseUntil: stored('now() + make_interval(secs => $1)'),
+      limit: '$2',
+      returning: 'tid, eid, email, attempts, lease_token',
+    }),
     [r.leaseSeconds, r.limit],
   );
   return rows.map(toClaimedDelivery);

@@ -15,6 +15,8 @@ import {
   toWalletPush,
   WALLET_PUSHES_OF,
 } from '../wallet-push-rows.ts';
+import { WALLET_PUSHES } from '../lease-tables.ts';
+import { claimSql } from './leases.ts';
 import { all, type Db, numbered, type Tx } from './queries.ts';
 
 const ENQUEUE = numbered(ENQUEUE_WALLET_PUSHES);
@@ -26,13 +28,7 @@ const PUSHES_OF = numbered(WALLET_PUSHES_OF);
  * different ones, each under a fresh lease token; with the ticket as it stands.
  */
 const CLAIM = `
-  WITH due AS (
-    SELECT push_id FROM wallet_pushes
-     WHERE state = 'pending' AND channel = $1 AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
-     ORDER BY next_attempt_at, push_id LIMIT $4 FOR UPDATE SKIP LOCKED),
-  taken AS (
-    UPDATE wallet_pushes p SET lease_until = $3, lease_owner = gen_random_uuid()::text
-      FROM due WHERE p.push_id = due.push_id RETURNING p.*)
+  WITH taken AS (${claimSql(WALLET_PUSHES, { now: '$2', leaseUntil: '$3', limit: '$4', where: 'channel = $1', returning: '*' })})
   SELECT taken.*, t.ticket_token, t.revoked_at FROM taken JOIN tickets t ON t.tid = taken.tid
    ORDER BY taken.next_attempt_at, taken.push_id`;
 

@@ -7,7 +7,9 @@ import type {
   ClaimedApplePush,
 } from '../apple-pass-store.ts';
 import * as q from '../apple-pass-queries.ts';
+import { APPLE_PUSHES } from '../lease-tables.ts';
 import type { SqliteContext } from './context.ts';
+import { claimDue } from './leases.ts';
 
 /** Records one attempt's end under its lease; an unregistered device's registrations go with it. */
 function finishOne(c: SqliteContext, r: ApplePushResult): void {
@@ -55,22 +57,13 @@ export class SqliteApplePassStore implements ApplePassStore {
     return this.b.ctx.one<{ changed_at: string }>(q.PASS_CHANGED_AT_SQL, tid)?.changed_at ?? null;
   }
 
-  async claimApplePushes(claim: ApplePushClaim): Promise<ClaimedApplePush[]> {
-    const c = this.b.ctx;
-    // Most looks find nothing due: a read, without the write lock or a synced commit.
-    if (c.one(`SELECT 1 FROM apple_pushes WHERE ${q.DUE_PUSH} LIMIT 1`, claim.now, claim.now) === null) return [];
-    const leaseUntil = new Date(Date.parse(claim.now) + claim.leaseSeconds * 1000).toISOString();
-    return c.tx(() =>
-      c.all<ClaimedApplePush>(
-        `UPDATE apple_pushes SET lease_until = ?, lease_owner = lower(hex(randomblob(16)))
-          WHERE push_id IN (SELECT push_id FROM apple_pushes WHERE ${q.DUE_PUSH} ORDER BY next_attempt_at, seq LIMIT ?)
-          RETURNING push_id, push_token, pass_type_id, attempts, lease_owner`,
-        leaseUntil,
-        claim.now,
-        claim.now,
-        claim.limit,
-      ),
-    );
+  claimApplePushes(claim: ApplePushClaim): Promise<ClaimedApplePush[]> {
+    return claimDue<ClaimedApplePush>(this.b.ctx, APPLE_PUSHES, {
+      now: claim.now,
+      leaseUntil: new Date(Date.parse(claim.now) + claim.leaseSeconds * 1000).toISOString(),
+      limit: claim.limit,
+      returning: q.CLAIMED_PUSH_COLUMNS,
+    });
   }
 
   finishApplePushes(results: ApplePushResult[]): Promise<void> {

@@ -17,14 +17,13 @@ import {
   toDelivery,
   toDeliveryCounts,
 } from '../delivery-records.ts';
+import { DELIVERIES } from '../lease-tables.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
 import type { SqliteContext } from './context.ts';
+import { claimDue } from './leases.ts';
 
 const ASKED = 'SELECT value FROM json_each(?)';
-
-/** Due, and without a live lease (`?` twice: now). */
-const DUE = `status = 'queued' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`;
 
 /** The asked tids the event does not hold. */
 function unknownTids(c: SqliteContext, eid: string, tids: string[]): string[] {
@@ -60,19 +59,13 @@ export function queue(c: SqliteContext, r: QueueDeliveries): Promise<QueueAnswer
 
 /** Takes due deliveries, each under a lease of its own; a look that finds none is a read. */
 export async function claim(c: SqliteContext, r: ClaimDeliveries): Promise<ClaimedDelivery[]> {
-  if (c.one(`SELECT 1 FROM deliveries WHERE ${DUE} LIMIT 1`, r.now, r.now) === null) return [];
   const leaseUntil = new Date(Date.parse(r.now) + r.leaseSeconds * 1000).toISOString();
-  const rows = await c.tx(() =>
-    c.all<Row>(
-      `UPDATE deliveries SET lease_until = ?, lease_token = lower(hex(randomblob(16)))
-        WHERE tid IN (SELECT tid FROM deliveries WHERE ${DUE} ORDER BY next_attempt_at, tid LIMIT ?)
-        RETURNING tid, eid, email, attempts, lease_token`,
-      leaseUntil,
-      r.now,
-      r.now,
-      r.limit,
-    ),
-  );
+  const rows = await claimDue<Row>(c, DELIVERIES, {
+    now: r.now,
+    leaseUntil,
+    limit: r.limit,
+    returning: 'tid, eid, email, attempts, lease_token',
+  });
   return rows.map(toClaimedDelivery);
 }
 

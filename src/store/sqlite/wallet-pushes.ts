@@ -7,9 +7,9 @@ import type {
   WalletPushResult,
   WalletPushStore,
 } from '../wallet-push-records.ts';
+import { WALLET_PUSHES } from '../lease-tables.ts';
 import {
-  CLAIMED_PUSH,
-  DUE_WALLET_PUSHES,
+  CLAIMED_PUSHES,
   ENQUEUE_WALLET_PUSHES,
   RECORD_WALLET_PUSH,
   toClaimedPush,
@@ -17,6 +17,7 @@ import {
   WALLET_PUSHES_OF,
 } from '../wallet-push-rows.ts';
 import type { SqliteContext } from './context.ts';
+import { anyDue, leaseDue } from './leases.ts';
 
 /** Inside a revocation's or reissue's transaction: one push per channel turned on, due at once. */
 export function enqueueWalletPushes(
@@ -43,21 +44,11 @@ export class SqliteWalletPushStore implements WalletPushStore {
 
   claim(channel: WalletChannel, now: string, leaseUntil: string, limit: number): Promise<ClaimedWalletPush[]> {
     const c = this.b.ctx;
-    // Most looks find nothing due: a read, without the write lock.
-    if (c.all(DUE_WALLET_PUSHES, channel, now, now, 1).length === 0) return Promise.resolve([]);
+    const claim = { now, leaseUntil, limit, where: { sql: 'channel = ?', params: [channel] }, returning: 'push_id' };
+    if (!anyDue(c, WALLET_PUSHES, claim)) return Promise.resolve([]);
     return c.tx(() => {
-      const ids = c.all<{ push_id: number }>(DUE_WALLET_PUSHES, channel, now, now, limit);
-      const claimed: ClaimedWalletPush[] = [];
-      for (const { push_id } of ids) {
-        c.run(
-          'UPDATE wallet_pushes SET lease_until = ?, lease_owner = lower(hex(randomblob(16))) WHERE push_id = ?',
-          leaseUntil,
-          push_id,
-        );
-        const row = c.one<Record<string, unknown>>(CLAIMED_PUSH, push_id);
-        if (row !== null) claimed.push(toClaimedPush(row));
-      }
-      return claimed;
+      const ids = leaseDue<{ push_id: number }>(c, WALLET_PUSHES, claim).map((row) => row.push_id);
+      return c.all<Record<string, unknown>>(CLAIMED_PUSHES, JSON.stringify(ids)).map(toClaimedPush);
     });
   }
 

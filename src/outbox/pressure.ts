@@ -1,9 +1,10 @@
 /**
  * Whether the gates keep this instance busy: several scanners' requests under way at once, or recent
- * ones while the event loop was over 80 % busy. Delivery then gives way (see WebhookWorker): a scan at
- * a gate matters more than a message to a CRM, which a quieter moment delivers.
+ * ones while the event loop was over 80 % busy. The outboxes then give way (see OutboxWorker): a scan
+ * at a gate matters more than a message to a CRM or an email, which a quieter moment sends.
  */
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
 
 const RECENT_MS = 100;
 const BUSY_SHARE = 0.8;
@@ -40,4 +41,15 @@ export class RequestPressure {
     }
     return this.loopBusy;
   }
+}
+
+/** The pressure of the scanners' requests (`/api/`) on this app, followed by its hooks. */
+export function requestPressure(app: FastifyInstance): RequestPressure {
+  const pressure = new RequestPressure();
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/api/')) pressure.started(request.id);
+  });
+  app.addHook('onResponse', async (request) => pressure.ended(request.id));
+  app.addHook('onRequestAbort', async (request) => pressure.ended(request.id));
+  return pressure;
 }

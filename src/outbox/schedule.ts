@@ -1,9 +1,9 @@
 /**
- * When a failed message is tried again: after the next delay of the schedule, with ±10 % of jitter
+ * When a failed item of an outbox (a webhook message, an email, a wallet push) is tried again: after the next delay of the schedule, with ±10 % of jitter
  * (so that a receiver coming back is not met by every message at once; the contract allows ±20 % with
  * the worker's lateness included), or after the receiver's `Retry-After` when it asks for at most an
  * hour. A Retry-After uses no delay of the schedule: the receiver said when, it did not fail for good.
- * Past the last delay, the message has failed.
+ * Past the last delay, the item has failed. Each sender reads its own schedule through nextRetry.
  */
 const MAX_RETRY_AFTER_S = 3600;
 const JITTER = 0.1;
@@ -12,6 +12,9 @@ const JITTER = 0.1;
  * answers); past them, the schedule goes on as if the receiver had not asked.
  */
 export const MAX_DEFERRALS = 24;
+
+/** A `random` for nextRetry that takes the schedule's delays as they stand (the middle of the jitter). */
+export const EXACT = (): number => 0.5;
 
 /** What comes after a failed attempt: a retry after `delay_s` (`step`: it used a delay of the schedule). */
 export interface Retry {
