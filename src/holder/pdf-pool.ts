@@ -41,6 +41,9 @@ interface Done {
   envelope?: BuiltMail['envelope'];
 }
 
+/** A background thread's nice value: the lowest priority, CPU nothing else wants. */
+const BACKGROUND_NICE = 19;
+
 /** What a refused PDF tells the client to wait. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -49,9 +52,14 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
 export class PdfPool {
   private readonly pool: ThreadPool<Job, Done>;
 
-  constructor(readonly size: number) {
+  /** `background`: the threads yield the CPU to the event loop (the mail's, which no one waits for). */
+  constructor(
+    readonly size: number,
+    { background = false }: { background?: boolean } = {},
+  ) {
     this.pool = new ThreadPool({
       size,
+      ...(background ? { nice: BACKGROUND_NICE } : {}),
       source: PDF_THREAD_SOURCE,
       workerData: pdfThreadModules(),
       busy: () =>

@@ -31,10 +31,11 @@ const LAYOUTS_KEPT = 5000;
 const layouts = new Map();
 const shareLayouts = (doc, name) => {
   const font = doc._font;
-  if (!font || !font.layoutCache) return;
+  if (!font || !font.layoutCache || font.layoutCache === layouts.get(name)?.words) return;
+  // Once per document and font (later calls find the cache in place): counted then, emptied when full.
   let kept = layouts.get(name);
-  if (!kept || Object.keys(kept).length > LAYOUTS_KEPT) layouts.set(name, (kept = Object.create(null)));
-  font.layoutCache = kept;
+  if (!kept || Object.keys(kept.words).length > LAYOUTS_KEPT) layouts.set(name, (kept = { words: Object.create(null) }));
+  font.layoutCache = kept.words;
 };
 // The QR code as dark rectangles, one per run of dark modules in a row, with a quiet zone of 4
 // modules, scaled to side points (error correction M, as the admin API's QR images).
