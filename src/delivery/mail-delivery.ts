@@ -1,7 +1,8 @@
 /**
  * This instance's mail delivery, wired into the app: with SMTP_URL set, the worker starts when the app
  * is ready and stops (letting the sends under way end) when it closes, and gives way while scanners'
- * requests keep the instance busy. The queued-mail gauge reads the outbox whether or not mail is set.
+ * requests keep the instance busy (one send at a time, the emails spaced: `mail-pace.ts`). The
+ * queued-mail gauge reads the outbox whether or not mail is set.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
@@ -10,6 +11,7 @@ import type { IssuerMetrics } from '../http/operations/metrics.ts';
 import type { Store } from '../store/store.ts';
 import { RequestPressure } from '../webhooks/pressure.ts';
 import { mailMetrics } from './mail-metrics.ts';
+import { pacedWhileBusy } from './mail-pace.ts';
 import { MailTransport } from './mail-transport.ts';
 import { type MailSource, MailWorker } from './mail-worker.ts';
 
@@ -49,7 +51,7 @@ export function mailDelivery(
   const worker = new MailWorker({
     store,
     send: (message) => transport.send(message),
-    compose: options.compose,
+    compose: pacedWhileBusy(options.compose, { busy: () => pressure.busy() }),
     retrySchedule: settings.retrySchedule,
     sendTimeoutMs,
     clock: options.clock,
