@@ -1,7 +1,8 @@
 /**
  * This instance's mail delivery, wired into the app: with SMTP_URL set, the outbox worker with the
  * mail sender starts when the app is ready and stops (letting the sends under way end) when it closes,
- * and gives way while scanners' requests keep the instance busy. The queued-mail gauge reads the
+ * and gives way while scanners' requests keep the instance busy (one send at a time, the emails
+ * spaced: `mail-pace.ts`). The queued-mail gauge reads the
  * outbox whether or not mail is set.
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +13,7 @@ import { requestPressure } from '../outbox/pressure.ts';
 import { OutboxWorker } from '../outbox/worker.ts';
 import type { Store } from '../store/store.ts';
 import { mailMetrics } from './mail-metrics.ts';
+import { pacedWhileBusy } from './mail-pace.ts';
 import { MailTransport } from './mail-transport.ts';
 import { MailSender, type MailSource } from './mail-worker.ts';
 
@@ -47,7 +49,7 @@ export function mailDelivery(
   const sender = new MailSender({
     store,
     send: (message) => transport.send(message),
-    compose: options.compose,
+    compose: pacedWhileBusy(options.compose, { busy: () => pressure.busy() }),
     retrySchedule: settings.retrySchedule,
     sendTimeoutMs,
     clock: options.clock,

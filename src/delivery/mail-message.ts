@@ -1,24 +1,24 @@
-/** One ticket's email: who it goes to, what it says (text and HTML), and its PDF. */
+/**
+ * One ticket's email: who it goes to, what it says (text and HTML), and its PDF. The words are put
+ * together here; the MIME message (the PDF drawn and attached, base64 and all) is built on a PDF thread
+ * (`PdfPool.mail`), so the event loop only hands over a few strings and sends the bytes it gets back.
+ */
+import type { BuiltMail, MailParts } from '../holder/pdf-pool.ts';
 
-/** What a ticket's email is made of, read when it is sent. */
-export interface TicketMail {
+/** What a ticket's email says, read when it is sent. */
+export interface TicketMailWords {
   to: string;
   from: string;
   eventName: string;
   holderName: string;
   holderUrl: string;
-  pdf: Buffer;
 }
 
-/** A message as nodemailer takes it. */
-export interface MailMessage {
-  to: string;
-  from: string;
-  subject: string;
-  text: string;
-  html: string;
-  attachments: { filename: string; content: Buffer; contentType: string }[];
-}
+/** A ticket's email as composed: built whole on a thread, ready to send. */
+export type TicketMail = BuiltMail;
+
+/** A message as nodemailer takes it: its envelope and the whole message, sent as is. */
+export type MailMessage = BuiltMail;
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -31,7 +31,7 @@ export function escapeHtml(text: string): string {
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ');
 
 /** The email of one ticket: To its email, Subject naming the event, the holder's link, the PDF attached. */
-export function ticketMessage(mail: TicketMail): MailMessage {
+export function ticketMailParts(mail: TicketMailWords): MailParts {
   const subject = oneLine(`Your ticket for ${mail.eventName}`);
   const text = [
     `Hello ${mail.holderName},`,
@@ -53,12 +53,10 @@ export function ticketMessage(mail: TicketMail): MailMessage {
     '<p>The ticket is attached as a PDF too; print it or keep it on your phone.</p>',
     '</body></html>',
   ].join('\n');
-  return {
-    to: mail.to,
-    from: mail.from,
-    subject,
-    text,
-    html,
-    attachments: [{ filename: 'ticket.pdf', content: mail.pdf, contentType: 'application/pdf' }],
-  };
+  return { to: mail.to, from: mail.from, subject, text, html, filename: 'ticket.pdf' };
+}
+
+/** The message the transport sends for a composed email: the one built on the thread, unchanged. */
+export function ticketMessage(mail: TicketMail): MailMessage {
+  return mail;
 }

@@ -36,9 +36,10 @@ export function delivery(
     pollMs: deps.googleWallet?.pollMs,
   });
   const holderLinks = new HolderLinks(keyEncryptionKey, config.baseUrl);
-  // The holder page's PDFs, and the mail's, drawn one at a time on a thread of their own: never the holders' pool.
+  // The holder page's PDFs, and the mail's, drawn one at a time on a thread of their own: never the holders'
+  // pool. No one waits for an email's PDF: its thread takes only the CPU that check-ins leave.
   const pdfs = new PdfPool(Math.max(1, availableParallelism() - 1));
-  const mailPdfs = new PdfPool(1);
+  const mailPdfs = new PdfPool(1, { background: true });
   app.addHook('onClose', async () => {
     await pdfs.close();
     await mailPdfs.close();

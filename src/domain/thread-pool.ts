@@ -14,6 +14,18 @@ import { Worker } from 'node:worker_threads';
 /** How long a thread waits for work before it ends. */
 const IDLE_MS = 30_000;
 
+/**
+ * The start of a background thread's code: on Linux a thread has a nice value of its own (its id is
+ * the last part of /proc/thread-self), so the thread gives the CPU to the event loop whenever both want
+ * it and still takes whatever is idle. Elsewhere, or if refused, the thread runs as it would have.
+ */
+const niceSource = (nice: number) => `
+try {
+  const thread = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  require('node:os').setPriority(thread, ${nice});
+} catch {}
+`;
+
 interface Thread {
   worker: Worker;
   busy: boolean;
@@ -31,6 +43,8 @@ export interface ThreadPoolOptions {
   busy: () => Error;
   /** What a job is, for the error of one that failed ("the PDF", "the password hash"). */
   what: string;
+  /** The threads' nice value, for work that must yield to requests (1 to 19; Linux only). */
+  nice?: number;
 }
 
 export class ThreadPool<Message, Value> {
@@ -80,7 +94,9 @@ export class ThreadPool<Message, Value> {
   private take(): Thread | null {
     let thread = this.threads.find((t) => !t.busy) ?? null;
     if (thread === null && this.threads.length < this.options.size) {
-      const worker = new Worker(this.options.source, { eval: true, workerData: this.options.workerData });
+      const { source, nice } = this.options;
+      const code = nice === undefined ? source : niceSource(nice) + source;
+      const worker = new Worker(code, { eval: true, workerData: this.options.workerData });
       const started: Thread = { worker, busy: false, idle: null };
       worker.once('exit', () => this.forget(started));
       this.threads.push(started);

@@ -1,11 +1,11 @@
 import type { HolderTicket } from './holder-ticket.ts';
 import { fontFor } from './pdf-fonts.ts';
-import type { QrMatrix } from './qr.ts';
 
-/** One step of drawing the PDF, as the PDF thread carries it out with pdfkit. */
-export type PdfStep =
-  | { text: string; font: string; size: number; gap: number }
-  | { squares: [number, number, number, number][]; side: number };
+/**
+ * One step of drawing the PDF, as the PDF thread carries it out with pdfkit: a line of text, or the QR
+ * code of a text (its matrix made on the thread: dark squares, a quiet zone of 4 modules, `side` points).
+ */
+export type PdfStep = { text: string; font: string; size: number; gap: number } | { qr: string; side: number };
 
 /** An A4 page's width in points, and the margin kept on every side. */
 export const PAGE_WIDTH = 595.28;
@@ -19,30 +19,11 @@ function line(text: string, size: number, gap = 4): PdfStep {
 }
 
 /**
- * The QR code as dark rectangles, one per run of dark modules in a row, with a quiet zone of 4
- * modules, scaled to `QR_SIDE` points.
- */
-function qrSquares(qr: QrMatrix): PdfStep {
-  const unit = QR_SIDE / (qr.size + 8);
-  const squares: [number, number, number, number][] = [];
-  for (let y = 0; y < qr.size; y++) {
-    for (let x = 0; x < qr.size; x++) {
-      if (!qr.dark(x, y)) continue;
-      let end = x;
-      while (end + 1 < qr.size && qr.dark(end + 1, y)) end++;
-      squares.push([(x + 4) * unit, (y + 4) * unit, (end - x + 1) * unit, unit]);
-      x = end;
-    }
-  }
-  return { squares, side: QR_SIDE };
-}
-
-/**
  * The ticket's one page: the same words as the holder page (event, date, status, holder, type, the
  * days and hours) and the same QR code with the token as text below it; a revoked ticket has none.
  * Every field is bounded (names 200 characters, the token a few hundred), so it fits one A4 page.
  */
-export function ticketPdfSteps(holder: HolderTicket, qr: QrMatrix | null): PdfStep[] {
+export function ticketPdfSteps(holder: HolderTicket): PdfStep[] {
   const { words } = holder;
   const steps: PdfStep[] = [
     line(words.event, 20, 2),
@@ -52,11 +33,11 @@ export function ticketPdfSteps(holder: HolderTicket, qr: QrMatrix | null): PdfSt
     line(`Ticket type: ${words.ticketType}`, 13, 8),
     ...words.validity.map((text) => line(text, 11, 2)),
   ];
-  if (qr === null || holder.qrToken === null) {
+  if (holder.qrToken === null) {
     steps.push(line('This ticket was revoked: it admits nobody, and has no QR code.', 12));
     return steps;
   }
-  steps.push(qrSquares(qr));
+  steps.push({ qr: holder.qrToken, side: QR_SIDE });
   steps.push(line(holder.qrToken, 6, 8));
   steps.push(line('Show this QR code at the entrance, on paper or on a screen.', 10));
   return steps;

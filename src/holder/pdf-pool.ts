@@ -1,72 +1,70 @@
-import { createRequire } from 'node:module';
 import { IssuerError } from '../domain/errors.ts';
 import { ThreadPool } from '../domain/thread-pool.ts';
-import { MARGIN, PAGE_WIDTH, type PdfStep } from './pdf-layout.ts';
+import type { PdfStep } from './pdf-layout.ts';
+import { PDF_THREAD_SOURCE, pdfThreadModules } from './pdf-thread.ts';
 
 /**
- * The threads that draw ticket PDFs, apart from the requests and the store's commits. A PDF costs tens
- * of milliseconds of CPU (a font subset, compression) and a stranger with a holder link can ask for
- * it, so (as the password hashes) each is drawn on a worker thread of this pool's own, at most `size`
- * at once per instance; one asked for while all are busy is refused at once with 503 `UNAVAILABLE` and
- * `Retry-After`. Threads start when first needed and end after a while without work. The layout is
- * decided on the request's side (`pdf-layout.ts`); a thread only carries out its steps with pdfkit.
+ * The threads that draw ticket PDFs, apart from the requests and the store's commits. A PDF costs
+ * milliseconds of CPU (its QR code, the text's layout, a font subset, compression) and a stranger with
+ * a holder link can ask for it, so (as the password hashes) each is drawn on a worker thread of this
+ * pool's own, at most `size` at once per instance; one asked for while all are busy is refused at
+ * once with 503 `UNAVAILABLE` and `Retry-After`. Threads start when first needed and end after a while
+ * without work. The layout is decided on the request's side (`pdf-layout.ts`); a thread carries out its
+ * steps with pdfkit (`pdf-thread.ts`), and for an email builds the whole message around the PDF.
  */
 
-/** A worker's code, plain JavaScript: one PDF at a time, from its steps. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { readFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
-const PDFDocument = require(workerData.pdfkit);
-// pdfkit's own fontkit: a font file is read and parsed once per thread, not once per PDF (its tables
-// cost more than the rest of the page); pdfkit takes the parsed font and embeds a subset per document.
-const fontkit = createRequire(workerData.pdfkit)('fontkit');
-const parsed = new Map();
-const fontOf = (name) => {
-  if (!name.startsWith('/')) return name;
-  if (!parsed.has(name)) parsed.set(name, fontkit.create(readFileSync(name)));
-  return parsed.get(name);
-};
-parentPort.on('message', ({ title, steps }) => {
-  try {
-    const doc = new PDFDocument({ size: 'A4', margin: ${MARGIN}, info: { Title: title, Creator: 'ticket-issuer' } });
-    const chunks = [];
-    doc.on('data', (chunk) => chunks.push(chunk));
-    doc.on('end', () => {
-      const pdf = Buffer.concat(chunks);
-      parentPort.postMessage({ value: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength) });
-    });
-    const width = ${PAGE_WIDTH} - 2 * ${MARGIN};
-    for (const step of steps) {
-      if (step.squares) {
-        const top = doc.y + 4;
-        for (const [x, y, w, h] of step.squares) doc.rect(${MARGIN} + x, top + y, w, h);
-        doc.fill('#000000');
-        doc.x = ${MARGIN};
-        doc.y = top + step.side + 4;
-      } else {
-        doc.font(fontOf(step.font), step.font).fontSize(step.size).fillColor('#000000').text(step.text, ${MARGIN}, doc.y, { width });
-        doc.y += step.gap;
-      }
-    }
-    doc.end();
-  } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message) });
-  }
-});
-`;
+/** An email's headers and parts, as the thread builds its MIME message around the PDF it draws. */
+export interface MailParts {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** The attached PDF's file name. */
+  filename: string;
+}
+
+/** An email built on a thread: the SMTP envelope (from its headers) and the whole message. */
+export interface BuiltMail {
+  envelope: { from: string | false; to: string[] };
+  raw: Buffer;
+}
+
+interface Job {
+  title: string;
+  steps: PdfStep[];
+  mail?: MailParts;
+}
+
+interface Done {
+  bytes: Uint8Array;
+  envelope?: BuiltMail['envelope'];
+}
+
+/**
+ * A background thread's nice value: about a tenth of the CPU of a thread at 0 when both want it. Not 19
+ * (a sixtieth): on a machine kept busy by other work the thread would starve, and mail never go.
+ */
+const BACKGROUND_NICE = 10;
 
 /** What a refused PDF tells the client to wait. */
 const RETRY_AFTER_SECONDS = 1;
 
-export class PdfPool {
-  private readonly pool: ThreadPool<{ title: string; steps: PdfStep[] }, Uint8Array>;
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
-  constructor(readonly size: number) {
+export class PdfPool {
+  private readonly pool: ThreadPool<Job, Done>;
+
+  /** `background`: the threads yield the CPU to the event loop (the mail's, which no one waits for). */
+  constructor(
+    readonly size: number,
+    { background = false }: { background?: boolean } = {},
+  ) {
     this.pool = new ThreadPool({
       size,
-      source: WORKER_SOURCE,
-      workerData: { pdfkit: createRequire(import.meta.url).resolve('pdfkit') },
+      ...(background ? { nice: BACKGROUND_NICE } : {}),
+      source: PDF_THREAD_SOURCE,
+      workerData: pdfThreadModules(),
       busy: () =>
         new IssuerError('UNAVAILABLE', 'too many PDFs at once; retry in a moment', {
           retry_after_seconds: RETRY_AFTER_SECONDS,
@@ -77,7 +75,13 @@ export class PdfPool {
 
   /** Draws one PDF from its steps on a thread of the pool; 503 at once when every thread is busy. */
   async draw(title: string, steps: PdfStep[]): Promise<Buffer> {
-    return Buffer.from(await this.pool.run({ title, steps }));
+    return asBuffer((await this.pool.run({ title, steps })).bytes);
+  }
+
+  /** Draws one PDF and builds the email that carries it, both on a thread; 503 at once when all are busy. */
+  async mail(title: string, steps: PdfStep[], mail: MailParts): Promise<BuiltMail> {
+    const done = await this.pool.run({ title, steps, mail });
+    return { envelope: done.envelope!, raw: asBuffer(done.bytes) };
   }
 
   /** Ends every thread (a PDF still being drawn is abandoned). */

@@ -1,15 +1,21 @@
 import type { HolderTicket } from './holder-ticket.ts';
 import { ticketPdfSteps } from './pdf-layout.ts';
-import type { PdfPool } from './pdf-pool.ts';
-import { qrMatrix } from './qr.ts';
+import type { BuiltMail, MailParts, PdfPool } from './pdf-pool.ts';
+
+/** The PDF's title: the event and the holder. */
+const titleOf = (holder: HolderTicket) => `${holder.words.event}: ticket of ${holder.words.holder}`;
 
 /**
  * The ticket as a one-page PDF (A4): the holder page's words and QR code, drawn on the pool's
- * threads. 503 `UNAVAILABLE` when the pool is busy. The email's attachment is this same PDF.
+ * threads. 503 `UNAVAILABLE` when the pool is busy.
  */
-export async function ticketPdf(pool: PdfPool, holder: HolderTicket): Promise<Buffer> {
-  const qr = holder.qrToken === null ? null : await qrMatrix(holder.qrToken);
-  return pool.draw(`${holder.words.event}: ticket of ${holder.words.holder}`, ticketPdfSteps(holder, qr));
+export function ticketPdf(pool: PdfPool, holder: HolderTicket): Promise<Buffer> {
+  return pool.draw(titleOf(holder), ticketPdfSteps(holder));
+}
+
+/** The email of a ticket, its attachment this same PDF, built whole on a thread of the pool. */
+export function ticketPdfMail(pool: PdfPool, holder: HolderTicket, mail: MailParts): Promise<BuiltMail> {
+  return pool.mail(titleOf(holder), ticketPdfSteps(holder), mail);
 }
 
 /** Letters that no decomposition turns into ASCII. */

@@ -1,10 +1,13 @@
 import { eventDaysOf, type TicketTypeRules } from '@ticket-issuer/protocol';
 import type { EventRecord, TicketRecord } from '../store/store.ts';
 
-/** An instant in the event's zone, in words: "Fri 5 Jun 2026, 18:30". */
-export function instantText(iso: string, timezone: string): string {
-  const part = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
+/** One formatter per zone: making one costs far more than formatting with it (each email's words use it). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timezone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timezone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-GB', {
       timeZone: timezone,
       weekday: 'short',
       day: 'numeric',
@@ -13,7 +16,18 @@ export function instantText(iso: string, timezone: string): string {
       hour: '2-digit',
       minute: '2-digit',
       hourCycle: 'h23',
-    })
+    });
+    // Zones are a few hundred names at most; the bound only keeps a mistake from growing the map.
+    if (formatters.size >= 1000) formatters.clear();
+    formatters.set(timezone, formatter);
+  }
+  return formatter;
+}
+
+/** An instant in the event's zone, in words: "Fri 5 Jun 2026, 18:30". */
+export function instantText(iso: string, timezone: string): string {
+  const part = Object.fromEntries(
+    formatterFor(timezone)
       .formatToParts(new Date(iso))
       .map((p) => [p.type, p.value]),
   );

@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { ADMIN_TOKEN, adminCall, testIssuer } from '../helpers/app.ts';
 import { allAudit } from '../helpers/audit.ts';
 import { eachBackend } from '../helpers/backends.ts';
+import { readPdf } from '../helpers/pdf-read.ts';
 import { personWithRole } from '../helpers/people.ts';
+import { decodeSquares } from '../helpers/qr-decode.ts';
 import { decodeWords, leaves, parseMime, TestSmtpServer } from '../helpers/smtp-server.ts';
 
 /**
@@ -121,6 +123,12 @@ await eachBackend(
       const pdf = part('application/pdf')!;
       assert.match(pdf.headers.get('content-disposition')!, /filename=ticket\.pdf/);
       assert.equal(pdf.body.subarray(0, 5).toString('latin1'), '%PDF-');
+      // The attachment is the ticket's page: its words, and a QR code that decodes to the ticket token.
+      const page = readPdf(pdf.body);
+      assert.equal(page.pages, 1);
+      assert.ok(page.text.includes('Summer <Fest> & Friends'), page.text);
+      assert.ok(page.text.includes('Valid'), page.text);
+      assert.deepEqual(await decodeSquares(page.squares), [a.ticket_token]);
       // Sent ones are not sent again unless asked; resend sends them again.
       assert.deepEqual((await send(eid, { tids: null })).body, { queued: 0 });
       assert.deepEqual((await send(eid, { tids: [a.tid], resend: true })).body, { queued: 1 });
