@@ -164,6 +164,7 @@ describe('POST /api/v1/scanners/enroll', () => {
       last_seen_at: '2026-06-01T12:00:00Z',
       revoked_at: null,
       allow_search: false,
+      clock_offset_s: null,
     });
   });
 });

@@ -70,7 +70,8 @@ async function insertTickets(db: Db, part: TicketRecord[], versions: Map<string,
     part.map((ticket) => searchKey(ticket.holder_name)),
     part.map((ticket) => searchWords(ticket.holder_name)),
     part.map((ticket) => ticket.attention),
-    part.map((ticket) => versions.get(ticket.eid)),
+    // A ticket its event holds already is not inserted: its version is never read.
+    part.map((ticket) => versions.get(ticket.eid) ?? 0),
   ];
   return (await db.query(INSERT_TICKETS, values)).rows.map((row) => row.tid as string);
 }
@@ -99,7 +100,24 @@ async function recordNewTickets(db: Db, created: TicketRecord[]): Promise<void> 
  * group-migrations.ts): versions commit in order, and concurrent imports of one event wait on it.
  */
 async function takeRosterVersions(db: Db, tickets: TicketRecord[]): Promise<Map<string, number>> {
-  const eids = [...new Set(tickets.map((ticket) => ticket.eid))].sort();
+  // An event none of whose tickets is new (each one's external_id held already) takes none: an import
+  // that creates nothing writes nothing (and so records no audit entry).
+  const identified = tickets.filter((ticket) => ticket.external_id !== null);
+  const held = new Set(
+    (
+      await all<{ eid: string; external_id: string }>(
+        db,
+        `SELECT t.eid, t.external_id FROM tickets t
+           JOIN unnest($1::text[], $2::text[]) AS s (known_eid, known_id) ON t.eid = s.known_eid AND t.external_id = s.known_id`,
+        [identified.map((ticket) => ticket.eid), identified.map((ticket) => ticket.external_id)],
+      )
+    ).map((row) => `${row.eid}\n${row.external_id}`),
+  );
+  const fresh = tickets.filter(
+    (ticket) => ticket.external_id === null || !held.has(`${ticket.eid}\n${ticket.external_id}`),
+  );
+  const eids = [...new Set(fresh.map((ticket) => ticket.eid))].sort();
+  if (eids.length === 0) return new Map();
   const rows = await all<{ eid: string; last_version: string }>(
     db,
     `INSERT INTO roster_counters (eid, last_version) SELECT e, 1 FROM unnest($1::text[]) AS e ORDER BY 1

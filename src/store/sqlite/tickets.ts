@@ -36,7 +36,8 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
       if (
         insert.run({
           ...ticket,
-          roster_version: versions.get(ticket.eid),
+          // A ticket its event holds already is not inserted: its version is never read.
+          roster_version: versions.get(ticket.eid) ?? 0,
           search_name: searchKey(ticket.holder_name),
           search_words: searchWords(ticket.holder_name),
           attention: Number(ticket.attention),
@@ -63,15 +64,21 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
   });
 }
 
-/** The next roster version of each event of these tickets, which its new tickets share. */
+/**
+ * The next roster version of each event of these tickets, which its new tickets share. An event none
+ * of whose tickets is new (each one's external_id held already) takes none: an import that creates
+ * nothing writes nothing (and so records no audit entry).
+ */
 function takeRosterVersions(c: SqliteContext, tickets: TicketRecord[]): Map<string, number> {
   const next = c.statement(
     `INSERT INTO roster_counters (eid, last_version) VALUES (?, 1)
        ON CONFLICT (eid) DO UPDATE SET last_version = last_version + 1 RETURNING last_version`,
   );
+  const held = c.statement('SELECT 1 FROM tickets WHERE eid = ? AND external_id = ?');
   const versions = new Map<string, number>();
-  for (const { eid } of tickets) {
-    if (!versions.has(eid)) versions.set(eid, (next.get(eid) as { last_version: number }).last_version);
+  for (const { eid, external_id } of tickets) {
+    if (versions.has(eid) || (external_id !== null && held.get(eid, external_id) !== undefined)) continue;
+    versions.set(eid, (next.get(eid) as { last_version: number }).last_version);
   }
   return versions;
 }
