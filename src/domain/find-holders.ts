@@ -1,5 +1,5 @@
 import { gateNotes, rulesFor } from '@ticket-issuer/protocol';
-import type { Store } from '../store/store.ts';
+import type { Store, TicketRecord } from '../store/store.ts';
 import { searchKey } from '../store/search-key.ts';
 import type { Clock } from './clock.ts';
 import { invalidRequest } from './errors.ts';
@@ -35,14 +35,20 @@ export async function findHolders(deps: FindHoldersDeps, eid: string, query: str
     deps.rules(eid),
   ]);
   const now = toStored(deps.clock.now());
+  return { tickets: matches.map(({ ticket, inside }) => holderAtGate(ticket, inside, rules, now)) };
+}
+
+/**
+ * A ticket as a gate sees its holder (the holder search and a ticket's group): its state now, whether
+ * the holder is inside, and the notes for the gate of its type and its own.
+ */
+export function holderAtGate(ticket: TicketRecord, inside: boolean, rules: EventEntryRules, now: string) {
   return {
-    tickets: matches.map(({ ticket, inside }) => ({
-      tid: ticket.tid,
-      holder_name: ticket.holder_name,
-      ticket_type: ticket.ticket_type,
-      status: ticketState(ticket, now),
-      inside,
-      ...gateNotes(rulesFor(rules.types, ticket.ticket_type), ticket),
-    })),
+    tid: ticket.tid,
+    holder_name: ticket.holder_name,
+    ticket_type: ticket.ticket_type,
+    status: ticketState(ticket, now),
+    inside,
+    ...gateNotes(rulesFor(rules.types, ticket.ticket_type), ticket),
   };
 }

@@ -1,10 +1,9 @@
-import { gateNotes, rulesFor } from '@ticket-issuer/protocol';
 import type { Store, TicketRecord } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { IssuerError } from './errors.ts';
 import type { EventEntryRules } from './event-settings.ts';
 import { normalShortCode } from './short-codes.ts';
-import { ticketState } from './ticket-state.ts';
+import { holderAtGate } from './find-holders.ts';
 import { toStored } from './time.ts';
 
 /** The most tickets a group answer lists (the asked one included). */
@@ -42,14 +41,7 @@ export async function ticketGroup(deps: GroupDeps, eid: string, tid: string) {
     deps.store.checkIns.getPresence(tid),
   ]);
   const now = toStored(deps.clock.now());
-  const view = (ticket: TicketRecord, inside: boolean) => ({
-    tid: ticket.tid,
-    holder_name: ticket.holder_name,
-    ticket_type: ticket.ticket_type,
-    status: ticketState(ticket, now),
-    inside,
-    ...gateNotes(rulesFor(rules.types, ticket.ticket_type), ticket),
-  });
+  const view = (ticket: TicketRecord, inside: boolean) => holderAtGate(ticket, inside, rules, now);
   const others = members.filter((m) => m.ticket.tid !== tid).slice(0, MAX_GROUP_TICKETS - 1);
   return {
     order_ref: asked.order_ref,

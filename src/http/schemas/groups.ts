@@ -1,26 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { TICKET_STATES } from '@ticket-issuer/protocol';
-import { named, StringEnum } from './components.ts';
+import { named } from './components.ts';
 import { errorAnswer, errors, Id, json, Nullable, ScannerAuth } from './common.ts';
 import { EXAMPLE } from './examples.ts';
+import { HOLDER_AT_GATE } from './ticket-finder.ts';
 
-const GroupTicket = named(
-  'GroupTicket',
-  Type.Object(
-    {
-      tid: Type.String(),
-      holder_name: Type.String(),
-      ticket_type: Type.String(),
-      status: StringEnum(TICKET_STATES, { description: 'as the status endpoint says it' }),
-      inside: Type.Boolean({ description: 'whether the holder is inside now (came in and has not gone out)' }),
-      attention: Type.Boolean({ description: 'the holder needs attention (the ticket type’s flag or the ticket’s)' }),
-      checkin_texts: Type.Array(Type.String(), {
-        description: 'texts for the gate: the ticket type’s, then the ticket’s',
-      }),
-    },
-    { description: 'A ticket of a group' },
-  ),
-);
+const GroupTicket = named('GroupTicket', Type.Object(HOLDER_AT_GATE, { description: 'A ticket of a group' }));
 
 const unknownTicket = errorAnswer(404, {
   description: 'NOT_FOUND: the event has no such ticket (a ticket of another event is not found either)',

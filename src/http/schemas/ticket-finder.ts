@@ -4,22 +4,22 @@ import { named, StringEnum } from './components.ts';
 import { errorAnswer, errorExample, errors, Id, json, ScannerAuth } from './common.ts';
 import { EXAMPLE } from './examples.ts';
 
+/** A ticket as a gate sees its holder (the holder search and a ticket's group). */
+export const HOLDER_AT_GATE = {
+  tid: Type.String(),
+  holder_name: Type.String(),
+  ticket_type: Type.String(),
+  status: StringEnum(TICKET_STATES, { description: 'as the status endpoint says it' }),
+  inside: Type.Boolean({ description: 'whether the holder is inside now (came in and has not gone out)' }),
+  attention: Type.Boolean({ description: 'the holder needs attention (the ticket type’s flag or the ticket’s)' }),
+  checkin_texts: Type.Array(Type.String(), {
+    description: 'texts for the gate: the ticket type’s, then the ticket’s',
+  }),
+};
+
 const FoundHolder = named(
   'FoundHolder',
-  Type.Object(
-    {
-      tid: Type.String(),
-      holder_name: Type.String(),
-      ticket_type: Type.String(),
-      status: StringEnum(TICKET_STATES, { description: 'as the status endpoint says it' }),
-      inside: Type.Boolean({ description: 'whether the holder is inside now (came in and has not gone out)' }),
-      attention: Type.Boolean({ description: 'the holder needs attention (the ticket type’s flag or the ticket’s)' }),
-      checkin_texts: Type.Array(Type.String(), {
-        description: 'texts for the gate: the ticket type’s, then the ticket’s',
-      }),
-    },
-    { description: 'A ticket found by its holder’s name' },
-  ),
+  Type.Object(HOLDER_AT_GATE, { description: 'A ticket found by its holder’s name' }),
 );
 
 export const findHoldersSchema = {
