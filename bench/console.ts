@@ -14,7 +14,8 @@
  * 1.5 times, or 20 ms, of paused; see bench/console-paced.ts).
  *
  * Settings: BENCH_CONSOLE_TICKETS (the big event's size), BENCH_CONSOLE_PACED_TICKETS (section 3's;
- * 0 skips it), BENCH_CONSOLE_RATE (its check-ins a second), BENCH_CONSOLE_PACED_ONLY=1 (section 3 alone).
+ * 0 skips it), BENCH_CONSOLE_RATE (its check-ins a second), BENCH_CONSOLE_PAIRS (its pairs of phases,
+ * default 2), BENCH_CONSOLE_PACED_ONLY=1 (section 3 alone).
  * Run: node --import tsx bench/console.ts [check-ins per round]   (default 2000). Prints tables; never fails.
  */
 import { randomUUID } from 'node:crypto';
@@ -45,7 +46,11 @@ const BIG = Number(process.env.BENCH_CONSOLE_TICKETS ?? 1_000_000);
 const ENTERED = BIG * 0.9;
 /** The event of section (3), as the issue measured it: 200,000 tickets, 200 check-ins a second. */
 const PACED = Number(process.env.BENCH_CONSOLE_PACED_TICKETS ?? 200_000);
-const PACED_OPTIONS = { rate: Number(process.env.BENCH_CONSOLE_RATE ?? 200), phaseMs: 20_000, pairs: 2 };
+const PACED_OPTIONS = {
+  rate: Number(process.env.BENCH_CONSOLE_RATE ?? 200),
+  phaseMs: 20_000,
+  pairs: Number(process.env.BENCH_CONSOLE_PAIRS ?? 2),
+};
 /** Only section (3): for a quicker run. */
 const PACED_ONLY = process.env.BENCH_CONSOLE_PACED_ONLY === '1';
 const LIVE_MS = 2000;
