@@ -1,4 +1,4 @@
-import Papa from 'papaparse';
+import type Papa from 'papaparse';
 
 /**
  * CSV text for the exports, by papaparse (already the console's CSV reader): RFC 4180 quoting (a cell
@@ -13,7 +13,16 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 export type Cell = string | number | boolean | null;
 
 /** Rows of cells as CSV lines, each ended by CRLF (no header: the caller writes it once). */
-export function csvLines(rows: Cell[][]): string {
-  if (rows.length === 0) return '';
-  return `${Papa.unparse(rows, { header: false, newline: '\r\n', escapeFormulae: FORMULA_START })}\r\n`;
+export type CsvLines = (rows: Cell[][]) => string;
+
+let papaparse: Promise<typeof Papa> | null = null;
+
+/** The CSV writer, once papaparse is loaded: at the first export, not at start (an idle issuer never holds it). */
+export async function csvWriter(): Promise<CsvLines> {
+  papaparse ??= import('papaparse').then((module) => module.default);
+  const papa = await papaparse;
+  return (rows) =>
+    rows.length === 0
+      ? ''
+      : `${papa.unparse(rows, { header: false, newline: '\r\n', escapeFormulae: FORMULA_START })}\r\n`;
 }

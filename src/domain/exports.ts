@@ -6,7 +6,7 @@
  */
 import type { ScanRecord, Store } from '../store/store.ts';
 import type { ExportedTicket } from '../store/report-store.ts';
-import { type Cell, csvLines } from './csv.ts';
+import { type Cell, csvWriter } from './csv.ts';
 import { requireEvent } from './events.ts';
 import { ticketState } from './ticket-state.ts';
 import { toStored, toWire } from './time.ts';
@@ -94,6 +94,7 @@ export async function exportTickets(
 ): Promise<CsvExport> {
   const event = await requireEvent(store, eid);
   const at = toStored(now);
+  const csvLines = await csvWriter();
   async function* chunks(): AsyncGenerator<string, void, undefined> {
     let header = csvLines([[...TICKET_COLUMNS]]);
     let after: string | null = null;
@@ -110,6 +111,7 @@ export async function exportTickets(
 /** The event's scan log as CSV, in the log's order. An unknown event: 404, before anything is read. */
 export async function exportScans(store: Store, eid: string, pageSize = EXPORT_PAGE_SIZE): Promise<CsvExport> {
   const event = await requireEvent(store, eid);
+  const csvLines = await csvWriter();
   async function* chunks(): AsyncGenerator<string, void, undefined> {
     let header = csvLines([[...SCAN_COLUMNS]]);
     let after: number | null = null;

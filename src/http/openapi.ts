@@ -57,7 +57,7 @@ export async function registerOpenApi(app: App, config: Config): Promise<void> {
       tags: TAGS,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
-    // Components are named by their $id rather than def-0, def-1…
+    // Components are named by their $id rather than def-0, def-1, ...
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (document) =>
       markOptionalBodies((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never,

@@ -11,7 +11,6 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { isPublicAddress } from './receiver-url.ts';
 import { parseRetryAfter } from '../outbox/schedule.ts';
 
@@ -64,27 +63,54 @@ function guardedConnection(connect: Connect): Connect {
   };
 }
 
-class PublicHttpAgent extends RequestFilteringHttpAgent {
-  override createConnection = guardedConnection(super.createConnection.bind(this) as Connect) as never;
+interface Agents {
+  http: http.Agent;
+  https: https.Agent;
 }
 
-class PublicHttpsAgent extends RequestFilteringHttpsAgent {
-  override createConnection = guardedConnection(super.createConnection.bind(this) as Connect) as never;
+/**
+ * The filtering agents, made at the first delivery: request-filtering-agent (and ipaddr.js with it)
+ * loads then, not at start, so an issuer without webhooks never holds it.
+ */
+async function publicAgents(options: http.AgentOptions): Promise<Agents> {
+  const { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } = await import('request-filtering-agent');
+  class PublicHttpAgent extends RequestFilteringHttpAgent {
+    override createConnection = guardedConnection(super.createConnection.bind(this) as Connect) as never;
+  }
+  class PublicHttpsAgent extends RequestFilteringHttpsAgent {
+    override createConnection = guardedConnection(super.createConnection.bind(this) as Connect) as never;
+  }
+  return { http: new PublicHttpAgent(options), https: new PublicHttpsAgent(options) };
 }
 
-/** Agents kept across attempts (keep-alive to a receiver), filtering or not. */
+/** Agents kept across attempts (keep-alive to a receiver), filtering or not, made at the first attempt. */
 export class Transport {
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  private agents: Promise<Agents> | null = null;
 
-  constructor(allowPrivate: boolean) {
+  constructor(private readonly allowPrivate: boolean) {}
+
+  private agentsNow(): Promise<Agents> {
     const options = { keepAlive: true, maxSockets: 64 };
-    this.httpAgent = allowPrivate ? new http.Agent(options) : new PublicHttpAgent(options);
-    this.httpsAgent = allowPrivate ? new https.Agent(options) : new PublicHttpsAgent(options);
+    this.agents ??= this.allowPrivate
+      ? Promise.resolve({ http: new http.Agent(options), https: new https.Agent(options) })
+      : publicAgents(options);
+    return this.agents;
   }
 
-  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<AttemptOutcome> {
+  async post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<AttemptOutcome> {
     const started = performance.now();
+    const agents = await this.agentsNow();
+    return this.send(agents, started, url, body, headers, timeoutMs);
+  }
+
+  private send(
+    agents: Agents,
+    started: number,
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<AttemptOutcome> {
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
@@ -99,7 +125,7 @@ export class Transport {
         target,
         {
           method: 'POST',
-          agent: target.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
+          agent: target.protocol === 'https:' ? agents.https : agents.http,
           headers: {
             ...headers,
             'content-type': 'application/json',
@@ -136,8 +162,10 @@ export class Transport {
   }
 
   close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    void this.agents?.then((agents) => {
+      agents.http.destroy();
+      agents.https.destroy();
+    });
   }
 }
 

@@ -31,6 +31,11 @@ describe('npm start runs the build of the sources as they are', () => {
     assert.match(first.stderr(), /built dist\/ again \(there was no build in dist\/\)/);
     assert.equal((await call(`${first.url}/healthz`)).status, 200);
     await first.stop();
+    // V8 keeps a script's source with a single character outside ASCII as two bytes a character: the
+    // bundle's whole text would cost twice its memory in every issuer process.
+    const lines = readFileSync(join(root, 'dist/server.js'), 'utf8').split('\n');
+    const wide = lines.findIndex((line) => [...line].some((c) => c.charCodeAt(0) > 0x7f));
+    assert.equal(wide, -1, `dist/server.js line ${wide + 1} is not ASCII: ${lines[wide]?.slice(0, 120)}`);
 
     const unchanged = await startServer(env(root), { built: true, root });
     assert.doesNotMatch(unchanged.stderr(), /built dist/, 'a current build is run as it is');

@@ -152,7 +152,7 @@ export function batchWrite(
       column(scans, (s) => s.reason),
       column(scans, (s) => s.replay),
       column(scans, (s) => s.attempt.admitted_offline === true),
-      // $21–$29: the changes, in order.
+      // $21-$29: the changes, in order.
       column(changes, (c) => c.eid),
       column(changes, (c) => c.change.type),
       column(changes, (c) => c.change.tid),
@@ -162,19 +162,19 @@ export function batchWrite(
       column(changes, (c) => c.change.idempotency_key),
       column(changes, (c) => (c.change.auto ? true : null)),
       column(changes, (c) => c.change.message.type),
-      // $30–$35: each ticket's last entry and presence as the batch leaves them.
+      // $30-$35: each ticket's last entry and presence as the batch leaves them.
       column(tickets, (t) => t.tid),
       column(tickets, (t) => t.value),
       column(presence, (p) => p.tid),
       column(presence, (p) => p.eid),
       column(presence, (p) => p.value.inside),
       column(presence, (p) => p.value.checked_out_at),
-      // $36–$37: entries while counted inside, by gate.
+      // $36-$37: entries while counted inside, by gate.
       column(repeats, (r) => r.attempt.eid),
       column(repeats, (r) => r.attempt.gate_id ?? ''),
       column(scans, (s) => s.attempt.admitted_offline === false),
       column(scans, (s) => s.attempt.manual === true),
-      // $40–$46: the counted entries.
+      // $40-$46: the counted entries.
       column(entries, (e) => e.attempt.eid),
       column(entries, (e) => e.attempt.idempotency_key),
       column(entries, (e) => e.attempt.tid),
@@ -182,7 +182,7 @@ export function batchWrite(
       column(entries, (e) => e.entry.at),
       column(entries, (e) => e.attempt.gate_id ?? ''),
       column(entries, (e) => e.entry.wasInside),
-      // $47–$48: each change's message.
+      // $47-$48: each change's message.
       column(changes, (c) => JSON.stringify(c.change.message.data)),
       column(changes, (c) => c.change.message.occurred_at),
       // $49: the first entries' events.
