@@ -38,17 +38,29 @@ server.listen(Number(process.env.PORT), '127.0.0.1', () => {
 `,
 );
 
-/** The node options of package.json's start script (`exec node <options> scripts/start.js`): what `npm start` runs. */
+/**
+ * The variables and node options of package.json's start script (`NAME=value exec node <options>
+ * scripts/start.js`): what `npm start` runs.
+ */
 const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-const START_OPTIONS = /node((?: --\S+)*) scripts\/start\.js/.exec(startScript)![1]!.trim().split(' ').filter(Boolean);
+const startParts = /^((?:\w+=\S+ )*)exec node((?: --\S+)*) scripts\/start\.js$/.exec(startScript)!;
+const START_ENV = Object.fromEntries(
+  startParts[1]!
+    .trim()
+    .split(' ')
+    .filter(Boolean)
+    .map((assignment) => assignment.split('=') as [string, string]),
+);
+const START_OPTIONS = startParts[2]!.trim().split(' ').filter(Boolean);
 
 interface Variant {
   name: string;
   args: string[];
+  env?: Record<string, string>;
 }
 const variants: Variant[] = [
   { name: 'bare node:http', args: [bareFile] },
-  { name: 'issuer, built (npm start)', args: [...START_OPTIONS, 'scripts/start.js'] },
+  { name: 'issuer, built (npm start)', args: [...START_OPTIONS, 'scripts/start.js'], env: START_ENV },
   { name: 'issuer, sources via tsx', args: ['--import', 'tsx', 'src/server.ts'] },
 ];
 
@@ -71,6 +83,7 @@ async function startOnce(variant: Variant, round: number, waitMs: number): Promi
       ADMIN_TOKEN: 'startup-bench-admin-token-0123456789',
       KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
       LOG_LEVEL: 'warn',
+      ...variant.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -95,6 +95,7 @@ describe('deploy/systemd/ticket-issuer.service', () => {
     assert.equal(one('ReadWritePaths'), '/var/lib/ticket-issuer');
     assert.equal(unit.workingDirectory, '/var/lib/ticket-issuer');
     assert.deepEqual(unit.environmentFiles, ['/etc/ticket-issuer/issuer.env']);
+    assert.equal(unit.environment.MALLOC_ARENA_MAX, '2', 'two malloc arenas, as npm start sets');
     assert.deepEqual(unit.execStart, [
       process.execPath,
       '--max-semi-space-size=4',
