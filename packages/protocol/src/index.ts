@@ -310,3 +310,11 @@ export {
   holderAfterAnnul,
   withinAnnulWindow,
 } from './annul.ts';
+export {
+  CROCKFORD_ALPHABET,
+  normalShortCode,
+  SHORT_CODE_LENGTH,
+  shortCodeDigest,
+  shownShortCode,
+} from './short-codes.ts';
+export { searchKey, searchWords } from './search-key.ts';
