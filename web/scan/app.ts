@@ -145,7 +145,7 @@ class ScanPage {
     if (text.word !== 'Admit' || key === null) this.undo?.clear();
     else this.undo?.offer({ key, what: [`Admit #${this.verdict?.admits}`, text.who].filter(Boolean).join(' · ') });
     // An admit offers the rest of the ticket's group; any other verdict withdraws the offer.
-    if (text.word === 'Admit' && result.tid !== null && this.device.state().online) {
+    if (text.word === 'Admit' && result.tid !== null) {
       void this.groupPanel?.offer(result.tid);
     } else this.groupPanel?.clear();
   }

@@ -9,9 +9,9 @@ import {
   type AnnulResult,
   type EnrollResult,
   type FoundHolder,
+  type FoundHolders,
   type GroupAnswer,
   type HolderJudgement,
-  type IssuerContact,
   type NamedHolder,
   type ScanResult,
   type SyncResult,
@@ -20,6 +20,7 @@ import { IndexedDbStorage } from '@ticket-issuer/scanner/indexeddb';
 import { Connection, SYNC_POLICY } from './connection.ts';
 import { deviceState, ticketFacts, type DeviceState, type TicketFacts } from './device-state.ts';
 import { enrolHere, ownIssuerOnly } from './enrolment.ts';
+import { Exchange } from './exchange.ts';
 import { keepStorage } from './keep-storage.ts';
 
 export type { DeviceState, TicketFacts } from './device-state.ts';
@@ -33,6 +34,11 @@ export class Device {
   private scanner: Scanner | null = null;
   private readonly link = new Connection(
     () => this.scanner,
+    () => this.notify(),
+  );
+  private readonly exchange = new Exchange(
+    () => this.requireScanner(),
+    this.link,
     () => this.notify(),
   );
 
@@ -108,7 +114,7 @@ export class Device {
    * The scan is durably stored in IndexedDB before this resolves, whichever way it was decided.
    */
   scan(token: string, mode: 'entry' | 'exit' = 'entry'): Promise<ScanResult> {
-    return this.act(
+    return this.exchange.act(
       async (scanner, offline) => {
         const scans = mode === 'exit' ? scanner.exit([token], { offline }) : scanner.scan([token], { offline });
         return ((await scans) as [ScanResult])[0];
@@ -122,7 +128,7 @@ export class Device {
    * else judged here and queued after the scan it undoes (the scanner package's annul).
    */
   annul(key: string): Promise<AnnulResult> {
-    return this.act(
+    return this.exchange.act(
       (scanner, offline) => scanner.annul(key, { offline }),
       // Asked of the issuer, an undo left queued got no answer; any answer says the issuer is there.
       (result, offline) =>
@@ -130,16 +136,20 @@ export class Device {
     );
   }
 
-  /** A ticket's group, as the issuer answers it (online only). */
+  /** A ticket's group: the issuer's answer, else (offline, or no answer) the roster's (`source: 'roster'`). */
   group(tid: string): Promise<GroupAnswer> {
-    return this.requireScanner().group(tid);
+    return this.exchange.ask((scanner, offline) => scanner.group(tid, { offline }));
   }
 
-  /** Checks in the chosen members of a group, one manual check-in each, in turn; one verdict each. */
-  async checkInGroup(members: FoundHolder[]): Promise<ScanResult[]> {
-    const results: ScanResult[] = [];
-    for (const member of members) results.push(await this.checkInManual(member));
-    return results;
+  /**
+   * Checks in the chosen members of a group: each judged here by the rules on its own, queued with one
+   * write and sent by the next upload, online or offline; one verdict each.
+   */
+  checkInGroup(members: FoundHolder[]): Promise<ScanResult[]> {
+    return this.exchange.act(
+      (scanner) => scanner.checkInGroup(members),
+      () => null,
+    );
   }
 
   /** How the rules would answer a holder known by name now (null when not enrolled). */
@@ -147,27 +157,26 @@ export class Device {
     return this.scanner?.judgeHolder(holder) ?? null;
   }
 
-  /** **Find by name**: the issuer's holders whose name holds `q` (online only; a failed request says it is away). */
-  async findHolders(q: string): Promise<FoundHolder[]> {
-    const scanner = this.requireScanner();
-    try {
-      const found = await scanner.search(q);
-      this.link.contact('answered');
-      return found;
-    } catch (error) {
-      this.link.failed(error);
-      throw error;
-    } finally {
-      this.notify();
-    }
+  /**
+   * **Find by name**: the holders whose name holds `q`, the issuer's, else (offline, or no answer) from
+   * the roster kept on this phone (`source: 'roster'`); without a roster, ISSUER_UNREACHABLE.
+   */
+  findHolders(q: string): Promise<FoundHolders> {
+    return this.exchange.ask((scanner, offline) => scanner.findHolders(q, { offline }));
   }
 
   /**
-   * Checks in a holder chosen from **Find by name** (`manual`), stored like a scan before it resolves;
-   * the issuer's answer is the verdict, and without one nobody is let in (the package's `no_answer`).
+   * Checks in a holder chosen from **Find by name** (`manual`), stored like a scan before it resolves.
+   * While the issuer answers, its answer is the verdict, and without one nobody is let in (the package's
+   * `no_answer`); offline, a phone holding the roster judges the holder itself and queues the check-in,
+   * as for a group's member.
    */
-  checkInManual(holder: FoundHolder): Promise<ScanResult> {
-    return this.act(
+  async checkInManual(holder: FoundHolder): Promise<ScanResult> {
+    if (this.link.offline && this.scanner?.rosterKind === 'roster') {
+      const [result] = await this.checkInGroup([holder]);
+      return result!;
+    }
+    return this.exchange.act(
       (scanner) => scanner.checkInManual(holder),
       (result) => result.issuer_contact,
     );
@@ -187,30 +196,6 @@ export class Device {
     this.storage = await IndexedDbStorage.open();
     this.link.reset();
     this.notify();
-  }
-
-  /**
-   * One exchange at the gate (a scan, an undo, a check-in by name), `offline` when the issuer is not to
-   * be asked: a refused key stops the device, what came of asking the issuer (`contact`) says whether
-   * it answers, and what the exchange queued is sent soon.
-   */
-  private async act<T>(
-    work: (scanner: Scanner, offline: boolean) => Promise<T>,
-    contact: (result: T, offline: boolean) => IssuerContact | null,
-  ): Promise<T> {
-    const scanner = this.requireScanner();
-    const offline = this.link.offline;
-    let result: T;
-    try {
-      result = await work(scanner, offline);
-    } catch (error) {
-      this.link.failed(error);
-      throw error;
-    }
-    this.link.contact(contact(result, offline));
-    this.notify();
-    this.link.queueChanged();
-    return result;
   }
 
   private requireScanner(): Scanner {
