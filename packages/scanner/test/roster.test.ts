@@ -24,10 +24,13 @@ const ONCE: RetryPolicy = {
 
 /** A device enrolled with a token of these fields, its requests counted by path; `down` cuts it off. */
 async function device(eid: string, token: Record<string, unknown>, storage = new MemoryStorage()) {
-  const link = { down: false, paths: [] as string[] };
+  const link = { down: false, rosterDown: false, paths: [] as string[] };
   const fetchVia = (async (input: string | URL | Request, init?: RequestInit) => {
-    if (link.down) throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
-    link.paths.push(new URL(String(input)).pathname);
+    const path = new URL(String(input)).pathname;
+    if (link.down || (link.rosterDown && path.endsWith('/roster'))) {
+      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    }
+    link.paths.push(path);
     return fetch(input, init);
   }) as typeof fetch;
   const answer = await issuer.admin<{ setup_uri: string }>('POST', `/admin/v1/events/${eid}/enrollment-tokens`, token);
@@ -151,6 +154,27 @@ test('Find by name offline answers from the roster, each holder judged by what t
       'Zoe Adams',
     ]);
     await assert.rejects(scanner.findHolders('a.d', { offline: true }), /at least 3/);
+  } finally {
+    await scanner.close();
+  }
+});
+
+test('a roster page that fails fails no sync: the scans went up, the feed came down, and the next sync goes on', async () => {
+  const eid = await issuer.createEvent('Roster down');
+  const [ada, alan] = await issuer.issue(eid, 2);
+  const { scanner, link } = await device(eid, { allow_search: true });
+  try {
+    await scanner.scan([ada!.token], { offline: true });
+    await issuer.admin('PATCH', `/admin/v1/tickets/${alan!.tid}`, { order_ref: 'ORDER-2' });
+    link.rosterDown = true;
+    const synced = await scanner.sync();
+    assert.deepEqual([synced.uploaded, synced.remaining, synced.problem], [1, 0, null]);
+    assert.equal(synced.roster.lines, 0);
+    assert.match(String(synced.roster.problem?.message), /./);
+    link.rosterDown = false;
+    const next = await scanner.sync();
+    assert.deepEqual(next.roster, { lines: 1, problem: null }, 'the change, from the cursor kept');
+    assert.equal((await scanner.group(alan!.tid, { offline: true })).order_ref, 'ORDER-2');
   } finally {
     await scanner.close();
   }
