@@ -14,13 +14,20 @@ import { FsStorage } from '../src/storage/fs.ts';
 import { Issuer, tempDir } from '../test/issuer.ts';
 
 const count = Number(process.argv[2] ?? 50_000);
-const ONCE: RetryPolicy = { initialBackoffMs: 0, maxAttempts: 1, budgetMs: 0, maxRetryAfterMs: 0, rateLimitBudgetMs: 0 };
+const ONCE: RetryPolicy = {
+  initialBackoffMs: 0,
+  maxAttempts: 1,
+  budgetMs: 0,
+  maxRetryAfterMs: 0,
+  rateLimitBudgetMs: 0,
+};
 
 /** Bytes of the roster's answers as they came over the wire (Content-Length, else the body's size). */
 const wire = { bytes: 0, pages: 0, blockRoster: false };
 const counting = (async (input: string | URL | Request, init?: RequestInit) => {
   const roster = new URL(String(input)).pathname.endsWith('/roster');
-  if (roster && wire.blockRoster) throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+  if (roster && wire.blockRoster)
+    throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
   const res = await fetch(input, init);
   if (roster) {
     const length = res.headers.get('content-length');
@@ -59,11 +66,9 @@ try {
     });
     tids.push(...answer.tickets.map((t) => t.tid));
   }
-  const { setup_uri } = await issuer.admin<{ setup_uri: string }>(
-    'POST',
-    `/admin/v1/events/${eid}/enrollment-tokens`,
-    { allow_search: true },
-  );
+  const { setup_uri } = await issuer.admin<{ setup_uri: string }>('POST', `/admin/v1/events/${eid}/enrollment-tokens`, {
+    allow_search: true,
+  });
   // Enrolled without the roster (its first sync could not reach it), so that the timed sync is the one from empty.
   wire.blockRoster = true;
   await enroll(await FsStorage.create(dir), setup_uri, { fetch: counting, retryPolicy: ONCE });

@@ -78,7 +78,14 @@ async function syncAll(d: DeviceParts): Promise<SyncResult> {
     if (pulled) await d.queue.movesInFeed(movesSeen);
     if (pulled) {
       const base = eventUrl(d.identity.issuer, d.identity.eid);
-      roster = await syncRoster({ client: d.client, roster: d.roster, eventUrl: base, apiKeyId: d.identity.api_key_id, policy, timer });
+      roster = await syncRoster({
+        client: d.client,
+        roster: d.roster,
+        eventUrl: base,
+        apiKeyId: d.identity.api_key_id,
+        policy,
+        timer,
+      });
     }
   }
   // Admissions are kept as long as an annul on the device may name them: the issuer's window.

@@ -84,7 +84,7 @@ export class Scanner {
     const ctx = scanContext(this.d);
     const base = eventUrl(this.d.identity.issuer, this.d.identity.eid);
     const results: ScanResult[] = [];
-    for (let i = 0; i < tokens.length; ) {
+    for (let i = 0; i < tokens.length;) {
       if (isShortCode(tokens[i]!)) {
         results.push(await scanCode(ctx, this.d.roster, base, tokens[i++]!, gate, options.offline === true));
       } else if (options.offline) {

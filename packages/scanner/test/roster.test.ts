@@ -49,7 +49,10 @@ test('a key with allow_search syncs the whole roster at enrolment, then only wha
   try {
     assert.equal(scanner.rosterKind, 'roster');
     const lines = storage.journals.get(JOURNALS.roster) ?? [];
-    assert.ok(lines.some((line) => line.includes('Zoë Ångström')), 'kept in the storage');
+    assert.ok(
+      lines.some((line) => line.includes('Zoë Ångström')),
+      'kept in the storage',
+    );
     await issuer.admin('PATCH', `/admin/v1/tickets/${issued[1]!.tid}`, { checkin_text: 'Press pass' });
     const synced = await scanner.sync();
     assert.deepEqual(synced.roster, { lines: 1, problem: null }, 'one change since the cursor');
