@@ -47,7 +47,7 @@ test('a key with allow_search syncs the whole roster at enrolment, then only wha
   await issuer.issue(eid, 1, { holder_name: 'Zoë Ångström' });
   const { scanner, storage } = await device(eid, { allow_search: true });
   try {
-    assert.equal(scanner.rosterKind, 'roster');
+    assert.equal(await scanner.rosterKind(), 'roster');
     const lines = storage.journals.get(JOURNALS.roster) ?? [];
     assert.ok(
       lines.some((line) => line.includes('Zoë Ångström')),
@@ -81,7 +81,7 @@ test('a key without allow_search is refused the roster once, syncs the digests, 
   await scanner.close();
   const reopened = await Scanner.open(storage, { fetch: fetchVia, retryPolicy: ONCE });
   try {
-    assert.equal(reopened.rosterKind, 'codes');
+    assert.equal(await reopened.rosterKind(), 'codes');
     const rosterAsked = () => link.paths.filter((p) => p.endsWith('/roster')).length;
     assert.equal(rosterAsked(), 1, 'asked once, at the first sync');
     const lines = storage.journals.get(JOURNALS.roster) ?? [];
@@ -97,7 +97,7 @@ test('a key without allow_search is refused the roster once, syncs the digests, 
   // Enrolled again (a key that may search): the roster is asked for again, and given.
   const again = await device(eid, { allow_search: true }, storage);
   try {
-    assert.equal(again.scanner.rosterKind, 'roster');
+    assert.equal(await again.scanner.rosterKind(), 'roster');
     assert.equal((await again.scanner.findHolders('holder', { offline: true })).tickets.length, 3);
   } finally {
     await again.scanner.close();
@@ -120,7 +120,7 @@ test('the roster is forgotten when the issuer rejects the key, and when the devi
     await issuer.admin('POST', `/admin/v1/api-keys/${second.enrolled.api_key_id}/revoke`);
     await assert.rejects(second.scanner.sync(), (error: unknown) => (error as { status?: number }).status === 401);
     assert.deepEqual(first.storage.journals.get(JOURNALS.roster), [], 'nothing held');
-    assert.equal(second.scanner.rosterKind, null);
+    assert.equal(await second.scanner.rosterKind(), null);
   } finally {
     await second.scanner.close();
   }
