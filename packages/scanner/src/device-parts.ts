@@ -24,7 +24,11 @@ export interface DeviceParts {
   readonly identity: ScannerIdentity;
   readonly knowledge: FeedKnowledge;
   readonly queue: ScanQueue;
-  readonly roster: KeptRoster;
+  /**
+   * The offline roster, read from the storage on first use (a state holding 50,000 names takes a
+   * moment to read: a scan of a token never waits for it).
+   */
+  readonly roster: () => Promise<KeptRoster>;
   readonly client: IssuerClient;
   readonly options: ScannerOptions;
   discovery: DiscoveryDocument;
@@ -50,12 +54,17 @@ export async function openDevice(storage: Storage, options: ScannerOptions): Pro
     timeoutMs: options.requestTimeoutMs ?? 5000,
   });
   const now = () => options.now?.() ?? new Date();
+  let roster: Promise<KeptRoster> | null = null;
   const d: DeviceParts = {
     storage,
     identity,
     knowledge: await readKnowledge(storage),
     queue: await ScanQueue.open(storage),
-    roster: await KeptRoster.open(storage, identity.eid),
+    roster: () =>
+      (roster ??= KeptRoster.open(storage, identity.eid).catch((error: unknown) => {
+        roster = null;
+        throw error;
+      })),
     client,
     options,
     discovery,

@@ -45,7 +45,7 @@ export async function syncDevice(d: DeviceParts): Promise<SyncResult> {
     return await syncAll(d);
   } catch (error) {
     // A key the issuer no longer accepts may no longer hold its holders' names.
-    if (isKeyRejected(error)) await d.roster.forget();
+    if (isKeyRejected(error)) await (await d.roster()).forget();
     throw error;
   }
 }
@@ -78,7 +78,14 @@ async function syncAll(d: DeviceParts): Promise<SyncResult> {
     if (pulled) await d.queue.movesInFeed(movesSeen);
     if (pulled) {
       const base = eventUrl(d.identity.issuer, d.identity.eid);
-      roster = await syncRoster({ client: d.client, roster: d.roster, eventUrl: base, apiKeyId: d.identity.api_key_id, policy, timer });
+      roster = await syncRoster({
+        client: d.client,
+        roster: await d.roster(),
+        eventUrl: base,
+        apiKeyId: d.identity.api_key_id,
+        policy,
+        timer,
+      });
     }
   }
   // Admissions are kept as long as an annul on the device may name them: the issuer's window.

@@ -18,7 +18,15 @@ import type { OfflineVerdict } from './verdict.ts';
 export function namedVerdict(ctx: ScanContext, holder: NamedHolder, gate: string | null): OfflineVerdict {
   const { outcome, refusal, attention, checkin_texts } = judgeHolder(ctx, holder, gate);
   const admit = outcome === 'valid';
-  return { verdict: admit ? 'admit' : 'reject', reason: outcome, tid: holder.tid, claims: null, refusal, attention, checkin_texts };
+  return {
+    verdict: admit ? 'admit' : 'reject',
+    reason: outcome,
+    tid: holder.tid,
+    claims: null,
+    refusal,
+    attention,
+    checkin_texts,
+  };
 }
 
 /** A new queued entry for a holder known by name, marked as the device decided it. */
@@ -112,7 +120,10 @@ export async function checkInTyped(
 ): Promise<ScanResult> {
   const local = namedVerdict(ctx, holder, gate);
   const scan = namedScan(ctx, local, ticket.tid, gate, 'typed');
-  const shown = namedTicket({ holder_name: ticket.holder_name ?? undefined, ticket_type: ticket.ticket_type ?? undefined });
+  const shown = namedTicket({
+    holder_name: ticket.holder_name ?? undefined,
+    ticket_type: ticket.ticket_type ?? undefined,
+  });
   if (ask) {
     // Sent as a scan to decide, not as the device's verdict: the issuer's answer is the one shown.
     Object.assign(scan, { admitted_offline: false, turned_away: false });

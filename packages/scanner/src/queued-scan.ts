@@ -68,8 +68,7 @@ export function checkInBody(
   plain = false,
 ): CheckInRequestBody {
   const report = plain ? 'none' : deviceReport(scan);
-  const badSignature =
-    report === 'turned_away' && scan.reason === 'invalid_signature' && !scan.manual && !scan.typed;
+  const badSignature = report === 'turned_away' && scan.reason === 'invalid_signature' && !scan.manual && !scan.typed;
   let token: Pick<CheckInRequestBody, 'ticket_token' | 'signature_valid' | 'manual'>;
   if (scan.manual) token = { manual: true };
   else if (scan.typed) token = {};

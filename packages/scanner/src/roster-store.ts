@@ -63,7 +63,10 @@ export class KeptRoster extends Roster {
   async refuse(apiKeyId: string): Promise<void> {
     this.clear();
     this.refusedKey = apiKeyId;
-    await this.storage.replaceJournal(this.entries().map((e) => JSON.stringify(e)), JOURNALS.roster);
+    await this.storage.replaceJournal(
+      this.entries().map((e) => JSON.stringify(e)),
+      JOURNALS.roster,
+    );
     this.written = 0;
   }
 
@@ -76,7 +79,10 @@ export class KeptRoster extends Roster {
 
   private async restart(): Promise<void> {
     this.clear(true);
-    await this.storage.replaceJournal(this.entries().map((e) => JSON.stringify(e)), JOURNALS.roster);
+    await this.storage.replaceJournal(
+      this.entries().map((e) => JSON.stringify(e)),
+      JOURNALS.roster,
+    );
     this.written = 0;
   }
 
@@ -84,7 +90,10 @@ export class KeptRoster extends Roster {
     this.written += count;
     if (this.written > Math.max(2 * this.size, this.minRewrite)) {
       const entries = this.entries();
-      await this.storage.replaceJournal(entries.map((e) => JSON.stringify(e)), JOURNALS.roster);
+      await this.storage.replaceJournal(
+        entries.map((e) => JSON.stringify(e)),
+        JOURNALS.roster,
+      );
       this.written = this.size;
     } else await this.storage.appendJournal([JSON.stringify(entry)], JOURNALS.roster);
   }
@@ -96,7 +105,8 @@ export class KeptRoster extends Roster {
     const cursor = this.cursor ?? '';
     if (this.kind === 'roster') {
       const all = [...this.tickets.values()];
-      for (let i = 0; i < all.length; i += PAGE) entries.push({ op: 'tickets', cursor, tickets: all.slice(i, i + PAGE) });
+      for (let i = 0; i < all.length; i += PAGE)
+        entries.push({ op: 'tickets', cursor, tickets: all.slice(i, i + PAGE) });
     } else if (this.kind === 'codes') {
       const all = [...this.digests].map(([digest, tid]) => ({ digest, tid }));
       for (let i = 0; i < all.length; i += PAGE) entries.push({ op: 'codes', cursor, codes: all.slice(i, i + PAGE) });

@@ -51,7 +51,11 @@ async function readPage<T>(ctx: RosterSyncContext, route: 'roster' | 'codes'): P
   const cursor = cursorOf(ctx, route);
   if (cursor !== null) query.set('cursor', cursor);
   const url = `${ctx.eventUrl}/${route}?${query.toString()}`;
-  const body = (await withRetry(() => ctx.client.read(url), ctx.policy ?? DEFAULT_RETRY_POLICY, ctx.timer ?? realTimer)) as {
+  const body = (await withRetry(
+    () => ctx.client.read(url),
+    ctx.policy ?? DEFAULT_RETRY_POLICY,
+    ctx.timer ?? realTimer,
+  )) as {
     tickets?: unknown;
     codes?: unknown;
     next_cursor?: unknown;

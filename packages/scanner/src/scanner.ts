@@ -84,9 +84,9 @@ export class Scanner {
     const ctx = scanContext(this.d);
     const base = eventUrl(this.d.identity.issuer, this.d.identity.eid);
     const results: ScanResult[] = [];
-    for (let i = 0; i < tokens.length; ) {
+    for (let i = 0; i < tokens.length;) {
       if (isShortCode(tokens[i]!)) {
-        results.push(await scanCode(ctx, this.d.roster, base, tokens[i++]!, gate, options.offline === true));
+        results.push(await scanCode(ctx, await this.d.roster(), base, tokens[i++]!, gate, options.offline === true));
       } else if (options.offline) {
         let end = i;
         while (end < tokens.length && !isShortCode(tokens[end]!)) end++;
@@ -116,8 +116,8 @@ export class Scanner {
   }
 
   /** What the device holds for offline use: names (`roster`), digests only (`codes`), or nothing yet. */
-  get rosterKind(): RosterKind {
-    return this.d.roster.kind;
+  async rosterKind(): Promise<RosterKind> {
+    return (await this.d.roster()).kind;
   }
 
   /**
@@ -133,10 +133,10 @@ export class Scanner {
         const answer = await this.d.client.searchHolders(url, q, this.onlineTimeoutMs);
         return { tickets: answer.tickets, source: 'issuer' };
       } catch (error) {
-        if (!isTransient(error) || this.d.roster.kind !== 'roster') throw error;
+        if (!isTransient(error) || (await this.rosterKind()) !== 'roster') throw error;
       }
     }
-    return findOffline(scanContext(this.d), this.d.roster, q);
+    return findOffline(scanContext(this.d), await this.d.roster(), q);
   }
 
   /** Find by name's holders alone (see `findHolders`). */
@@ -155,10 +155,10 @@ export class Scanner {
         const url = groupUrl(holderSearchUrl(this.d.identity.issuer, this.d.identity.eid), tid);
         return { ...(await this.d.client.group(url, this.onlineTimeoutMs)), source: 'issuer' };
       } catch (error) {
-        if (!isTransient(error) || this.d.roster.kind !== 'roster') throw error;
+        if (!isTransient(error) || (await this.rosterKind()) !== 'roster') throw error;
       }
     }
-    return groupOffline(scanContext(this.d), this.d.roster, tid);
+    return groupOffline(scanContext(this.d), await this.d.roster(), tid);
   }
 
   /**

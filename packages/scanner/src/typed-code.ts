@@ -12,8 +12,15 @@ import { checkInTyped, type CodeTicket, unknownCode } from './named-scan.ts';
 import type { Roster } from './roster.ts';
 import type { IssuerContact, ScanContext, ScanResult } from './scan-result.ts';
 
-/** Whether scanned or typed input is a short code (a token is a compact JWS: it has dots). */
-export const isShortCode = (input: string): boolean => !input.includes('.') && normalShortCode(input) !== null;
+/** Two halves of five, apart or not (dashes, spaces): how a short code is printed and typed. */
+const CODE_SHAPE = /^\s*[0-9a-z]{5}[\s-]*[0-9a-z]{5}\s*$/i;
+
+/**
+ * Whether scanned or typed input is a short code: two halves of five letters or digits that read as
+ * one. Other text with ten letters between its dashes (`not-a-ticket`) stays text that is no ticket,
+ * answered at once without asking the issuer.
+ */
+export const isShortCode = (input: string): boolean => CODE_SHAPE.test(input) && normalShortCode(input) !== null;
 
 /** The issuer's ticket for a code; null when it has none (404). */
 async function askByCode(ctx: ScanContext, eventUrl: string, code: string): Promise<CodeTicket | null> {

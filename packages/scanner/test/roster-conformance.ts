@@ -37,7 +37,10 @@ export function rosterConformance(withFixture: WithFixture): void {
       assert.equal((await again.resolve('abcde 00002'))?.tid, 'T0002');
       // Past twice what it needs, the journal is rewritten whole: one start line and one page.
       await roster.saveTickets([rosterLine(3, { revoked: true }), rosterLine(4)], '3.T0003');
-      await roster.saveTickets([rosterLine(1), rosterLine(2, { holder_name: 'Zoë Ångström' }), rosterLine(4)], '3.T0004');
+      await roster.saveTickets(
+        [rosterLine(1), rosterLine(2, { holder_name: 'Zoë Ångström' }), rosterLine(4)],
+        '3.T0004',
+      );
       const lines = await (await fixture.open()).readJournal(JOURNALS.roster);
       assert.equal(lines.length, 2, 'rewritten');
       again = await KeptRoster.open(await fixture.open(), 'E1', 4);

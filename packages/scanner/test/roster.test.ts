@@ -24,10 +24,13 @@ const ONCE: RetryPolicy = {
 
 /** A device enrolled with a token of these fields, its requests counted by path; `down` cuts it off. */
 async function device(eid: string, token: Record<string, unknown>, storage = new MemoryStorage()) {
-  const link = { down: false, paths: [] as string[] };
+  const link = { down: false, rosterDown: false, paths: [] as string[] };
   const fetchVia = (async (input: string | URL | Request, init?: RequestInit) => {
-    if (link.down) throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
-    link.paths.push(new URL(String(input)).pathname);
+    const path = new URL(String(input)).pathname;
+    if (link.down || (link.rosterDown && path.endsWith('/roster'))) {
+      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    }
+    link.paths.push(path);
     return fetch(input, init);
   }) as typeof fetch;
   const answer = await issuer.admin<{ setup_uri: string }>('POST', `/admin/v1/events/${eid}/enrollment-tokens`, token);
@@ -44,9 +47,12 @@ test('a key with allow_search syncs the whole roster at enrolment, then only wha
   await issuer.issue(eid, 1, { holder_name: 'Zoë Ångström' });
   const { scanner, storage } = await device(eid, { allow_search: true });
   try {
-    assert.equal(scanner.rosterKind, 'roster');
+    assert.equal(await scanner.rosterKind(), 'roster');
     const lines = storage.journals.get(JOURNALS.roster) ?? [];
-    assert.ok(lines.some((line) => line.includes('Zoë Ångström')), 'kept in the storage');
+    assert.ok(
+      lines.some((line) => line.includes('Zoë Ångström')),
+      'kept in the storage',
+    );
     await issuer.admin('PATCH', `/admin/v1/tickets/${issued[1]!.tid}`, { checkin_text: 'Press pass' });
     const synced = await scanner.sync();
     assert.deepEqual(synced.roster, { lines: 1, problem: null }, 'one change since the cursor');
@@ -75,7 +81,7 @@ test('a key without allow_search is refused the roster once, syncs the digests, 
   await scanner.close();
   const reopened = await Scanner.open(storage, { fetch: fetchVia, retryPolicy: ONCE });
   try {
-    assert.equal(reopened.rosterKind, 'codes');
+    assert.equal(await reopened.rosterKind(), 'codes');
     const rosterAsked = () => link.paths.filter((p) => p.endsWith('/roster')).length;
     assert.equal(rosterAsked(), 1, 'asked once, at the first sync');
     const lines = storage.journals.get(JOURNALS.roster) ?? [];
@@ -91,7 +97,7 @@ test('a key without allow_search is refused the roster once, syncs the digests, 
   // Enrolled again (a key that may search): the roster is asked for again, and given.
   const again = await device(eid, { allow_search: true }, storage);
   try {
-    assert.equal(again.scanner.rosterKind, 'roster');
+    assert.equal(await again.scanner.rosterKind(), 'roster');
     assert.equal((await again.scanner.findHolders('holder', { offline: true })).tickets.length, 3);
   } finally {
     await again.scanner.close();
@@ -114,7 +120,7 @@ test('the roster is forgotten when the issuer rejects the key, and when the devi
     await issuer.admin('POST', `/admin/v1/api-keys/${second.enrolled.api_key_id}/revoke`);
     await assert.rejects(second.scanner.sync(), (error: unknown) => (error as { status?: number }).status === 401);
     assert.deepEqual(first.storage.journals.get(JOURNALS.roster), [], 'nothing held');
-    assert.equal(second.scanner.rosterKind, null);
+    assert.equal(await second.scanner.rosterKind(), null);
   } finally {
     await second.scanner.close();
   }
@@ -151,6 +157,27 @@ test('Find by name offline answers from the roster, each holder judged by what t
       'Zoe Adams',
     ]);
     await assert.rejects(scanner.findHolders('a.d', { offline: true }), /at least 3/);
+  } finally {
+    await scanner.close();
+  }
+});
+
+test('a roster page that fails fails no sync: the scans went up, the feed came down, and the next sync goes on', async () => {
+  const eid = await issuer.createEvent('Roster down');
+  const [ada, alan] = await issuer.issue(eid, 2);
+  const { scanner, link } = await device(eid, { allow_search: true });
+  try {
+    await scanner.scan([ada!.token], { offline: true });
+    await issuer.admin('PATCH', `/admin/v1/tickets/${alan!.tid}`, { order_ref: 'ORDER-2' });
+    link.rosterDown = true;
+    const synced = await scanner.sync();
+    assert.deepEqual([synced.uploaded, synced.remaining, synced.problem], [1, 0, null]);
+    assert.equal(synced.roster.lines, 0);
+    assert.match(String(synced.roster.problem?.message), /./);
+    link.rosterDown = false;
+    const next = await scanner.sync();
+    assert.deepEqual(next.roster, { lines: 1, problem: null }, 'the change, from the cursor kept');
+    assert.equal((await scanner.group(alan!.tid, { offline: true })).order_ref, 'ORDER-2');
   } finally {
     await scanner.close();
   }

@@ -15,7 +15,13 @@ before(async () => {
 });
 after(async () => issuer?.stop());
 
-const ONCE: RetryPolicy = { initialBackoffMs: 0, maxAttempts: 1, budgetMs: 0, maxRetryAfterMs: 0, rateLimitBudgetMs: 0 };
+const ONCE: RetryPolicy = {
+  initialBackoffMs: 0,
+  maxAttempts: 1,
+  budgetMs: 0,
+  maxRetryAfterMs: 0,
+  rateLimitBudgetMs: 0,
+};
 
 /** Tickets with their short codes (`XXXXX-XXXXX`). */
 async function issue(eid: string, tickets: Record<string, unknown>[]) {
@@ -39,8 +45,14 @@ async function device(eid: string, token: Record<string, unknown>) {
   return { scanner: await Scanner.open(storage, { fetch: fetchVia, retryPolicy: ONCE }), link };
 }
 
-const status = async (tid: string) => (await issuer.admin<{ status: string }>('GET', `/admin/v1/tickets/${tid}`)).status;
-const brief = (r: { verdict: string; reason: string; tid: string | null; source: string }) => [r.verdict, r.reason, r.tid, r.source];
+const status = async (tid: string) =>
+  (await issuer.admin<{ status: string }>('GET', `/admin/v1/tickets/${tid}`)).status;
+const brief = (r: { verdict: string; reason: string; tid: string | null; source: string }) => [
+  r.verdict,
+  r.reason,
+  r.tid,
+  r.source,
+];
 
 test('a typed short code online: resolved by the issuer, checked in by its tid; an unknown code is an unknown ticket', async () => {
   const eid = await issuer.createEvent('Typed online');
@@ -64,7 +76,11 @@ test('a typed short code online: resolved by the issuer, checked in by its tid; 
 
 test('a typed short code offline: by the roster for a key that may search, by the digests for one that may not', async () => {
   const eid = await issuer.createEvent('Typed offline');
-  const [ada, alan, grace] = await issue(eid, [{ holder_name: 'Ada' }, { holder_name: 'Alan' }, { holder_name: 'Grace' }]);
+  const [ada, alan, grace] = await issue(eid, [
+    { holder_name: 'Ada' },
+    { holder_name: 'Alan' },
+    { holder_name: 'Grace' },
+  ]);
   await issuer.admin('POST', `/admin/v1/tickets/${grace!.tid}/revoke`, {});
   const search = await device(eid, { allow_search: true });
   const plain = await device(eid, {});
@@ -91,7 +107,10 @@ test('a typed short code offline: by the roster for a key that may search, by th
 
 test('a group offline: the chosen members queued, each judged on its own (a revoked one refused), sent by the next sync', async () => {
   const eid = await issuer.createEvent('Family offline');
-  const family = await issue(eid, [0, 1, 2, 3].map(() => ({ order_ref: 'ORDER-5' })));
+  const family = await issue(
+    eid,
+    [0, 1, 2, 3].map(() => ({ order_ref: 'ORDER-5' })),
+  );
   const { scanner, link } = await device(eid, { allow_search: true });
   try {
     await issuer.admin('POST', `/admin/v1/tickets/${family[3]!.tid}/revoke`, {});
@@ -122,7 +141,12 @@ test('a group offline: the chosen members queued, each judged on its own (a revo
     link.down = false;
     const synced = await scanner.sync();
     assert.equal(synced.remaining, 0);
-    assert.deepEqual(await Promise.all(family.map((t) => status(t.tid))), ['checked_in', 'checked_in', 'valid', 'revoked']);
+    assert.deepEqual(await Promise.all(family.map((t) => status(t.tid))), [
+      'checked_in',
+      'checked_in',
+      'valid',
+      'revoked',
+    ]);
   } finally {
     await scanner.close();
   }
@@ -130,11 +154,26 @@ test('a group offline: the chosen members queued, each judged on its own (a revo
 
 test('ticket-scanner scan CODE --offline --group: the code by the roster, then the rest of the order', async () => {
   const eid = await issuer.createEvent('CLI family');
-  const family = await issue(eid, [0, 1, 2].map(() => ({ order_ref: 'ORDER-9' })));
+  const family = await issue(
+    eid,
+    [0, 1, 2].map(() => ({ order_ref: 'ORDER-9' })),
+  );
   const dir = tempDir('typed-');
-  const uri = (await issuer.admin<{ setup_uri: string }>('POST', `/admin/v1/events/${eid}/enrollment-tokens`, { allow_search: true })).setup_uri;
+  const uri = (
+    await issuer.admin<{ setup_uri: string }>('POST', `/admin/v1/events/${eid}/enrollment-tokens`, {
+      allow_search: true,
+    })
+  ).setup_uri;
   assert.equal((await runCli(['enroll', uri, '--state', dir])).code, 0);
-  const run = await runCli(['scan', family[0]!.short_code.toLowerCase(), '--state', dir, '--offline', '--group', '--json']);
+  const run = await runCli([
+    'scan',
+    family[0]!.short_code.toLowerCase(),
+    '--state',
+    dir,
+    '--offline',
+    '--group',
+    '--json',
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const lines = run.json as unknown as { verdict: string; tid: string }[];
   assert.deepEqual(
