@@ -172,7 +172,7 @@ export class Device {
    * as for a group's member.
    */
   async checkInManual(holder: FoundHolder): Promise<ScanResult> {
-    if (this.link.offline && this.scanner?.rosterKind === 'roster') {
+    if (this.link.offline && (await this.scanner?.rosterKind()) === 'roster') {
       const [result] = await this.checkInGroup([holder]);
       return result!;
     }
