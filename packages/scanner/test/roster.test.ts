@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { enroll, JOURNALS, MemoryStorage, type RetryPolicy, Scanner } from '../src/index.ts';
+import { JOURNALS, type MemoryStorage, Scanner } from '../src/index.ts';
 import { Issuer } from './issuer.ts';
+import { linkedDevice, ONCE } from './linked-device.ts';
 
 let issuer: Issuer;
 before(async () => {
@@ -14,30 +15,8 @@ before(async () => {
 });
 after(async () => issuer?.stop());
 
-const ONCE: RetryPolicy = {
-  initialBackoffMs: 0,
-  maxAttempts: 1,
-  budgetMs: 0,
-  maxRetryAfterMs: 0,
-  rateLimitBudgetMs: 0,
-};
-
-/** A device enrolled with a token of these fields, its requests counted by path; `down` cuts it off. */
-async function device(eid: string, token: Record<string, unknown>, storage = new MemoryStorage()) {
-  const link = { down: false, rosterDown: false, paths: [] as string[] };
-  const fetchVia = (async (input: string | URL | Request, init?: RequestInit) => {
-    const path = new URL(String(input)).pathname;
-    if (link.down || (link.rosterDown && path.endsWith('/roster'))) {
-      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
-    }
-    link.paths.push(path);
-    return fetch(input, init);
-  }) as typeof fetch;
-  const answer = await issuer.admin<{ setup_uri: string }>('POST', `/admin/v1/events/${eid}/enrollment-tokens`, token);
-  const enrolled = await enroll(storage, answer.setup_uri, { fetch: fetchVia, retryPolicy: ONCE });
-  const scanner = await Scanner.open(storage, { fetch: fetchVia, retryPolicy: ONCE });
-  return { scanner, storage, link, enrolled, fetchVia };
-}
+const device = (eid: string, token: Record<string, unknown>, storage?: MemoryStorage) =>
+  linkedDevice(issuer, eid, token, storage);
 
 const names = (found: { holder_name: string }[]) => found.map((h) => h.holder_name);
 

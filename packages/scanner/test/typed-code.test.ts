@@ -5,23 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { enroll, MemoryStorage, othersToCheckIn, type RetryPolicy, Scanner } from '../src/index.ts';
+import { othersToCheckIn } from '../src/index.ts';
 import { runCli } from './cli-process.ts';
 import { Issuer, tempDir } from './issuer.ts';
+import { linkedDevice } from './linked-device.ts';
 
 let issuer: Issuer;
 before(async () => {
   issuer = await Issuer.start();
 });
 after(async () => issuer?.stop());
-
-const ONCE: RetryPolicy = {
-  initialBackoffMs: 0,
-  maxAttempts: 1,
-  budgetMs: 0,
-  maxRetryAfterMs: 0,
-  rateLimitBudgetMs: 0,
-};
 
 /** Tickets with their short codes (`XXXXX-XXXXX`). */
 async function issue(eid: string, tickets: Record<string, unknown>[]) {
@@ -33,17 +26,7 @@ async function issue(eid: string, tickets: Record<string, unknown>[]) {
   return answer.tickets;
 }
 
-async function device(eid: string, token: Record<string, unknown>) {
-  const link = { down: false };
-  const fetchVia = (async (input: string | URL | Request, init?: RequestInit) => {
-    if (link.down) throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
-    return fetch(input, init);
-  }) as typeof fetch;
-  const answer = await issuer.admin<{ setup_uri: string }>('POST', `/admin/v1/events/${eid}/enrollment-tokens`, token);
-  const storage = new MemoryStorage();
-  await enroll(storage, answer.setup_uri, { fetch: fetchVia, retryPolicy: ONCE });
-  return { scanner: await Scanner.open(storage, { fetch: fetchVia, retryPolicy: ONCE }), link };
-}
+const device = (eid: string, token: Record<string, unknown>) => linkedDevice(issuer, eid, token);
 
 const status = async (tid: string) =>
   (await issuer.admin<{ status: string }>('GET', `/admin/v1/tickets/${tid}`)).status;
