@@ -66,6 +66,8 @@ export async function readRoster(store: Store, eid: string, query: RosterQuery) 
  */
 export async function readCodes(store: Store, eid: string, query: RosterQuery) {
   const { page, next_cursor, has_more } = await rosterPageOf(store, eid, query);
-  const codes = page.items.map(({ ticket }) => ({ digest: shortCodeDigest(ticket.short_code), tid: ticket.tid }));
+  const codes = await Promise.all(
+    page.items.map(async ({ ticket }) => ({ digest: await shortCodeDigest(ticket.short_code), tid: ticket.tid })),
+  );
   return { codes, next_cursor, has_more };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import {
   admin,
   browserSkipReason,
@@ -43,11 +43,19 @@ export interface IssuedTicket {
   tid: string;
   ticket_token: string;
   holder_name: string;
+  /** `XXXXX-XXXXX`, printed under the QR code. */
+  short_code: string;
 }
 
-/** Tickets issued through the admin API, with their QR strings. */
-export async function issueTickets(issuer: RunningIssuer, eid: string, holders: string[]): Promise<IssuedTicket[]> {
-  const body = { tickets: holders.map((holder_name) => ({ holder_name, ticket_type: 'General admission' })) };
+/** Tickets issued through the admin API, with their QR strings; `orderRef`: all of one order (a group). */
+export async function issueTickets(
+  issuer: RunningIssuer,
+  eid: string,
+  holders: string[],
+  options: { orderRef?: string } = {},
+): Promise<IssuedTicket[]> {
+  const order = options.orderRef === undefined ? {} : { order_ref: options.orderRef };
+  const body = { tickets: holders.map((holder_name) => ({ holder_name, ticket_type: 'General admission', ...order })) };
   const answer = await admin<{ tickets: IssuedTicket[] }>(issuer, 'POST', `/events/${eid}/tickets`, body);
   return answer.tickets;
 }
@@ -128,6 +136,38 @@ export async function checkCode(page: Page, code: string): Promise<void> {
 /** Waits until the page shows it is enrolled (the **Ticket code** field). */
 export async function enrolled(page: Page): Promise<void> {
   await page.getByLabel('Ticket code').waitFor({ timeout: 15_000 });
+}
+
+/** Waits until the page shows `Online` or `Offline` (after `context.setOffline`, the page must know). */
+export async function network(page: Page, state: 'Online' | 'Offline'): Promise<void> {
+  await page.locator('#network').getByText(state, { exact: true }).waitFor({ timeout: 15_000 });
+}
+
+/** Waits until no scan waits for the issuer (the queue synced by itself). */
+export async function queueSynced(page: Page, timeout = 20_000): Promise<void> {
+  await page.waitForFunction(() => document.querySelector('[data-testid="queued"]')?.textContent === '0', null, {
+    timeout,
+  });
+}
+
+/**
+ * With SCAN_SHOTS set (a folder), the page as it is now at 1280×800 and at 375×667, as
+ * `<name>-1280x800.png` and `<name>-375x667.png`, `shown` scrolled into view (the verdict unless
+ * told); the window is given back its size after.
+ */
+export async function screenshots(page: Page, name: string, shown?: Locator): Promise<void> {
+  const folder = process.env.SCAN_SHOTS;
+  if (!folder) return;
+  const size = page.viewportSize();
+  for (const [width, height] of [
+    [1280, 800],
+    [375, 667],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await (shown ?? page.getByTestId('verdict')).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${folder}/${name}-${width}x${height}.png` });
+  }
+  if (size) await page.setViewportSize(size);
 }
 
 export { launchBrowser };

@@ -7,9 +7,9 @@ import { readToken, type AnnulResult, type FoundHolder, type ScanResult } from '
 import { Camera } from './camera.ts';
 import { Device, type DeviceState } from './device.ts';
 import { alertParagraph, byId, messageOf, mount } from './dom.ts';
-import { enrolmentProblem } from './enrol-text.ts';
 import { Feedback, toneFor } from './feedback.ts';
-import { askToReplace } from './replace-dialog.ts';
+import { bindCameraButton, bindModes, bindTicketField } from './scan-controls.ts';
+import { SetupFlow } from './setup-flow.ts';
 import { bindSoundSwitch } from './sound-switch.ts';
 import { renderHeader, renderStatus } from './status-view.ts';
 import { UndoBar } from './undo-bar.ts';
@@ -22,7 +22,11 @@ import { VerdictView } from './verdict-view.ts';
 class ScanPage {
   private view: 'setup' | 'scan' | null = null;
   private camera: Camera | null = null;
-  private setupCamera: Camera | null = null;
+  private readonly setup = new SetupFlow(
+    () => this.device,
+    () => this.view,
+    () => this.render(this.device.state()),
+  );
   private scanning: Promise<unknown> = Promise.resolve();
   private mode: 'entry' | 'exit' = 'entry';
   private readonly feedback = new Feedback();
@@ -45,39 +49,8 @@ class ScanPage {
     }
     this.render(this.device.state());
     // A setup link opened while the page is open changes only the fragment: no new load.
-    addEventListener('hashchange', () => void this.takeSetupLink());
-    await this.takeSetupLink();
-  }
-
-  /** A `#setup=` link enrols at once (asking first on an enrolled device) and leaves the address. */
-  private async takeSetupLink(): Promise<void> {
-    if (!location.hash.startsWith('#setup=')) return;
-    const uri = setupUriFrom(location.hash);
-    history.replaceState(null, '', location.pathname + location.search);
-    await this.takeSetupCode(uri);
-  }
-
-  /** A setup code (a link opened, or a code scanned or typed): enrols, asking first on an enrolled device. */
-  private async takeSetupCode(uri: string): Promise<void> {
-    if (this.device.enrolled) {
-      const current = { eventName: this.device.eventName, queued: this.device.queued, keyRejected: this.keyRejected };
-      if (!(await askToReplace(current))) return;
-    }
-    await this.enrol(uri);
-  }
-
-  /** Enrols with a setup URI, and the name typed in **Scanner name** when the setup view shows one. */
-  private async enrol(uri: string): Promise<void> {
-    const nameField = document.getElementById('scanner-name-field') as HTMLInputElement | null;
-    const name = nameField?.value.trim() ?? '';
-    if (this.view === 'setup') byId('setup-message').textContent = 'Enrolling…';
-    try {
-      await this.device.enrol(uri, name === '' ? undefined : name);
-    } catch (error) {
-      this.render(this.device.state());
-      const target = this.view === 'setup' ? 'setup-message' : 'scan-message';
-      byId(target).textContent = enrolmentProblem(error, this.device.queued);
-    }
+    addEventListener('hashchange', () => void this.setup.takeSetupLink());
+    await this.setup.takeSetupLink();
   }
 
   private render(state: DeviceState): void {
@@ -87,7 +60,7 @@ class ScanPage {
     const view = state.enrolled ? 'scan' : 'setup';
     if (view !== this.view) {
       this.camera?.stop();
-      this.setupCamera?.stop();
+      this.setup.stop();
       this.verdict?.stop();
       this.verdict = null;
       this.undo?.stop();
@@ -96,7 +69,7 @@ class ScanPage {
       this.finder = null;
       this.view = view;
       if (view === 'scan') this.showScan();
-      else this.showSetup();
+      else this.setup.show();
       this.showMode();
     }
     if (view === 'scan') {
@@ -106,59 +79,12 @@ class ScanPage {
     }
   }
 
-  private showSetup(): void {
-    mount('setup-view');
-    const form = byId<HTMLFormElement>('setup-form');
-    const message = byId('setup-message');
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.enrol(setupUriFrom(byId<HTMLInputElement>('setup-code').value));
-    });
-    const button = byId<HTMLButtonElement>('scan-setup');
-    this.setupCamera = new Camera(byId<HTMLVideoElement>('setup-video'), (code) => {
-      if (!isSetupCode(code)) {
-        message.textContent = 'That QR code is not a setup code.';
-        return;
-      }
-      this.setupCamera?.stop();
-      void this.enrol(setupUriFrom(code));
-    });
-    button.addEventListener('click', () => {
-      message.textContent = '';
-      this.setupCamera?.start().catch((error: unknown) => (message.textContent = messageOf(error)));
-    });
-  }
-
   private showScan(): void {
     mount('scan-view');
-    const cameraButton = byId<HTMLButtonElement>('camera');
-    const message = byId('scan-message');
+    const unlock = () => this.feedback.unlock();
     this.camera = new Camera(byId<HTMLVideoElement>('video'), (code) => void this.check(code));
-    cameraButton.addEventListener('click', () => {
-      this.feedback.unlock();
-      message.textContent = '';
-      if (this.camera?.running) {
-        this.camera.stop();
-        cameraButton.textContent = 'Start camera';
-        return;
-      }
-      cameraButton.textContent = 'Stop camera';
-      this.camera?.start().catch((error: unknown) => {
-        cameraButton.textContent = 'Start camera';
-        message.textContent = messageOf(error);
-      });
-    });
-    byId<HTMLFormElement>('check-form').addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.feedback.unlock();
-      const input = byId<HTMLInputElement>('ticket-code');
-      const code = input.value.trim();
-      // A barcode gun types the next code into the same field: it is emptied and keeps the focus,
-      // without scrolling the page to it (on a phone that would push the verdict off the screen).
-      input.value = '';
-      input.focus({ preventScroll: true });
-      if (code !== '') void this.check(code);
-    });
+    bindCameraButton(this.camera, unlock);
+    bindTicketField((code) => void this.check(code), unlock);
     bindSoundSwitch(byId<HTMLButtonElement>('sound'), this.feedback);
     this.verdict = new VerdictView(byId('verdict'), () => this.device.eventId);
     this.groupPanel = new GroupPanel(byId('group'), {
@@ -176,16 +102,10 @@ class ScanPage {
       (key) => this.undoEntry(key),
       () => this.verdict?.remind(),
     );
-    const modes = { entry: byId<HTMLButtonElement>('mode-entry'), exit: byId<HTMLButtonElement>('mode-exit') };
-    const choose = (mode: 'entry' | 'exit') => {
+    bindModes(this.mode, (mode) => {
       this.mode = mode;
-      modes.entry.setAttribute('aria-pressed', String(mode === 'entry'));
-      modes.exit.setAttribute('aria-pressed', String(mode === 'exit'));
       this.showMode();
-    };
-    choose(this.mode);
-    modes.entry.addEventListener('click', () => choose('entry'));
-    modes.exit.addEventListener('click', () => choose('exit'));
+    });
     byId('sync-now').addEventListener('click', () => void this.device.sync());
     byId('forget').addEventListener('click', () => void this.forget());
   }
@@ -198,7 +118,7 @@ class ScanPage {
     this.scanning = this.scanning.then(async () => {
       const message = byId('scan-message');
       message.textContent = '';
-      if (isSetupCode(code)) return this.takeSetupCode(setupUriFrom(code));
+      if (isSetupCode(code)) return this.setup.takeSetupCode(setupUriFrom(code));
       if (this.device.state().keyRejected) return this.refuseScan();
       try {
         this.showVerdict(await this.device.scan(code, this.mode), code);
@@ -225,7 +145,7 @@ class ScanPage {
     if (text.word !== 'Admit' || key === null) this.undo?.clear();
     else this.undo?.offer({ key, what: [`Admit #${this.verdict?.admits}`, text.who].filter(Boolean).join(' · ') });
     // An admit offers the rest of the ticket's group; any other verdict withdraws the offer.
-    if (text.word === 'Admit' && result.tid !== null && this.device.state().online) {
+    if (text.word === 'Admit' && result.tid !== null) {
       void this.groupPanel?.offer(result.tid);
     } else this.groupPanel?.clear();
   }

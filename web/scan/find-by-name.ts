@@ -2,14 +2,19 @@
  * **Find by name**: for a holder whose phone died. Shown only when this device's key may search
  * (`scope.allow_search`) and in Entry mode; searches the issuer as staff type (at least 3 letters or
  * digits, debounced) and lists each holder found as a button (with why the rules would refuse them,
- * if they would), which asks first, then checks that holder in manually (the verdict shows as a scan's). Needs the issuer: the list says so when it does not answer.
+ * if they would), which asks first, then checks that holder in manually (the verdict shows as a scan's).
+ * When the issuer does not answer, the holders come from the roster kept on this phone, and the list
+ * says so; a phone without one says that finding a holder needs the network.
  */
 import {
   type FoundHolder,
+  type FoundHolders,
+  type HolderSource,
   IssuerHttpError,
   isKeyRejected,
   isTransient,
   MIN_SEARCH_CHARACTERS,
+  ScannerError,
   searchLength,
 } from '@ticket-issuer/scanner';
 import { askToAdmit } from './admit-dialog.ts';
@@ -20,8 +25,8 @@ export const SEARCH_DEBOUNCE_MS = 300;
 
 /** What the finder needs from the page. */
 export interface FinderHost {
-  /** The issuer's holders whose name holds `q` (the device's search). */
-  search(q: string): Promise<FoundHolder[]>;
+  /** The holders whose name holds `q` (the device's search: the issuer's, else the phone's roster). */
+  search(q: string): Promise<FoundHolders>;
   /** Checks the chosen holder in (in turn with the scans) and shows the verdict. */
   choose(holder: FoundHolder): Promise<void>;
   /** Why the rules would refuse the holder now, in words, or null (see `refusalBeforehand`). */
@@ -31,12 +36,20 @@ export interface FinderHost {
 /** Why a search found nothing to list, in words for gate staff. */
 function problemOf(error: unknown): string {
   if (isKeyRejected(error)) return 'This device’s key is revoked or expired: enrol it again.';
-  if (isTransient(error))
-    return 'The issuer does not answer: finding a holder needs the network. Scan tickets meanwhile.';
+  // No answer from the issuer, and no roster of names on this phone to answer instead.
+  if (isTransient(error) || (error instanceof ScannerError && error.code === 'ISSUER_UNREACHABLE'))
+    return 'The issuer does not answer, and this phone holds no list of holders: finding a holder needs the network. Scan tickets meanwhile.';
   if (error instanceof IssuerHttpError && error.status === 429)
     return 'Too many searches: wait a moment, then type again.';
   if (error instanceof IssuerHttpError && error.status === 403) return 'This device may not find holders by name.';
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What a search found, in words; from the phone's roster, said so (the issuer may know more since). */
+function foundText(count: number, q: string, source: HolderSource): string {
+  const where = source === 'roster' ? ' on the list kept on this phone (offline)' : '';
+  if (count === 0) return `No holder’s name holds “${q}”${where}.`;
+  return `${count === 1 ? '1 holder' : `${count} holders`} found${where}`;
 }
 
 export class FindByName {
@@ -118,15 +131,10 @@ export class FindByName {
     const asked = ++this.asked;
     this.status.textContent = 'Searching…';
     try {
-      const found = await this.host.search(q);
+      const { tickets: found, source } = await this.host.search(q);
       if (asked !== this.asked) return;
       this.list.replaceChildren(...found.map((holder) => this.item(holder)));
-      this.status.textContent =
-        found.length === 0
-          ? `No holder’s name holds “${q}”.`
-          : found.length === 1
-            ? '1 holder found'
-            : `${found.length} holders found`;
+      this.status.textContent = foundText(found.length, q, source);
     } catch (error) {
       if (asked !== this.asked) return;
       this.list.replaceChildren();

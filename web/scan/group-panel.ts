@@ -1,13 +1,15 @@
 /**
  * **Check in group (N)**: after an **Admit** of a ticket whose group (its order) has others not inside,
  * a button names how many; pressed, it lists them with a checkbox each (all checked), and **Admit
- * checked** checks the checked ones in, one check-in each, judged by the issuer on its own. Each
- * member's verdict is listed in words; the panel goes at the next scan.
+ * checked** checks the checked ones in, one check-in each, judged on its own by the rules on this
+ * phone and sent by the queue's upload (at once while online). Each member's verdict is listed in
+ * words; the panel goes at the next scan. Offline, the group comes from the roster kept on this phone.
  */
 import { type FoundHolder, othersToCheckIn, type GroupAnswer, type ScanResult } from '@ticket-issuer/scanner';
 
 /** What the panel needs from the page. */
 export interface GroupHost {
+  /** The ticket's group: the issuer's answer, else the roster kept on this phone (`source: 'roster'`). */
   group(tid: string): Promise<GroupAnswer>;
   checkIn(members: FoundHolder[]): Promise<ScanResult[]>;
 }
@@ -26,8 +28,11 @@ export class GroupPanel {
     const asked = ++this.asked;
     this.clear(false);
     let others: FoundHolder[];
+    let fromPhone: boolean;
     try {
-      others = othersToCheckIn(await this.host.group(tid), tid);
+      const group = await this.host.group(tid);
+      others = othersToCheckIn(group, tid);
+      fromPhone = group.source === 'roster';
     } catch {
       return; // No group to offer (no answer, or an issuer without groups): the admit stands alone.
     }
@@ -35,7 +40,7 @@ export class GroupPanel {
     const button = document.createElement('button');
     button.type = 'button';
     button.textContent = `Check in group (${others.length})`;
-    button.addEventListener('click', () => this.list(others));
+    button.addEventListener('click', () => this.list(others, fromPhone));
     this.element.replaceChildren(button);
   }
 
@@ -45,11 +50,13 @@ export class GroupPanel {
     this.element.replaceChildren();
   }
 
-  private list(others: FoundHolder[]): void {
+  private list(others: FoundHolder[], fromPhone: boolean): void {
     const form = document.createElement('form');
     form.className = 'group-list';
     const legend = document.createElement('p');
-    legend.textContent = 'The others of this order:';
+    legend.textContent = fromPhone
+      ? 'The others of this order, from the list kept on this phone (offline): each is checked here and sent when the issuer answers.'
+      : 'The others of this order:';
     const boxes = others.map((member, i) => {
       const label = document.createElement('label');
       const box = document.createElement('input');

@@ -1,5 +1,5 @@
 import type { AnnulRequestBody } from './annul.ts';
-import type { CheckInRequestBody } from './index.ts';
+import type { CheckInRequestBody } from './wire.ts';
 
 /** The most scans one upload (`POST /api/v1/tickets/scans`) may carry. */
 export const MAX_SCANS_PER_UPLOAD = 500;

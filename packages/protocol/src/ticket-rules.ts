@@ -22,7 +22,7 @@ import {
 } from './entry-rules.ts';
 import { holderAtScan } from './auto-exit.ts';
 import { gateRefusal, type GateRule } from './gates.ts';
-import type { CheckInOutcome } from './index.ts';
+import type { CheckInOutcome } from './wire.ts';
 
 /** Where a ticket's holder is: never came in, inside, or came in and went out since. */
 export type HolderState = 'unused' | 'inside' | 'out';

@@ -1,4 +1,4 @@
-import type { CheckInOutcome } from './index.ts';
+import type { CheckInOutcome } from './wire.ts';
 
 /**
  * One situation at the gate and the outcome it must give. The issuer's `decide()` and the scanner's

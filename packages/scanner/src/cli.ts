@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type Command, parse, type Parsed, USAGE, UsageError } from './cli/args.ts';
 import { annulJson, enrollJson, human, scanJson, syncJson } from './cli/format.ts';
 import type { LineContext } from './cli/scan-line.ts';
 import { checkInRestOfGroup } from './cli/group.ts';
@@ -12,86 +12,6 @@ import type { ScanResult } from './scan-result.ts';
 import type { Transport } from './transport.ts';
 import { Scanner } from './scanner.ts';
 import { FsStorage } from './storage/fs.ts';
-
-const USAGE = `Usage: ticket-scanner <command> [options]
-
-Commands:
-  enroll <setup_uri> --state DIR [--name NAME]   enrol this device with a setup URI (ticket-issuer://enroll?…),
-                                                 then sync once
-  scan [TOKEN…] --state DIR [--offline] [--gate G] [--group]
-                                                 one verdict per token (tokens from the arguments,
-                                                 else one per line on stdin); --group also checks in
-                                                 the others of each ticket's group, one line each
-  exit [TOKEN…] --state DIR [--offline] [--gate G]
-                                                 exit scans: one verdict per token ("exit" or "reject")
-  annul [IDEMPOTENCY_KEY] --state DIR [--offline]
-                                                 undo an entry this device made (default: its last
-                                                 admit); queued for the next sync when the issuer
-                                                 cannot be reached, or with --offline
-  sync --state DIR                               upload queued scans, pull the changes feed and the keys
-  status --state DIR                             who this scanner is and what it knows
-
-Options:
-  --json     one JSON document per line
-  --help     this text
-
-Exit codes: 0 done, 1 error, 2 usage error, 3 scans remain queued (sync),
-4 the annul was refused (annul: the reason on stderr).
-`;
-
-/** A mistake in the command line: exit code 2. */
-class UsageError extends Error {}
-
-const COMMON = { state: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } } as const;
-const COMMANDS = {
-  enroll: { options: { ...COMMON, name: { type: 'string' } }, positionals: [1, 1] },
-  scan: {
-    options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' }, group: { type: 'boolean' } },
-    positionals: [0, Infinity],
-  },
-  exit: { options: { ...COMMON, offline: { type: 'boolean' }, gate: { type: 'string' } }, positionals: [0, Infinity] },
-  annul: { options: { ...COMMON, offline: { type: 'boolean' } }, positionals: [0, 1] },
-  sync: { options: COMMON, positionals: [0, 0] },
-  status: { options: COMMON, positionals: [0, 0] },
-} as const;
-type Command = keyof typeof COMMANDS;
-
-interface Parsed {
-  command: Command;
-  values: {
-    state?: string;
-    json?: boolean;
-    help?: boolean;
-    name?: string;
-    offline?: boolean;
-    gate?: string;
-    group?: boolean;
-  };
-  positionals: string[];
-}
-
-/** Parses the command line; throws UsageError; null when help was asked. */
-function parse(args: string[]): Parsed | null {
-  const [command, ...rest] = args;
-  if (command === undefined) throw new UsageError('missing command (enroll, scan, exit, annul, sync or status)');
-  if (command === '--help' || command === '-h' || command === 'help') return null;
-  if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command "${command.slice(0, 40)}"`);
-  const spec = COMMANDS[command as Command];
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, options: spec.options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]!);
-  }
-  const values = parsed.values as Parsed['values'];
-  if (values.help) return null;
-  const [min, max] = spec.positionals;
-  if (parsed.positionals.length < min) throw new UsageError(`${command}: missing argument (see --help)`);
-  if (parsed.positionals.length > max)
-    throw new UsageError(`${command}: unexpected argument "${parsed.positionals[max]!.slice(0, 40)}"`);
-  if (!values.state) throw new UsageError(`${command}: --state DIR is required`);
-  return { command: command as Command, values, positionals: parsed.positionals };
-}
 
 /** Writes one result line: JSON or the human form. */
 function emit<T>(json: boolean | undefined, value: T, text: (value: T) => string, asJson?: (value: T) => unknown) {
@@ -157,7 +77,9 @@ function printVerdicts(
   let unreadable = 0;
   results.forEach((result, index) => {
     emit(json, result, (r) => human.scan(r, context(index)), scanJson);
-    if (result.idempotency_key === null) {
+    if (result.idempotency_key === null && result.reason === 'NOT_FOUND') {
+      complain(`input ${firstPosition + index} is a short code that no ticket of this event has; nothing was queued`);
+    } else if (result.idempotency_key === null) {
       unreadable += 1;
       complain(`input ${firstPosition + index} is not a ticket token (no compact JWS with a tid); nothing was queued`);
     }
@@ -184,10 +106,14 @@ async function runScan(parsed: Parsed, transport: Transport): Promise<number> {
         unreadable += printVerdicts(results, position, values.json, context);
         position += batch.length;
         if (values.group && !exits) {
+          let queued = 0;
           for (const result of results) {
-            const members = await checkInRestOfGroup(scanner, result, gate);
+            const members = await checkInRestOfGroup(scanner, result, gate, options.offline);
             printVerdicts(members, position, values.json, () => ({ gates: scanner.gates, gate }));
+            queued += members.length;
           }
+          // The members went into the queue: online, they go up at once, in one upload.
+          if (queued > 0 && !options.offline) await scanner.sync();
         }
       }
     };

@@ -167,22 +167,23 @@ export class IssuerClient {
     return answer as GatesAnswer;
   }
 
-  /**
-   * Finds holders by name (`GET /api/v1/events/{eid}/tickets/search?q=`): the issuer's answer,
-   * checked. A key without the permission gets an IssuerHttpError (403 FORBIDDEN).
-   */
+  /** Finds holders by name (`GET …/tickets/search?q=`), checked; a key without the permission: 403 FORBIDDEN. */
   async searchHolders(url: string, q: string, timeoutMs?: number): Promise<HolderSearchAnswer> {
-    const query = new URLSearchParams({ q });
-    const answer = this.expectOk(await this.request('GET', `${url}?${query.toString()}`, undefined, timeoutMs));
+    const answer = await this.read(`${url}?${new URLSearchParams({ q }).toString()}`, timeoutMs);
     if (!isHolderSearchAnswer(answer)) throw invalidAnswer('search answer without its tickets');
     return answer;
   }
 
   /** A ticket's group (`GET /api/v1/events/{eid}/tickets/{tid}/group`), checked; 404 for a tid not of the event. */
   async group(url: string, timeoutMs?: number): Promise<GroupAnswer> {
-    const answer = this.expectOk(await this.request('GET', url, undefined, timeoutMs));
+    const answer = await this.read(url, timeoutMs);
     if (!isGroupAnswer(answer)) throw invalidAnswer('group answer without its tickets');
     return answer;
+  }
+
+  /** A scanner route's 2xx JSON answer, shape unchecked; IssuerHttpError otherwise, IssuerNetworkError without one. */
+  async read(url: string, timeoutMs?: number): Promise<unknown> {
+    return this.expectOk(await this.request('GET', url, undefined, timeoutMs));
   }
 
   async changes(url: string, after: string | null, limit = 1000): Promise<ChangesPage> {

@@ -7,7 +7,7 @@ import type { RetryPolicy, Timer } from './retry.ts';
 import { rulesFromGates, writeRules } from './rules.ts';
 import { Scanner } from './scanner.ts';
 import { readIdentity, type ScannerIdentity } from './state.ts';
-import { STATE_FILES, type Storage } from './storage/storage.ts';
+import { JOURNALS, STATE_FILES, type Storage } from './storage/storage.ts';
 import type { Transport } from './transport.ts';
 
 /** What a setup QR code carries. */
@@ -215,6 +215,8 @@ async function enrollOnly(
     if (!sameEvent || !(await knowledgeReadable(storage))) {
       await resetKnowledge(storage);
     }
+    // Another event's holders are none of this device's business, nor names for a key not allowed them.
+    if (!sameEvent || !identity.allow_search) await storage.replaceJournal([], JOURNALS.roster);
     // Another event's rules mean nothing here: none are known until this event's are read.
     // (`rules.json` is read before an older scanner's `gates.json`: writing it empty hides both.)
     const kept = [await storage.readFile(STATE_FILES.rules), await storage.readFile(STATE_FILES.gates)];

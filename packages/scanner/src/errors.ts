@@ -35,6 +35,7 @@ const STATE_ADVICE: Record<string, string> = {
   'knowledge.json': 'remove it; the next sync pulls the changes feed from the start (nothing is lost)',
   'knowledge.jsonl':
     'remove it; the next sync pulls the changes feed again from where knowledge.json leaves it (nothing is lost)',
+  'roster.jsonl': 'remove it; the next sync pulls the roster again from the start (nothing is lost)',
   'rules.json': "remove it; the next sync reads the event's rules again (nothing is lost)",
   'gates.json': 'remove it; the next sync reads the gates again (nothing is lost)',
   'journal.jsonl':

@@ -10,6 +10,8 @@ import { isHolderSearchAnswer } from './holder-search.ts';
 export interface GroupAnswer {
   order_ref: string | null;
   tickets: FoundHolder[];
+  /** Where the answer came from: the issuer (absent in its own answer), or this device's roster. */
+  source?: 'issuer' | 'roster';
 }
 
 /** The group route of a ticket, beside the search route (`/api/v1/events/{eid}/tickets/…`). */

@@ -17,6 +17,7 @@ import {
   type TicketState,
 } from '@ticket-issuer/protocol';
 import { entriesOf, holderOnDevice } from './device-knowledge.ts';
+import type { TicketNotes } from './knowledge.ts';
 import type { ScanContext } from './scan-result.ts';
 
 /** A holder as a search, a group or the roster names them. */
@@ -27,6 +28,8 @@ export interface NamedHolder {
   status?: TicketState;
   /** The issuer said the holder was inside when it answered. */
   inside?: boolean;
+  /** The ticket's own notes as the roster tells them, where the feed told none. */
+  own?: TicketNotes;
 }
 
 /** The rules' answer for a named holder now: `valid`, or the refusal and its details. */
@@ -64,6 +67,6 @@ export function judgeHolder(ctx: ScanContext, holder: NamedHolder, gate: string 
     event,
     type,
   });
-  const own = ctx.knowledge.notes?.get(holder.tid) ?? { attention: false, checkin_text: null };
+  const own = ctx.knowledge.notes?.get(holder.tid) ?? holder.own ?? { attention: false, checkin_text: null };
   return { outcome, refusal, ...gateNotes(type, own) };
 }

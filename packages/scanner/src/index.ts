@@ -27,6 +27,12 @@ export { judgeHolder, type HolderJudgement, type NamedHolder } from './holder-ju
 export { groupUrl, isGroupAnswer, othersToCheckIn, type GroupAnswer } from './group.ts';
 export { holderSearchUrl, MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
 export { NO_ANSWER, type ChosenHolder } from './manual.ts';
+export { type FoundHolders, type HolderSource } from './holder-lookup.ts';
+export { Roster, type CodeLine, type RosterKind, type RosterLine } from './roster.ts';
+export { KeptRoster } from './roster-store.ts';
+export { eventUrl, syncRoster, type RosterSyncResult } from './roster-sync.ts';
+export { isShortCode } from './typed-code.ts';
+export { normalShortCode, shortCodeDigest, shownShortCode } from '@ticket-issuer/protocol';
 export {
   checkInBody,
   deviceReport,

@@ -33,11 +33,12 @@ export interface QueuedScan {
    */
   before?: HolderState;
   /**
-   * Gate staff chose the ticket from a search by the holder's name: no token was scanned (sent
-   * without one, with `manual: true`), and the device has no verdict of its own (it never admits
-   * such a scan without the issuer's answer).
+   * Gate staff chose the ticket by the holder's name (a search, or a member of a group): no token was
+   * scanned, and it is sent without one, with `manual: true`.
    */
   manual?: true;
+  /** Gate staff typed the ticket's short code: sent by its tid alone, without a token. */
+  typed?: true;
 }
 
 /**
@@ -67,9 +68,10 @@ export function checkInBody(
   plain = false,
 ): CheckInRequestBody {
   const report = plain ? 'none' : deviceReport(scan);
-  const badSignature = report === 'turned_away' && scan.reason === 'invalid_signature' && !scan.manual;
+  const badSignature = report === 'turned_away' && scan.reason === 'invalid_signature' && !scan.manual && !scan.typed;
   let token: Pick<CheckInRequestBody, 'ticket_token' | 'signature_valid' | 'manual'>;
   if (scan.manual) token = { manual: true };
+  else if (scan.typed) token = {};
   else if (badSignature) token = { ticket_token: scan.ticket_token, signature_valid: false };
   else token = scan.send_token ? { ticket_token: scan.ticket_token } : { signature_valid: true };
   return {

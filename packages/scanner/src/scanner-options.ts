@@ -45,4 +45,9 @@ export interface SyncResult {
   changes: number;
   /** Why the sync did not complete (scans remain, or the feed or discovery could not be read), or null. */
   problem: Error | null;
+  /**
+   * The offline roster's part (see roster-sync.ts): lines pulled (tickets, or digests for a key
+   * without `allow_search`), and why it stopped short (asked again at the next sync), or null.
+   */
+  roster: { lines: number; problem: Error | null };
 }

@@ -1,66 +1,44 @@
-import type { DiscoveryDocument, FoundHolder, GateRule } from '@ticket-issuer/protocol';
+import type { FoundHolder, GateRule } from '@ticket-issuer/protocol';
 import { annulEntry, type AnnulOptions, type AnnulResult } from './annul.ts';
-import { IssuerClient } from './client.ts';
-import { isKeyRejected, ScannerError } from './errors.ts';
+import { type DeviceParts, hasSynced, openDevice, scanContext } from './device-parts.ts';
+import { syncDevice } from './device-sync.ts';
+import { isTransient, ScannerError } from './errors.ts';
 import type { FeedKnowledge } from './knowledge.ts';
-import { readKnowledge, saveKnowledge } from './knowledge-store.ts';
-import { ScanQueue } from './queue.ts';
-import { DEFAULT_RETRY_POLICY, realTimer } from './retry.ts';
+import type { ScanQueue } from './queue.ts';
 import { exitOffline, exitOnline } from './exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
+import { findOffline, type FoundHolders, groupOffline } from './holder-lookup.ts';
 import { type GroupAnswer, groupUrl } from './group.ts';
 import { checkInManual, type ChosenHolder } from './manual.ts';
+import { queueGroup } from './named-scan.ts';
+import type { RosterKind } from './roster.ts';
+import { eventUrl } from './roster-sync.ts';
 import { scanOffline } from './scan.ts';
 import { scanOnline } from './scan-online.ts';
-import type { ScanContext, ScanResult } from './scan-result.ts';
-import { fetchRules, knownRules, type KnownRules, readRules, writeRules } from './rules.ts';
-import { changesUrl, readApiKey, readDiscovery, readIdentity, type ScannerIdentity } from './state.ts';
-import { STATE_FILES, type Storage } from './storage/storage.ts';
-import { pullChanges, uploadQueue } from './sync.ts';
+import type { ScanResult } from './scan-result.ts';
+import type { ScannerIdentity } from './state.ts';
+import type { Storage } from './storage/storage.ts';
 import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 import { statusReport, type StatusReport } from './status.ts';
-import { KeyRing } from './token.ts';
-import { correctedClock } from './clock.ts';
 import { type HolderJudgement, judgeHolder, type NamedHolder } from './holder-judgement.ts';
+import { isShortCode, scanCode } from './typed-code.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';
 
-/** An enrolled scanner device over its Storage: scan, sync, status. */
+/** An enrolled scanner device over its Storage: scan, sync, status, find holders, groups. */
 export class Scanner {
   private constructor(
-    readonly storage: Storage,
-    readonly identity: ScannerIdentity,
-    private discovery: DiscoveryDocument,
-    private keys: KeyRing,
-    readonly knowledge: FeedKnowledge,
-    readonly queue: ScanQueue,
-    /** The event's rules the last sync read: gates, re-entry, calendar, ticket types. */
-    private rules: KnownRules,
-    private readonly client: IssuerClient,
+    private readonly d: DeviceParts,
     private readonly release: () => Promise<void>,
-    private readonly options: ScannerOptions,
   ) {}
 
   /** Opens an enrolled state (taking its lock unless read-only); NOT_ENROLLED or STATE_CORRUPT otherwise. */
   static async open(storage: Storage, options: ScannerOptions = {}): Promise<Scanner> {
     const release = options.readOnly ? async () => undefined : await storage.lock();
     try {
-      const identity = await readIdentity(storage);
-      if (identity === null) throw new ScannerError('NOT_ENROLLED', 'no scanner is enrolled in this state directory');
-      const apiKey = options.readOnly ? '' : await readApiKey(storage);
-      const discovery = await readDiscovery(storage);
-      const knowledge = await readKnowledge(storage);
-      const queue = await ScanQueue.open(storage);
-      const rules = await readRules(storage);
-      const client = new IssuerClient({
-        apiKey,
-        fetch: options.fetch,
-        transport: options.transport,
-        timeoutMs: options.requestTimeoutMs ?? 5000,
-      });
-      const keys = new KeyRing(discovery.jwks.keys);
-      return new Scanner(storage, identity, discovery, keys, knowledge, queue, rules, client, release, options);
+      const d = await openDevice(storage, options);
+      return new Scanner(d, release);
     } catch (error) {
       await release();
       throw error;
@@ -72,9 +50,22 @@ export class Scanner {
     await this.release();
   }
 
+  get storage(): Storage {
+    return this.d.storage;
+  }
+  get identity(): ScannerIdentity {
+    return this.d.identity;
+  }
+  get knowledge(): FeedKnowledge {
+    return this.d.knowledge;
+  }
+  get queue(): ScanQueue {
+    return this.d.queue;
+  }
+
   /** The gate a scan names: the one asked for, else the key's; a gate-scoped key refuses another. */
   gateFor(asked: string | null | undefined): string | null {
-    const own = this.identity.gate_id;
+    const own = this.d.identity.gate_id;
     if (asked === '') throw new ScannerError('INVALID_OPTION', 'the gate must not be empty');
     if (asked != null && own !== null && asked !== own) {
       throw new ScannerError('INVALID_OPTION', `this scanner is enrolled for gate ${own}, not ${asked}`);
@@ -83,15 +74,26 @@ export class Scanner {
   }
 
   /**
-   * Scans tokens and returns one verdict each, in order, every scan durably stored before it
-   * returns. Offline: decided on the device, stored with one write. Online: one at a time.
+   * Scans tokens, or typed short codes (`K7M2P-9QX4T`, any case, dashes and spaces ignored), and
+   * returns one verdict each, in order, every scan durably stored before it returns. Offline: decided
+   * on the device (a run of tokens stored with one write). Online: one at a time. A short code is
+   * resolved by the issuer, else by the roster or the digests; an unknown one is rejected `NOT_FOUND`.
    */
   async scan(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
     const gate = this.gateFor(options.gate);
-    const ctx = this.scanContext();
-    if (options.offline) return scanOffline(ctx, tokens, gate);
+    const ctx = scanContext(this.d);
+    const base = eventUrl(this.d.identity.issuer, this.d.identity.eid);
     const results: ScanResult[] = [];
-    for (const token of tokens) results.push(await scanOnline(ctx, token, gate));
+    for (let i = 0; i < tokens.length;) {
+      if (isShortCode(tokens[i]!)) {
+        results.push(await scanCode(ctx, await this.d.roster(), base, tokens[i++]!, gate, options.offline === true));
+      } else if (options.offline) {
+        let end = i;
+        while (end < tokens.length && !isShortCode(tokens[end]!)) end++;
+        results.push(...(await scanOffline(ctx, tokens.slice(i, end), gate)));
+        i = end;
+      } else results.push(await scanOnline(ctx, tokens[i++]!, gate));
+    }
     return results;
   }
 
@@ -101,7 +103,7 @@ export class Scanner {
    */
   async exit(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
     const gate = this.gateFor(options.gate);
-    const ctx = this.scanContext();
+    const ctx = scanContext(this.d);
     if (options.offline) return exitOffline(ctx, tokens, gate);
     const results: ScanResult[] = [];
     for (const token of tokens) results.push(await exitOnline(ctx, token, gate));
@@ -110,37 +112,63 @@ export class Scanner {
 
   /** Whether this device's key may find holders by name (`scope.allow_search` at enrolment). */
   get allowSearch(): boolean {
-    return this.identity.allow_search === true;
+    return this.d.identity.allow_search === true;
+  }
+
+  /** What the device holds for offline use: names (`roster`), digests only (`codes`), or nothing yet. */
+  async rosterKind(): Promise<RosterKind> {
+    return (await this.d.roster()).kind;
   }
 
   /**
-   * Finds holders by name, online only: the issuer's answer (at most 10, best matches first). A key
-   * without the permission gets the issuer's 403 (IssuerHttpError FORBIDDEN); a query of fewer than 3
-   * letters or digits its 400; no answer an IssuerNetworkError.
+   * Finds holders by name (at most 10, best matches first): the issuer's answer, or when it cannot
+   * answer (or `offline`) the roster's, each holder judged by what the device knows. A key without
+   * the permission gets the issuer's 403 (IssuerHttpError FORBIDDEN); a query of fewer than 3 letters
+   * or digits the issuer's 400 (offline: INVALID_OPTION); offline without a roster ISSUER_UNREACHABLE.
    */
-  async search(q: string): Promise<FoundHolder[]> {
-    const url = holderSearchUrl(this.identity.issuer, this.identity.eid);
-    const answer = await this.client.searchHolders(url, q, this.options.onlineTimeoutMs ?? 3000);
-    return answer.tickets;
+  async findHolders(q: string, options: Pick<ScanOptions, 'offline'> = {}): Promise<FoundHolders> {
+    if (!options.offline) {
+      try {
+        const url = holderSearchUrl(this.d.identity.issuer, this.d.identity.eid);
+        const answer = await this.d.client.searchHolders(url, q, this.onlineTimeoutMs);
+        return { tickets: answer.tickets, source: 'issuer' };
+      } catch (error) {
+        if (!isTransient(error) || (await this.rosterKind()) !== 'roster') throw error;
+      }
+    }
+    return findOffline(scanContext(this.d), await this.d.roster(), q);
+  }
+
+  /** Find by name's holders alone (see `findHolders`). */
+  async search(q: string, options: Pick<ScanOptions, 'offline'> = {}): Promise<FoundHolder[]> {
+    return (await this.findHolders(q, options)).tickets;
   }
 
   /**
-   * A ticket's group as the issuer answers it (online only): the tickets of its order, itself first.
-   * No answer is an IssuerNetworkError; a tid the event does not know the issuer's 404.
+   * A ticket's group, the tickets of its order, itself first: the issuer's answer, or when it cannot
+   * answer (or `offline`) the roster's (`source: 'roster'`). A tid the event does not know: the
+   * issuer's 404; one the roster does not hold: INVALID_OPTION.
    */
-  async group(tid: string): Promise<GroupAnswer> {
-    const url = groupUrl(holderSearchUrl(this.identity.issuer, this.identity.eid), tid);
-    return this.client.group(url, this.options.onlineTimeoutMs ?? 3000);
+  async group(tid: string, options: Pick<ScanOptions, 'offline'> = {}): Promise<GroupAnswer> {
+    if (!options.offline) {
+      try {
+        const url = groupUrl(holderSearchUrl(this.d.identity.issuer, this.d.identity.eid), tid);
+        return { ...(await this.d.client.group(url, this.onlineTimeoutMs)), source: 'issuer' };
+      } catch (error) {
+        if (!isTransient(error) || (await this.rosterKind()) !== 'roster') throw error;
+      }
+    }
+    return groupOffline(scanContext(this.d), await this.d.roster(), tid);
   }
 
   /**
-   * Checks in the members of a group chosen at the gate, one check-in each (like a holder found by
-   * name: `manual`, each judged by the issuer on its own), in order; one verdict each.
+   * Checks in the members of a group chosen at the gate: each judged on the device by the rules on
+   * its own (a revoked member is refused, the others go in), stored with one durable write and sent
+   * by the next sync in one upload, online or offline. One verdict each, in order. See named-scan.ts.
    */
-  async checkInGroup(members: readonly ChosenHolder[], options: Pick<ScanOptions, 'gate'> = {}): Promise<ScanResult[]> {
-    const results: ScanResult[] = [];
-    for (const member of members) results.push(await this.checkInManual(member, options));
-    return results;
+  checkInGroup(members: readonly ChosenHolder[], options: Pick<ScanOptions, 'gate'> = {}): Promise<ScanResult[]> {
+    const named = members.map((m) => ({ ...m, ticket_type: m.ticket_type ?? '' }));
+    return queueGroup(scanContext(this.d), named, this.gateFor(options.gate));
   }
 
   /**
@@ -148,7 +176,7 @@ export class Scanner {
    * the gate now, by what the device knows: said before staff choose them. See holder-judgement.ts.
    */
   judgeHolder(holder: NamedHolder, options: Pick<ScanOptions, 'gate'> = {}): HolderJudgement {
-    return judgeHolder(this.scanContext(), holder, this.gateFor(options.gate));
+    return judgeHolder(scanContext(this.d), holder, this.gateFor(options.gate));
   }
 
   /**
@@ -157,7 +185,7 @@ export class Scanner {
    */
   checkInManual(holder: string | ChosenHolder, options: Pick<ScanOptions, 'gate'> = {}): Promise<ScanResult> {
     const gate = this.gateFor(options.gate);
-    return checkInManual(this.scanContext(), typeof holder === 'string' ? { tid: holder } : holder, gate);
+    return checkInManual(scanContext(this.d), typeof holder === 'string' ? { tid: holder } : holder, gate);
   }
 
   /**
@@ -167,54 +195,16 @@ export class Scanner {
    * after the scan it undoes (`source: 'queued'`), counting the entry no more at once. See annul.ts.
    */
   annul(idempotencyKey?: string, options: AnnulOptions = {}): Promise<AnnulResult> {
-    return annulEntry(this.scanContext(), idempotencyKey, options);
+    return annulEntry(scanContext(this.d), idempotencyKey, options);
   }
 
   /**
-   * Uploads the queue, then pulls the changes feed and refreshes the discovery document (JWKS). A
-   * rejected key (401) throws, with every scan not yet answered still queued.
+   * Uploads the queue, then pulls the changes feed, the discovery document (JWKS), the rules and the
+   * roster (see device-sync.ts). A rejected key (401) throws, with every scan not yet answered still
+   * queued, and the roster forgotten.
    */
-  async sync(): Promise<SyncResult> {
-    const policy = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
-    const timer = this.options.timer ?? realTimer;
-    const upload = await uploadQueue({
-      ...this.uploadTarget(),
-      policy,
-      timer,
-      concurrency: this.options.concurrency,
-    });
-    let changes = 0;
-    let problem: Error | null = upload.problem;
-    if (upload.reachable) {
-      // Every move this device recorded so far was answered before this pull: the feed will hold it.
-      const movesSeen = this.queue.lastMove;
-      let pulled = false;
-      try {
-        changes = await pullChanges(
-          this.client,
-          changesUrl(this.discovery, this.identity.eid),
-          this.knowledge,
-          policy,
-          timer,
-        );
-        const syncedAt = this.now().toISOString();
-        this.knowledge.lastSyncAt = syncedAt;
-        pulled = true;
-        await this.refreshDiscovery();
-        await this.refreshRules();
-        this.knowledge.rulesSyncedAt = syncedAt;
-      } catch (error) {
-        if (!(error instanceof ScannerError) || isKeyRejected(error)) throw error;
-        problem ??= error;
-      }
-      // Whatever pages arrived are kept with their cursor, even when a later page failed.
-      await saveKnowledge(this.storage, this.knowledge);
-      if (pulled) await this.queue.movesInFeed(movesSeen);
-    }
-    // Admissions are kept as long as an annul on the device may name them: the issuer's window.
-    if (this.queue.compactable) await this.queue.compact(this.issuerNow(), this.rules.annulWindowS);
-    const { uploaded, refused, refusedAgreed, conflicts, outcomes } = upload;
-    return { uploaded, refused, refusedAgreed, conflicts, outcomes, remaining: this.queue.size, changes, problem };
+  sync(): Promise<SyncResult> {
+    return syncDevice(this.d);
   }
 
   /**
@@ -222,79 +212,23 @@ export class Scanner {
    * tries to). Until then its offline verdicts know no revocation nor check-in but its own, and say so.
    */
   get synced(): boolean {
-    return this.knowledge.lastSyncAt !== null && this.knowledge.rulesSyncedAt !== null;
+    return hasSynced(this.d);
   }
 
   /** The event's declared gates, as the last sync read them. */
   get gates(): GateRule[] {
-    return [...this.rules.gates.values()];
+    return [...this.d.rules.gates.values()];
   }
 
   /** Who this scanner is and what it knows (see `statusReport`). */
   status(): StatusReport {
-    return statusReport(this.identity, this.knowledge, this.queue, this.rules);
+    return statusReport(this.d.identity, this.d.knowledge, this.d.queue, this.d.rules);
   }
 
-  /** The device's clock (the option's, else the system's). */
-  private now(): Date {
-    return this.options.now?.() ?? new Date();
-  }
+  /** The issuer's time as this device reckons it: its clock corrected by the last sync's offset. */
+  readonly issuerNow = (): Date => this.d.issuerNow();
 
-  /**
-   * The issuer's time as this device reckons it: its clock corrected by the offset the last sync
-   * measured (see clock.ts). Scans are stamped, and the rules judged, by it.
-   */
-  readonly issuerNow: () => Date = correctedClock(
-    () => this.now(),
-    () => this.rules.clockOffsetMs,
-  );
-
-  private async refreshDiscovery(): Promise<void> {
-    const discovery = await this.client.discovery(this.identity.issuer);
-    await this.storage.writeFileAtomic(STATE_FILES.discovery, `${JSON.stringify(discovery)}\n`);
-    this.discovery = discovery;
-    this.keys = new KeyRing(discovery.jwks.keys);
-  }
-
-  /**
-   * Reads the event's rules (offline scans then apply them) and keeps them: the rules route, or the
-   * gates route of an issuer from before it (see `fetchRules`). The device's clock halfway through the
-   * request is kept beside the issuer's `server_time`: how far off this device's clock is.
-   */
-  private async refreshRules(): Promise<void> {
-    const asked = this.now().getTime();
-    const answer = await fetchRules(this.client, this.discovery, this.identity.eid);
-    const deviceTime = new Date((asked + this.now().getTime()) / 2).toISOString();
-    await writeRules(this.storage, answer, deviceTime);
-    this.rules = knownRules(answer, deviceTime);
-  }
-
-  private uploadTarget() {
-    return {
-      client: this.client,
-      queue: this.queue,
-      storage: this.storage,
-      checkInUrl: this.discovery.endpoints.check_in,
-      checkOutUrl: this.discovery.endpoints.check_out,
-      who: { eid: this.identity.eid, scanner_id: this.identity.scanner_id },
-      deviceClock: () => this.now(),
-    };
-  }
-
-  private scanContext(): ScanContext {
-    return {
-      ...this.uploadTarget(),
-      eid: this.identity.eid,
-      iss: this.identity.issuer,
-      scannerId: this.identity.scanner_id,
-      keys: this.keys,
-      knowledge: this.knowledge,
-      rules: this.rules,
-      checkOutUrl: this.discovery.endpoints.check_out,
-      feedOut: this.knowledge.out,
-      now: this.issuerNow,
-      onlineTimeoutMs: this.options.onlineTimeoutMs ?? 3000,
-      synced: this.synced,
-    };
+  private get onlineTimeoutMs(): number {
+    return this.d.options.onlineTimeoutMs ?? 3000;
   }
 }

@@ -95,7 +95,7 @@ export const NO_RULES = {
   ticket_types: [],
 };
 
-/** A fake fetch: check-ins go to the handler; the feed is empty; discovery and empty rules are served. */
+/** A fake fetch: check-ins go to the handler; the feed and the roster are empty; discovery and empty rules are served. */
 export function fakeFetch(
   key: TestKey,
   handler: Handler,
@@ -108,6 +108,11 @@ export function fakeFetch(
     if (url.includes('/changes')) return json(200, { changes: [], next_cursor: 'c1', has_more: false });
     if (url.endsWith('/rules')) return json(200, NO_RULES);
     if (url.endsWith('/gates')) return json(200, { gates: [], reentry: false });
+    // The roster and the short codes: an event without tickets.
+    if (/\/(roster|codes)\?/.test(url)) {
+      const lines = url.includes('/roster?') ? { tickets: [] } : { codes: [] };
+      return json(200, { ...lines, next_cursor: '0.', has_more: false });
+    }
     if (url.endsWith('/.well-known/ticket-issuer.json')) return json(200, discovery(key));
     if (url.endsWith('/api/v1/tickets/scans')) {
       const { scans } = JSON.parse(String(init?.body)) as { scans: ScanUploadItem[] };

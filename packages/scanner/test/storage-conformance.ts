@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { JOURNALS, ScannerError, STATE_FILES, type Storage } from '../src/index.ts';
+import { rosterConformance } from './roster-conformance.ts';
 import { stateConformance } from './state-conformance.ts';
 
 export { queuedScan } from './state-conformance.ts';
@@ -184,5 +185,6 @@ export function storageConformance(name: string, make: () => Promise<StorageFixt
     );
 
     stateConformance(withFixture);
+    rosterConformance(withFixture);
   });
 }

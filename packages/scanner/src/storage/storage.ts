@@ -31,6 +31,8 @@ export const JOURNALS = {
   scans: 'journal.jsonl',
   /** What the changes feed taught since the snapshot in `knowledge.json` (see knowledge-store.ts). */
   knowledge: 'knowledge.jsonl',
+  /** The offline roster (names, orders, short codes) or the short codes' digests (see roster-store.ts). */
+  roster: 'roster.jsonl',
 } as const;
 
 /** A journal's name (its file's, on the file system). */

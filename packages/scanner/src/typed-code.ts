@@ -1,0 +1,78 @@
+/**
+ * A short code typed where a token is accepted (`K7M2P-9QX4T`, any case, dashes and spaces ignored).
+ * Online the issuer resolves it (`GET …/tickets/by-code/{code}`) and the ticket is checked in by its
+ * tid; without an answer, or offline, the roster (or the digests) resolves it and the device judges.
+ * An unknown code answers as an unknown ticket does.
+ */
+import { normalShortCode } from '@ticket-issuer/protocol';
+import { IssuerHttpError, isKeyRejected, isTransient, ScannerError } from './errors.ts';
+import type { NamedHolder } from './holder-judgement.ts';
+import { namedFromRoster } from './holder-lookup.ts';
+import { checkInTyped, type CodeTicket, unknownCode } from './named-scan.ts';
+import type { Roster } from './roster.ts';
+import type { IssuerContact, ScanContext, ScanResult } from './scan-result.ts';
+
+/** Two halves of five, apart or not (dashes, spaces): how a short code is printed and typed. */
+const CODE_SHAPE = /^\s*[0-9a-z]{5}[\s-]*[0-9a-z]{5}\s*$/i;
+
+/**
+ * Whether scanned or typed input is a short code: two halves of five letters or digits that read as
+ * one. Other text with ten letters between its dashes (`not-a-ticket`) stays text that is no ticket,
+ * answered at once without asking the issuer.
+ */
+export const isShortCode = (input: string): boolean => CODE_SHAPE.test(input) && normalShortCode(input) !== null;
+
+/** The issuer's ticket for a code; null when it has none (404). */
+async function askByCode(ctx: ScanContext, eventUrl: string, code: string): Promise<CodeTicket | null> {
+  try {
+    const answer = (await ctx.client.read(
+      `${eventUrl}/tickets/by-code/${encodeURIComponent(code)}`,
+      ctx.onlineTimeoutMs,
+    )) as Partial<CodeTicket>;
+    if (typeof answer.tid !== 'string') throw new ScannerError('INVALID_ANSWER', 'by-code answer without its tid');
+    return { tid: answer.tid, holder_name: answer.holder_name ?? null, ticket_type: answer.ticket_type ?? null };
+  } catch (error) {
+    if (error instanceof IssuerHttpError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** Resolves and judges a typed code on the device alone (`contact`: what asking the issuer came to). */
+async function scanCodeHere(
+  ctx: ScanContext,
+  roster: Roster,
+  typed: string,
+  gate: string | null,
+  contact: IssuerContact,
+): Promise<ScanResult> {
+  const found = await roster.resolve(typed);
+  if (found === null) return unknownCode('offline', contact);
+  const { line } = found;
+  // Known by its digest alone: no name nor type on the device; the event's rules judge it.
+  const holder: NamedHolder = line ? namedFromRoster(line) : { tid: found.tid, ticket_type: '' };
+  const ticket = { tid: found.tid, holder_name: line?.holder_name ?? null, ticket_type: line?.ticket_type ?? null };
+  return checkInTyped(ctx, ticket, holder, gate, false, contact);
+}
+
+/** Scans a typed short code: online first unless `offline`, else (or without an answer) on the device. */
+export async function scanCode(
+  ctx: ScanContext,
+  roster: Roster,
+  eventUrl: string,
+  typed: string,
+  gate: string | null,
+  offline: boolean,
+): Promise<ScanResult> {
+  if (offline) return scanCodeHere(ctx, roster, typed, gate, 'not_asked');
+  let ticket: CodeTicket | null;
+  try {
+    ticket = await askByCode(ctx, eventUrl, normalShortCode(typed)!);
+  } catch (error) {
+    if (isKeyRejected(error) || !isTransient(error)) throw error;
+    return scanCodeHere(ctx, roster, typed, gate, 'failed');
+  }
+  if (ticket === null) return unknownCode('issuer', 'answered');
+  const line = roster.tickets.get(ticket.tid);
+  const holder: NamedHolder = line ? namedFromRoster(line) : { tid: ticket.tid, ticket_type: ticket.ticket_type ?? '' };
+  return checkInTyped(ctx, ticket, holder, gate, true);
+}
