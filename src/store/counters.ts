@@ -29,12 +29,12 @@ export const BUMP_COUNTERS_SQL = `INSERT INTO event_counters (eid, issued, check
     conflicts = event_counters.conflicts + excluded.conflicts`;
 
 /** What moves an event's counters: each count's change. */
-export interface CountsMoved {
+export type CountsMoved = {
   issued?: number;
   checked_in?: number;
   revoked?: number;
   conflicts?: number;
-}
+};
 
 /** The parameters of BUMP_COUNTERS_SQL. */
 export const bumpValues = (eid: string, m: CountsMoved): unknown[] => [
@@ -73,10 +73,6 @@ export const recordConflictsSql = (keysIn: string) => `INSERT INTO ticket_confli
 
 /** The minute of an instant in the stored form (`YYYY-MM-DDThh:mm`), an arrival's bucket. */
 export const minuteOf = (at: string): string => at.slice(0, 16);
-
-/** Counts an entry in its minute and gate (params: eid, minute, gate key '' for none). */
-export const COUNT_ARRIVAL_SQL = `INSERT INTO arrival_counts (eid, minute, gate_key, entries) VALUES (?, ?, ?, 1)
-  ON CONFLICT (eid, minute, gate_key) DO UPDATE SET entries = arrival_counts.entries + 1`;
 
 /** The event's entries per minute and gate (param: eid), in time order: a row per minute and gate with entries. */
 export const ARRIVALS_SQL =

@@ -34,7 +34,8 @@ import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
 import { bumpCounters, recordConflicts } from './counters.ts';
 import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
-import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
+import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL } from '../entries.ts';
+import { GATE_COUNTS } from '../kept-counts.ts';
 
 /** One check-in, atomic on its own; runs as a unit of the store's group commit (see GroupCommit). */
 export function checkIn(c: SqliteContext, attempt: CheckInAttempt, decide: CheckInDecider): CheckInResult {
@@ -163,8 +164,7 @@ function applyPlan(c: SqliteContext, attempt: CheckInAttempt, plan: CheckInPlan)
     };
     appendChange(c, attempt.eid, type, tid, at, extra, change.message);
   }
-  // After the entry's change, which wrote the gate's row.
-  if (plan.repeat) c.run(REPEAT_SQL, attempt.eid, attempt.gate_id ?? '');
+  if (plan.repeat) c.counts.add(GATE_COUNTS, [attempt.eid, attempt.gate_id ?? ''], { repeats: 1 });
 }
 
 export function logRefusedAttempt(c: SqliteContext, attempt: CheckInAttempt, reason: string): Promise<void> {

@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import { pendingAudit, type PendingAudit } from '../audit-context.ts';
 import { insertPendingAudit } from './audit.ts';
 import type { WalSync } from './wal-sync.ts';
+import { GroupCounts } from './group-counts.ts';
+import { Subscribers } from './subscribers.ts';
 
 /**
  * What every concern file of the SQLite store works with: the connection, its prepared statements,
@@ -9,6 +11,12 @@ import type { WalSync } from './wal-sync.ts';
  */
 export class SqliteContext {
   private readonly statements = new Map<string, Database.Statement>();
+  /** The kept counts (event, gate, arrivals): moves added up per group commit (see GroupCounts). */
+  readonly counts = new GroupCounts((sql, values) => {
+    this.run(sql, ...values);
+  });
+  /** Which webhook subscriptions exist, kept in memory (see Subscribers). */
+  readonly subscribers = new Subscribers();
 
   constructor(
     readonly db: Database.Database,

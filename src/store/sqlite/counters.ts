@@ -1,9 +1,6 @@
 import type { ArrivalCount, EventCounters } from '../store.ts';
 import {
   ARRIVALS_SQL,
-  BUMP_COUNTERS_SQL,
-  bumpValues,
-  COUNT_ARRIVAL_SQL,
   type CountsMoved,
   EVENT_COUNTERS_SQL,
   minuteOf,
@@ -12,6 +9,7 @@ import {
   toCounters,
 } from '../counters.ts';
 import type { Row } from '../rows.ts';
+import { ARRIVAL_COUNTS, EVENT_COUNTS } from '../kept-counts.ts';
 import type { SqliteContext } from './context.ts';
 
 const RECORD_CONFLICTS = recordConflictsSql('IN (SELECT value FROM json_each(?))');
@@ -21,9 +19,9 @@ export async function countTickets(c: SqliteContext, eid: string): Promise<Event
   return toCounters(c.one<Row>(EVENT_COUNTERS_SQL, eid));
 }
 
-/** Moves the event's counters; inside the caller's transaction. */
+/** Moves the event's counters; inside the caller's transaction (added up per group: see GroupCounts). */
 export function bumpCounters(c: SqliteContext, eid: string, moved: CountsMoved): void {
-  c.run(BUMP_COUNTERS_SQL, ...bumpValues(eid, moved));
+  c.counts.add(EVENT_COUNTS, [eid], moved);
 }
 
 /**
@@ -36,9 +34,9 @@ export function recordConflicts(c: SqliteContext, eid: string, keys: string[]): 
   if (added > 0) bumpCounters(c, eid, { conflicts: added });
 }
 
-/** Counts an entry in its minute and gate; inside the caller's transaction. */
+/** Counts an entry in its minute and gate; inside the caller's transaction (see bumpCounters). */
 export function countArrival(c: SqliteContext, eid: string, at: string, gateId: string | null): void {
-  c.run(COUNT_ARRIVAL_SQL, eid, minuteOf(at), gateId ?? '');
+  c.counts.add(ARRIVAL_COUNTS, [eid, minuteOf(at), gateId ?? ''], { entries: 1 });
 }
 
 /** The event's entries per minute and gate. */

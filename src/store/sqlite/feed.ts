@@ -6,6 +6,7 @@ import type { OutboxMessage } from '../webhook-records.ts';
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
 import { countArrival } from './counters.ts';
+import { GATE_COUNTS } from '../kept-counts.ts';
 
 /**
  * Appends a change at the event's next position, and the webhook message that reports it (with that
@@ -42,15 +43,8 @@ export function appendChange(
     extra.auto === true ? 1 : null,
   );
   if (type === 'checked_in' || type === 'checked_out') {
-    const entry = type === 'checked_in' ? 1 : 0;
-    c.run(
-      `INSERT INTO gate_counts (eid, gate_key, entries, exits) VALUES (?, ?, ?, ?)
-         ON CONFLICT (eid, gate_key) DO UPDATE SET entries = entries + excluded.entries, exits = exits + excluded.exits`,
-      eid,
-      extra.gate_id ?? '',
-      entry,
-      1 - entry,
-    );
+    const moves = type === 'checked_in' ? { entries: 1 } : { exits: 1 };
+    c.counts.add(GATE_COUNTS, [eid, extra.gate_id ?? ''], moves);
   }
   if (type === 'checked_in') countArrival(c, eid, at, extra.gate_id ?? null);
   if (message !== null) fanOut(c, { ...message, position });

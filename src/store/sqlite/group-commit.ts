@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { GroupCounts } from './group-counts.ts';
 
 interface Job {
   work: () => unknown;
@@ -37,6 +38,8 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly durable: () => Promise<void> = () => Promise.resolve(),
+    /** The kept counts the units move: added up per group, written once per row before its COMMIT. */
+    private readonly counts: GroupCounts | null = null,
   ) {
     this.savepoint = db.transaction((work: () => unknown) => work());
   }
@@ -61,11 +64,16 @@ export class GroupCommit {
     try {
       this.db
         .transaction(() => {
+          this.counts?.beginGroup();
           for (const job of jobs) {
+            this.counts?.beginUnit();
             try {
               // A transaction function called inside another one runs as a savepoint.
-              outcomes.push({ ok: true, value: this.savepoint(job.work) });
+              const value = this.savepoint(job.work);
+              this.counts?.keepUnit();
+              outcomes.push({ ok: true, value });
             } catch (error) {
+              this.counts?.dropUnit();
               // A full disk or an I/O error may make SQLite roll the whole transaction back: the units
               // before are undone too, and one after would run in a transaction of its own. The group
               // fails as one, and nothing of it stays.
@@ -73,10 +81,12 @@ export class GroupCommit {
               outcomes.push({ ok: false, error: asError(error) });
             }
           }
+          this.counts?.flush();
         })
         .immediate();
       this.committedGroups += 1;
     } catch (error) {
+      this.counts?.end();
       for (const job of jobs) job.reject(asError(error));
       return;
     }

@@ -13,6 +13,7 @@ export const NEW_ID = `'msg_' || lower(hex(randomblob(16)))`;
 
 /** Writes the message for every endpoint subscribed to its type and event; inside the caller's transaction. */
 export function fanOut(c: SqliteContext, m: OutboxMessage): void {
+  if (!c.subscribers.any(c, m.type, m.eid)) return;
   c.run(
     `INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
      SELECT ${NEW_ID}, webhook_id, ?, ?, ?, ?, 'pending', ?

@@ -39,6 +39,7 @@ function subscribe(c: SqliteContext, webhook: WebhookRecord): void {
       row.webhook_id,
     );
   }
+  c.subscribers.changed();
 }
 
 export function createWebhook(c: SqliteContext, webhook: WebhookRecord): Promise<void> {
@@ -106,6 +107,7 @@ export function disableWebhook(c: SqliteContext, webhookId: string, reason: stri
     )
   ) {
     c.run('DELETE FROM webhook_subscriptions WHERE webhook_id = ?', webhookId);
+    c.subscribers.changed();
   }
 }
 
@@ -114,6 +116,7 @@ export function deleteWebhook(c: SqliteContext, webhookId: string): Promise<bool
   return c.tx(() => {
     const deleted = c.run('DELETE FROM webhooks WHERE webhook_id = ?', webhookId) > 0;
     c.run('DELETE FROM webhook_subscriptions WHERE webhook_id = ?', webhookId);
+    c.subscribers.changed();
     return deleted;
   });
 }

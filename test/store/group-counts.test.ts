@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decide, withoutTypes } from '../../src/domain/decide.ts';
+import type { CheckInAttempt, CheckInDecider, EventRecord, TicketRecord } from '../../src/store/store.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
+
+/** A file store with an event, its tickets and an enrolled key (a file store: its commits are grouped). */
+async function seeded(count: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'group-counts-'));
+  const store = new SqliteStore(join(dir, 'issuer.db'));
+  const event = newEvent();
+  await store.events.createEvent(event);
+  const tickets = Array.from({ length: count }, () => newTicket(event.eid));
+  await store.tickets.createTickets(tickets);
+  const token = newToken(event.eid);
+  await store.scanners.createEnrollmentToken(token);
+  const key = newApiKey();
+  assert.equal((await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind, 'enrolled');
+  const attempt = (ticket: TicketRecord, gateId: string | null, scannedAt: string): CheckInAttempt => ({
+    eid: event.eid,
+    tid: ticket.tid,
+    idempotency_key: randomUUID(),
+    fingerprint: `fp:${ticket.tid}`,
+    api_key_id: key.api_key_id,
+    scanner_id: key.scanner_id,
+    gate_id: gateId,
+    scanned_at: scannedAt,
+    received_at: scannedAt,
+    admitted_offline: false,
+  });
+  const close = async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { store, event, tickets, attempt, scannedAt: token.created_at, close };
+}
+
+/** The domain's decision; `poisoned` makes the unit throw after its plan was applied (its answer cannot be stored). */
+function decider(event: EventRecord, scannedAt: string, poisoned = false): CheckInDecider {
+  return (stored, gate, entries) => {
+    const verdict = decide(
+      stored,
+      event.eid,
+      scannedAt,
+      null,
+      stored?.ticket_token ?? null,
+      { gate, entries },
+      withoutTypes(false),
+    );
+    if (!poisoned) return verdict;
+    const body = {
+      toJSON: () => {
+        throw new Error('the answer cannot be stored');
+      },
+    };
+    return { ...verdict, answer: { ...verdict.answer, body } };
+  };
+}
+
+describe('kept counts of a group commit on SQLite', () => {
+  it('a group counts each committed entry once per gate and minute; a unit that rolled back counts nothing', async () => {
+    const { store, event, tickets, attempt, scannedAt, close } = await seeded(60);
+    try {
+      const gates = ['north', 'south', null];
+      const failing = new Set([7, 8, 31, 59]);
+      const outcomes = await Promise.allSettled(
+        tickets.map((ticket, i) =>
+          store.checkIns.checkIn(attempt(ticket, gates[i % 3]!, scannedAt), decider(event, scannedAt, failing.has(i))),
+        ),
+      );
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        tickets.map((_, i) => (failing.has(i) ? 'rejected' : 'fulfilled')),
+      );
+      const admitted = tickets.length - failing.size;
+      assert.equal((await store.events.countTickets(event.eid)).checked_in, admitted);
+      const occupancy = await store.checkIns.occupancy(event.eid);
+      const perGate = (gate: string | null) =>
+        tickets.filter((_, i) => gates[i % 3] === gate && !failing.has(i)).length;
+      assert.equal(occupancy.inside, admitted);
+      assert.deepEqual(
+        occupancy.gates.map((g) => [g.gate_id, g.entries, g.exits]),
+        [
+          [null, perGate(null), 0],
+          ['north', perGate('north'), 0],
+          ['south', perGate('south'), 0],
+        ],
+      );
+      const arrivals = await store.checkIns.arrivals(event.eid);
+      assert.equal(
+        arrivals.reduce((sum, a) => sum + a.entries, 0),
+        admitted,
+        'each admitted entry counted once in its minute',
+      );
+      for (const i of failing) assert.equal((await store.tickets.getTicket(tickets[i]!.tid))!.checked_in_at, null);
+
+      // A second scan of an admitted ticket writes no count; a later group adds to the same rows.
+      const again = await store.checkIns.checkIn(attempt(tickets[0]!, 'north', scannedAt), decider(event, scannedAt));
+      assert.equal(again.kind === 'answered' && (again.answer.body as { status: string }).status, 'already_used');
+      await store.checkIns.checkIn(attempt(tickets[7]!, 'north', scannedAt), decider(event, scannedAt));
+      assert.equal((await store.events.countTickets(event.eid)).checked_in, admitted + 1);
+      assert.equal(
+        (await store.checkIns.occupancy(event.eid)).gates.find((g) => g.gate_id === 'north')!.entries,
+        perGate('north') + 1,
+      );
+    } finally {
+      await close();
+    }
+  });
+});
