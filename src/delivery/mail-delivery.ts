@@ -2,8 +2,8 @@
  * This instance's mail delivery, wired into the app: with SMTP_URL set, the outbox worker with the
  * mail sender starts when the app is ready and stops (letting the sends under way end) when it closes,
  * and gives way while scanners' requests keep the instance busy (one send at a time, the emails
- * spaced: `mail-pace.ts`). The queued-mail gauge reads the
- * outbox whether or not mail is set.
+ * spaced: `mail-pace.ts`). Each email is drawn, built and sent on the mail's own thread (`mail-transport.ts`).
+ * The queued-mail gauge reads the outbox whether or not mail is set.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
@@ -48,7 +48,7 @@ export function mailDelivery(
   const log = app.log.child({ component: 'mail' });
   const sender = new MailSender({
     store,
-    send: (message) => transport.send(message),
+    send: (mail, startBy) => transport.send(mail, startBy),
     compose: pacedWhileBusy(options.compose, { busy: () => pressure.busy() }),
     retrySchedule: settings.retrySchedule,
     sendTimeoutMs,
@@ -67,7 +67,7 @@ export function mailDelivery(
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => {
     await worker.stop();
-    transport.close();
+    await transport.close();
   });
   return { configured: true, wake: () => worker.wake() };
 }

@@ -1,9 +1,9 @@
 /**
  * One ticket's email: who it goes to, what it says (text and HTML), and its PDF. The words are put
- * together here; the MIME message (the PDF drawn and attached, base64 and all) is built on a PDF thread
- * (`PdfPool.mail`), so the event loop only hands over a few strings and sends the bytes it gets back.
+ * together here; the PDF is drawn, the MIME message built around it (base64 and all) and sent on the
+ * mail's thread (`mail-thread.ts`), so the event loop only hands over a few strings.
  */
-import type { BuiltMail, MailParts } from '../holder/pdf-pool.ts';
+import type { PdfStep } from '../holder/pdf-layout.ts';
 
 /** What a ticket's email says, read when it is sent. */
 export interface TicketMailWords {
@@ -14,11 +14,24 @@ export interface TicketMailWords {
   holderUrl: string;
 }
 
-/** A ticket's email as composed: built whole on a thread, ready to send. */
-export type TicketMail = BuiltMail;
+/** An email's headers and parts, as the mail's thread builds its MIME message around the PDF it draws. */
+export interface MailParts {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** The attached PDF's file name. */
+  filename: string;
+}
 
-/** A message as nodemailer takes it: its envelope and the whole message, sent as is. */
-export type MailMessage = BuiltMail;
+/** A ticket's email as composed on the event loop: its words, and the steps of the PDF the thread draws. */
+export interface TicketMail {
+  /** The PDF's title. */
+  title: string;
+  steps: PdfStep[];
+  parts: MailParts;
+}
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -54,9 +67,4 @@ export function ticketMailParts(mail: TicketMailWords): MailParts {
     '</body></html>',
   ].join('\n');
   return { to: mail.to, from: mail.from, subject, text, html, filename: 'ticket.pdf' };
-}
-
-/** The message the transport sends for a composed email: the one built on the thread, unchanged. */
-export function ticketMessage(mail: TicketMail): MailMessage {
-  return mail;
 }

@@ -1,7 +1,7 @@
 /**
  * How fast mail goes while the gates keep the instance busy. Each email still costs the event loop a
- * few milliseconds (reading the ticket, handing the job to the PDF thread, the SMTP exchange, the
- * outbox's commits) however little its PDF thread takes, so while scanners' requests keep the instance
+ * little (reading the ticket, handing the job to the mail's thread, the outbox's commits) however
+ * little its thread takes, and the thread takes CPU of its own, so while scanners' requests keep the instance
  * busy the emails are spaced: at most one composed every `BUSY_INTERVAL_MS`. That keeps mail's share of
  * the event loop to a few percent of a busy one, and an event's mail still moving (36,000 an hour);
  * at a quiet moment they go as fast as the thread and the server allow.

@@ -1,11 +1,17 @@
 /**
- * Sending mail through the SMTP server of SMTP_URL: a pool of a few connections, every wait bounded
- * (connecting, the greeting, an idle socket, and the whole send), so a hung server costs a retry,
- * never a hung issuer. Each send ends in one of three outcomes: sent, temporary (try again later) or
- * permanent (the server refused this message for good).
+ * Sending mail through the SMTP server of SMTP_URL. Each email is drawn, built and sent on the mail's
+ * own thread (`mail-thread.ts`): nodemailer's SMTP exchange and its socket writes (about 4 ms an email)
+ * no longer share the event loop with check-ins, and nodemailer is loaded by that thread only. The
+ * thread keeps a pool of a few connections, every wait bounded (connecting, the greeting, an idle socket,
+ * and the whole send), so a hung server costs a retry, never a hung issuer. Each send ends in one of
+ * three outcomes: sent, temporary (try again later) or permanent (the server refused this message for
+ * good), classified here from what the thread saw. The thread starts at the first email, runs at a
+ * lower priority than the event loop (no one waits for an email), and ends after a while without mail.
  */
-import { createTransport } from 'nodemailer';
-import type { MailMessage } from './mail-message.ts';
+import { Worker } from 'node:worker_threads';
+import { niceSource, THREAD_IDLE_MS } from '../domain/thread-pool.ts';
+import type { TicketMail } from './mail-message.ts';
+import { MAIL_THREAD_SOURCE, mailThreadData } from './mail-thread.ts';
 
 /** What became of one send. `error`: the server's reply or what went wrong, never a secret. */
 export type SendOutcome =
@@ -57,53 +63,145 @@ export function classify(error: unknown, password: string | null): SendOutcome {
   return permanent ? { kind: 'permanent', error: text } : { kind: 'temporary', error: text };
 }
 
+/**
+ * The mail thread's nice value: about a tenth of the CPU of a thread at 0 when both want it. Not 19
+ * (a sixtieth): on a machine kept busy by other work the thread would starve, and mail never go.
+ */
+const BACKGROUND_NICE = 10;
+
+/** Beyond its own bound, how long the event loop waits for the thread's answer (a thread starved of CPU). */
+const ANSWER_GRACE_MS = 1000;
+
+/** What the thread answers for one email (see `mail-thread.ts`). */
+type ThreadAnswer =
+  | { unbuilt: string }
+  | { late: true }
+  | { timedOut: true }
+  | { sent: { rejected: number; response?: string } }
+  | { failed: SmtpError };
+
+interface Waiting {
+  resolve: (answer: ThreadAnswer) => void;
+  reject: (error: Error) => void;
+}
+
 export class MailTransport {
-  private readonly transporter: ReturnType<typeof createTransport>;
   private readonly password: string | null;
   private readonly sendTimeoutMs: number;
+  private readonly workerData: Record<string, unknown>;
+  private readonly waiting = new Map<number, Waiting>();
+  private worker: Worker | null = null;
+  private idle: NodeJS.Timeout | null = null;
+  private nextId = 0;
+  private closed = false;
 
   constructor(options: MailTransportOptions) {
     const url = new URL(options.smtpUrl);
     this.password = url.password === '' ? null : decodeURIComponent(url.password);
     this.sendTimeoutMs = options.sendTimeoutMs ?? 60_000;
-    this.transporter = createTransport({
-      url: options.smtpUrl,
-      pool: true,
+    this.workerData = mailThreadData({
+      smtpUrl: options.smtpUrl,
       maxConnections: options.maxConnections ?? 4,
-      maxMessages: 100,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 30_000,
-      dnsTimeout: 10_000,
-      logger: false,
+      sendTimeoutMs: this.sendTimeoutMs,
     });
   }
 
-  /** Sends one message; never throws. */
-  async send(message: MailMessage): Promise<SendOutcome> {
+  /**
+   * Draws, builds and sends one email on the mail's thread, never sending it once `startBy` (epoch ms)
+   * has passed: answers its outcome, or null when it was built too late to be sent (nothing was sent).
+   * Rejects when the email could not be built or the thread failed (nothing was sent either).
+   */
+  async send(mail: TicketMail, startBy: number): Promise<SendOutcome | null> {
+    const id = ++this.nextId;
+    const noAnswer = `no answer within ${this.sendTimeoutMs / 1000} s`;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<SendOutcome>((resolve) => {
-      timer = setTimeout(
-        () => resolve({ kind: 'temporary', error: `no answer within ${this.sendTimeoutMs / 1000} s` }),
-        this.sendTimeoutMs,
-      );
+    const deadline = new Promise<ThreadAnswer>((resolve) => {
+      const ms = Math.max(0, startBy - Date.now()) + this.sendTimeoutMs + ANSWER_GRACE_MS;
+      timer = setTimeout(() => {
+        this.settled(id);
+        resolve({ timedOut: true });
+      }, ms);
     });
-    const sent = this.transporter.sendMail(message).then(
-      (info: { rejected?: unknown[]; response?: string }) =>
-        Array.isArray(info.rejected) && info.rejected.length > 0
-          ? ({ kind: 'permanent', error: cleanError(info.response ?? 'recipient refused', this.password) } as const)
-          : ({ kind: 'sent' } as const),
-      (error: unknown) => classify(error, this.password),
-    );
+    let answer: ThreadAnswer;
     try {
-      return await Promise.race([sent, deadline]);
+      answer = await Promise.race([this.run(id, { ...mail, startBy }), deadline]);
     } finally {
       clearTimeout(timer);
     }
+    if ('unbuilt' in answer) throw new Error(`the email could not be built: ${answer.unbuilt}`);
+    if ('late' in answer) return null;
+    if ('timedOut' in answer) return { kind: 'temporary', error: noAnswer };
+    if ('failed' in answer) return classify(answer.failed, this.password);
+    if (answer.sent.rejected > 0)
+      return { kind: 'permanent', error: cleanError(answer.sent.response ?? 'recipient refused', this.password) };
+    return { kind: 'sent' };
   }
 
-  /** Closes the pool's connections. */
-  close(): void {
-    this.transporter.close();
+  /** Ends the thread and its connections (an email still under way is abandoned: the lease retries it). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = null;
+    this.fail(new Error('mail: the transport closed'));
+    if (this.idle !== null) clearTimeout(this.idle);
+    if (worker !== null) await worker.terminate();
+  }
+
+  private run(id: number, job: TicketMail & { startBy: number }): Promise<ThreadAnswer> {
+    if (this.closed) return Promise.reject(new Error('mail: the transport is closed'));
+    const worker = this.start();
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, ...job });
+    });
+  }
+
+  /** The thread, started if none runs; held (ref) while it has work. */
+  private start(): Worker {
+    if (this.idle !== null) clearTimeout(this.idle);
+    this.idle = null;
+    if (this.worker === null) {
+      const worker = new Worker(niceSource(BACKGROUND_NICE) + MAIL_THREAD_SOURCE, {
+        eval: true,
+        workerData: this.workerData,
+      });
+      worker.on('message', (answer: ThreadAnswer & { id: number }) => {
+        this.waiting.get(answer.id)?.resolve(answer);
+        this.settled(answer.id);
+      });
+      worker.on('error', (error) => this.ended(worker, error));
+      worker.on('exit', () => this.ended(worker, new Error('mail: the thread ended')));
+      this.worker = worker;
+    }
+    this.worker.ref();
+    return this.worker;
+  }
+
+  /** One email's wait is over: with none left, the thread no longer holds the process and ends after a while. */
+  private settled(id: number): void {
+    this.waiting.delete(id);
+    const worker = this.worker;
+    if (this.waiting.size > 0 || worker === null) return;
+    worker.unref();
+    if (this.idle !== null) clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      this.idle = null;
+      if (this.worker !== worker || this.waiting.size > 0) return;
+      this.worker = null;
+      void worker.terminate();
+    }, THREAD_IDLE_MS);
+    this.idle.unref();
+  }
+
+  /** The thread failed or ended: the emails it held fail (retried shortly), the next email starts another. */
+  private ended(worker: Worker, error: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.fail(error);
+  }
+
+  private fail(error: Error): void {
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
   }
 }

@@ -11,12 +11,12 @@ import { nextRetry } from '../outbox/schedule.ts';
 import type { Room, Sender } from '../outbox/sender.ts';
 import type { ClaimedDelivery, DeliveryResult } from '../store/delivery-records.ts';
 import type { Store } from '../store/store.ts';
-import { type TicketMail, ticketMessage } from './mail-message.ts';
+import type { TicketMail } from './mail-message.ts';
 import type { SendOutcome } from './mail-transport.ts';
 
 /** A lease outlives the send's timeout by this much: a delivery cut off by a crash is tried again after it. */
 const LEASE_MARGIN_MS = 30_000;
-/** Seconds before an email that could not be composed (the store or the PDF failed) is tried again. */
+/** Seconds before an email that could not be composed (the store, the PDF or the thread failed) is tried again. */
 const COMPOSE_RETRY_S = 5;
 
 /** What a claimed delivery's email is made of, read when it is sent; a reason instead when it cannot be sent. */
@@ -24,7 +24,11 @@ export type MailSource = (claimed: ClaimedDelivery) => Promise<TicketMail | { re
 
 export interface MailSenderOptions {
   store: Store;
-  send: (mail: ReturnType<typeof ticketMessage>) => Promise<SendOutcome>;
+  /**
+   * Builds and sends one email, never once `startBy` (epoch ms) has passed: its outcome, or null when it
+   * was not sent for that; rejects when it could not be built (nothing sent).
+   */
+  send: (mail: TicketMail, startBy: number) => Promise<SendOutcome | null>;
   compose: MailSource;
   retrySchedule: readonly number[];
   /** How long one send may take (the transport's own bound), in ms; the lease covers it. */
@@ -53,21 +57,23 @@ export class MailSender implements Sender<ClaimedDelivery, DeliveryResult> {
     try {
       mail = await this.o.compose(delivery);
     } catch (error) {
-      // The store or the PDF failed, not the mail: tried again shortly.
-      this.o.log.warn({ err: error, tid: delivery.tid }, 'mail delivery: the email could not be composed; retrying');
-      return this.end(delivery, {
-        status: 'queued',
-        retry_after_s: COMPOSE_RETRY_S,
-        error: 'the email could not be composed',
-      });
+      return this.notComposed(delivery, error);
     }
-    // An attempt must end inside its lease: one that could not start in time is left for the next claim.
-    if (performance.now() - claimedAt > LEASE_MARGIN_MS / 2) return null;
+    // An attempt must end inside its lease: one that could not start in time is left for the next claim
+    // (the thread checks again once the email is built, before sending it).
+    const startBy = Date.now() + LEASE_MARGIN_MS / 2 - (performance.now() - claimedAt);
+    if (startBy < Date.now()) return null;
     if ('refused' in mail) {
       this.o.onAttempt?.('failed');
       return this.end(delivery, { status: 'failed', error: mail.refused });
     }
-    const outcome = await this.o.send(ticketMessage(mail));
+    let outcome: SendOutcome | null;
+    try {
+      outcome = await this.o.send(mail, startBy);
+    } catch (error) {
+      return this.notComposed(delivery, error);
+    }
+    if (outcome === null) return null;
     if (outcome.kind === 'sent') {
       this.o.onAttempt?.('sent');
       return this.end(delivery, { status: 'sent' });
@@ -86,6 +92,16 @@ export class MailSender implements Sender<ClaimedDelivery, DeliveryResult> {
 
   record(results: DeliveryResult[]): Promise<void> {
     return this.o.store.deliveries.finishDeliveries(results);
+  }
+
+  /** The store, the PDF or the thread failed, not the mail: tried again shortly. */
+  private notComposed(delivery: ClaimedDelivery, error: unknown): DeliveryResult {
+    this.o.log.warn({ err: error, tid: delivery.tid }, 'mail delivery: the email could not be composed; retrying');
+    return this.end(delivery, {
+      status: 'queued',
+      retry_after_s: COMPOSE_RETRY_S,
+      error: 'the email could not be composed',
+    });
   }
 
   private end(delivery: ClaimedDelivery, outcome: DeliveryResult['outcome']): DeliveryResult {

@@ -36,21 +36,17 @@ export function delivery(
     pollMs: deps.googleWallet?.pollMs,
   });
   const holderLinks = new HolderLinks(keyEncryptionKey, config.baseUrl);
-  // The holder page's PDFs, and the mail's, drawn one at a time on a thread of their own: never the holders'
-  // pool. No one waits for an email's PDF: its thread takes only the CPU that check-ins leave.
+  // The holder page's PDFs and QR codes. The mail's PDFs are drawn on the mail's own thread, never on
+  // these: no one waits for an email, so that thread takes only the CPU that check-ins leave.
   const pdfs = new PdfPool(Math.max(1, availableParallelism() - 1));
-  const mailPdfs = new PdfPool(1, { background: true });
-  app.addHook('onClose', async () => {
-    await pdfs.close();
-    await mailPdfs.close();
-  });
+  app.addHook('onClose', async () => pdfs.close());
   const mail = mailDelivery(app, {
     run: deps.mailWorker !== false,
     store,
     config,
     clock,
     metrics,
-    compose: ticketMailSource({ store, clock, from: config.mail?.from ?? '', links: holderLinks, pdfs: mailPdfs }),
+    compose: ticketMailSource({ store, clock, from: config.mail?.from ?? '', links: holderLinks }),
   });
   const offered = deps.wallets ?? { ...NO_WALLETS, appleWallet: config.apple !== null };
   return {

@@ -12,14 +12,14 @@ import { Worker } from 'node:worker_threads';
  */
 
 /** How long a thread waits for work before it ends. */
-const IDLE_MS = 30_000;
+export const THREAD_IDLE_MS = 30_000;
 
 /**
  * The start of a background thread's code: on Linux a thread has a nice value of its own (its id is
  * the last part of /proc/thread-self), so the thread gives the CPU to the event loop whenever both want
  * it and still takes whatever is idle. Elsewhere, or if refused, the thread runs as it would have.
  */
-const niceSource = (nice: number) => `
+export const niceSource = (nice: number): string => `
 try {
   const thread = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
   require('node:os').setPriority(thread, ${nice});
@@ -113,7 +113,7 @@ export class ThreadPool<Message, Value> {
   private release(thread: Thread): void {
     thread.busy = false;
     thread.worker.unref();
-    thread.idle = setTimeout(() => this.drop(thread), IDLE_MS);
+    thread.idle = setTimeout(() => this.drop(thread), THREAD_IDLE_MS);
     thread.idle.unref();
   }
 

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { HolderTicket } from './holder-ticket.ts';
-import { qrSvg, type QrMatrix } from './qr.ts';
 import { shownShortCode } from '../domain/short-codes.ts';
 
 /** Which wallets the holder page offers; each link only when that wallet is configured. */
@@ -43,10 +42,11 @@ export const HOLDER_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
 };
 
-/** A whole page around `body`, in English, never indexed. */
-function document(title: string, body: string): string {
+/** A whole page around `body`, in English, never indexed (`head`: more of its head). */
+function document(title: string, body: string, head = ''): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    head +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<meta name="robots" content="noindex, nofollow">' +
     `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`
@@ -56,10 +56,13 @@ function document(title: string, body: string): string {
 /** The CSS class of a status's words. */
 const statusClass = (status: string) => status.split(' ')[0]!.toLowerCase();
 
-/** The holder page: the event, the holder, the rules in words, the status, the QR code and the links. */
+/**
+ * The holder page: the event, the holder, the rules in words, the status, the QR code (`qrSvg`, its SVG
+ * image; null for a revoked ticket) and the links.
+ */
 export async function holderPage(
   holder: HolderTicket,
-  qr: QrMatrix | null,
+  qrSvg: string | null,
   links: { pdf: string; applePass: string },
   wallets: WalletLinks,
 ): Promise<string> {
@@ -67,9 +70,9 @@ export async function holderPage(
   const item = (term: string, value: string) => `<dt>${escapeHtml(term)}</dt><dd>${escapeHtml(value)}</dd>`;
   const validity = words.validity.map((line) => `<li>${escapeHtml(line)}</li>`).join('');
   const code =
-    qr === null || holder.qrToken === null
+    qrSvg === null || holder.qrToken === null
       ? '<p>This ticket was revoked: it admits nobody, and has no QR code.</p>'
-      : `${qrSvg(qr)}<p>Ticket code: <strong class="short-code">${escapeHtml(shownShortCode(holder.ticket.short_code))}</strong></p>` +
+      : `${qrSvg}<p>Ticket code: <strong class="short-code">${escapeHtml(shownShortCode(holder.ticket.short_code))}</strong></p>` +
         `<p>If the code cannot be scanned, the ticket token is:</p><code>${escapeHtml(holder.qrToken)}</code>`;
   const link = (href: string, text: string) => `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></li>`;
   // A save link that cannot be made now (the wallet's key unreadable) leaves the rest of the page as it is.
@@ -95,5 +98,18 @@ export function unknownTicketPage(): string {
     'Ticket not found',
     '<h1>Ticket not found</h1><p>No ticket has this link. Check that the whole link was copied from ' +
       'your email, or ask the organizer to send your ticket again.</p>',
+  );
+}
+
+/**
+ * The page while the threads that draw QR codes are all busy (a 503 with `Retry-After`): it loads
+ * itself again after those seconds, so a holder at the doors sees their ticket a moment later.
+ */
+export function busyPage(retryAfterSeconds: number): string {
+  return document(
+    'One moment',
+    '<h1>One moment</h1><p>Many tickets are being shown right now. This page loads again by itself in a ' +
+      'moment; if it does not, reload it.</p>',
+    `<meta http-equiv="refresh" content="${retryAfterSeconds}">`,
   );
 }

@@ -1,21 +1,17 @@
 import type { HolderTicket } from './holder-ticket.ts';
 import { ticketPdfSteps } from './pdf-layout.ts';
-import type { BuiltMail, MailParts, PdfPool } from './pdf-pool.ts';
+import type { PdfPool } from './pdf-pool.ts';
 
 /** The PDF's title: the event and the holder. */
-const titleOf = (holder: HolderTicket) => `${holder.words.event}: ticket of ${holder.words.holder}`;
+export const ticketPdfTitle = (holder: HolderTicket): string =>
+  `${holder.words.event}: ticket of ${holder.words.holder}`;
 
 /**
  * The ticket as a one-page PDF (A4): the holder page's words and QR code, drawn on the pool's
  * threads. 503 `UNAVAILABLE` when the pool is busy.
  */
 export function ticketPdf(pool: PdfPool, holder: HolderTicket): Promise<Buffer> {
-  return pool.draw(titleOf(holder), ticketPdfSteps(holder));
-}
-
-/** The email of a ticket, its attachment this same PDF, built whole on a thread of the pool. */
-export function ticketPdfMail(pool: PdfPool, holder: HolderTicket, mail: MailParts): Promise<BuiltMail> {
-  return pool.mail(titleOf(holder), ticketPdfSteps(holder), mail);
+  return pool.draw(ticketPdfTitle(holder), ticketPdfSteps(holder));
 }
 
 /** Letters that no decomposition turns into ASCII. */

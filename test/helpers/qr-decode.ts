@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { prepareZXingModule, readBarcodes } from 'zxing-wasm/reader';
@@ -33,10 +34,12 @@ export async function decodeSquares({ side, squares }: Squares, scale = 6): Prom
   return results.filter((r) => r.isValid).map((r) => r.text);
 }
 
-/** The squares of a QR code drawn as an SVG path of unit squares (`M x y h1v1h-1z` …). */
+/** The squares of a QR code drawn as an SVG path of runs one unit high (`M x y h<w>v1h-<w>z` …). */
 export function svgSquares(svg: string): Squares {
   const side = Number(/viewBox="0 0 (\d+) \d+"/.exec(svg)?.[1]);
   const path = /<path d="([^"]*)"/.exec(svg)?.[1] ?? '';
-  const squares = [...path.matchAll(/M(\d+) (\d+)h1v1h-1z/g)].map((m) => ({ x: +m[1]!, y: +m[2]!, w: 1, h: 1 }));
+  const runs = [...path.matchAll(/M(\d+) (\d+)h(\d+)v1h-\3z/g)];
+  assert.equal(runs.map((m) => m[0]).join(''), path, 'the path is made of runs only');
+  const squares = runs.map((m) => ({ x: +m[1]!, y: +m[2]!, w: +m[3]!, h: 1 }));
   return { side, squares };
 }
