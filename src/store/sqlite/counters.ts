@@ -11,6 +11,7 @@ import {
   toArrivals,
   toCounters,
 } from '../counters.ts';
+import { BUMP_TYPE_COUNTS_SQL, typeCountValues, type TypeCountsMoved } from '../report-counts.ts';
 import type { Row } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 
@@ -24,6 +25,11 @@ export async function countTickets(c: SqliteContext, eid: string): Promise<Event
 /** Moves the event's counters; inside the caller's transaction. */
 export function bumpCounters(c: SqliteContext, eid: string, moved: CountsMoved): void {
   c.run(BUMP_COUNTERS_SQL, ...bumpValues(eid, moved));
+}
+
+/** Moves ticket types' kept counts (report-counts.ts); inside the caller's transaction. */
+export function bumpTypeCounts(c: SqliteContext, moved: readonly TypeCountsMoved[]): void {
+  for (const m of moved) c.run(BUMP_TYPE_COUNTS_SQL, ...typeCountValues(m));
 }
 
 /**
