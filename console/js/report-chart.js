@@ -1,4 +1,5 @@
 import uPlot from '../vendor/uPlot.esm.js';
+import { categoryChart } from './category-chart.js';
 import { COLORS, timeAxis, zoned } from './chart.js';
 import { h, uid } from './dom.js';
 import { timeOf, when } from './time.js';
@@ -115,4 +116,38 @@ export function summaryText(report, timeZone) {
     `The busiest hour began at ${timeOf(busiest.hour, timeZone)} with ${plural(busiest.entries, 'entry', 'entries')}. ` +
     (peak?.at ? `The most inside at once: ${peak.inside}, at ${when(peak.at, timeZone)}.` : 'Nobody was inside.')
   );
+}
+
+/** The report's "Entries and exits per gate" chart: two bars per gate, named as the table names them. */
+export function gateChart(byGate, nameOf) {
+  const categories = byGate.map((gate) => nameOf(gate.gate_id));
+  const words = byGate.map(
+    (gate, i) =>
+      `${categories[i]}: ${plural(gate.entries, 'entry', 'entries')}, ${plural(gate.exits, 'exit', 'exits')}`,
+  );
+  return categoryChart({
+    label: 'Entries and exits per gate',
+    summary: byGate.length === 0 ? 'No scan at any gate.' : `${words.join('; ')}.`,
+    categories,
+    series: [
+      { label: 'Entries', color: COLORS[0], values: byGate.map((gate) => gate.entries) },
+      { label: 'Exits', color: COLORS[4], values: byGate.map((gate) => gate.exits) },
+    ],
+  });
+}
+
+/** The report's "Checked in and no-shows per ticket type" chart: two bars per type. */
+export function typeChart(byType) {
+  const words = byType.map(
+    (type) => `${type.ticket_type}: ${type.checked_in} of ${type.issued} checked in, ${type.no_show} no-shows`,
+  );
+  return categoryChart({
+    label: 'Checked in and no-shows per ticket type',
+    summary: byType.length === 0 ? 'No tickets.' : `${words.join('; ')}.`,
+    categories: byType.map((type) => type.ticket_type),
+    series: [
+      { label: 'Holders checked in', color: COLORS[0], values: byType.map((type) => type.checked_in) },
+      { label: 'No-shows', color: COLORS[4], values: byType.map((type) => type.no_show) },
+    ],
+  });
 }

@@ -2,7 +2,8 @@
  * One write plan for every check-in writer. A decision (`CheckInVerdict`, the domain's answer on the
  * protocol's rules) becomes a plan of moves on the ticket's rows as the writer's transaction read them:
  * the ticket's last entry, the holder's presence, the counted entry, the feed's changes (each with its
- * webhook message) in order, and the counts they move (a first entry, a repeat at the gate). Every
+ * webhook message) in order, and the counts they move (a first entry, its type's counts, a new holder of
+ * the event day, a repeat at the gate). Every
  * writer applies a plan the same way, each in its dialect's same-named file: SQLite's check-ins, and
  * PostgreSQL's single transaction and check-in batch, which carries the plans of many attempts and
  * keeps each ticket's rows up to date in memory between them (`HolderRows`). Adding a move means
@@ -12,6 +13,7 @@ import { autoExitMessage, checkedInMessage, checkedOutMessage } from '../store/o
 import { lateExitMessage, type LateExit } from '../store/late-exit.ts';
 import type { CheckInAttempt, CheckInVerdict, Presence } from '../store/check-in-records.ts';
 import type { TicketRecord } from '../store/ticket-records.ts';
+import { typeCountsMoved, type TypeCountsMoved } from '../store/report-counts.ts';
 import type { OutboxMessage } from '../store/webhook-records.ts';
 
 /** What a check-in's transaction holds of the ticket (locked), and what a plan changes. */
@@ -45,10 +47,17 @@ export interface CheckInPlan {
   checkedInAt: string | null;
   /** The holder's presence after the attempt, when it changes. */
   presence: Presence | null;
-  /** The counted entry (the limits' count), and whether the holder was counted inside already. */
-  entry: { at: string; wasInside: boolean } | null;
+  /**
+   * The counted entry (the limits' count), whether the holder was counted inside already, and its
+   * event day (null: the verdict named none).
+   */
+  entry: { at: string; wasInside: boolean; day: string | null } | null;
   /** The ticket was unused: the event's `checked_in` counter moves. */
   firstEntry: boolean;
+  /** The ticket's type's kept counts (report-counts.ts): a first entry moves its `checked_in`. */
+  typeCounts: TypeCountsMoved[];
+  /** The event day the counted entry is the ticket's first counted entry of: its holders move by one. */
+  dayHolder: string | null;
   /** An entry while counted inside: its gate's `repeats` move, occupancy does not. */
   repeat: boolean;
   /** The feed's changes in order; each counts at its gate (entries or exits), an entry in its minute. */
@@ -60,6 +69,8 @@ const NOTHING: CheckInPlan = {
   presence: null,
   entry: null,
   firstEntry: false,
+  typeCounts: [],
+  dayHolder: null,
   repeat: false,
   changes: [],
 };
@@ -124,11 +135,15 @@ export function planCheckIn(
     const message = autoExitMessage(attempt.eid, attempt.tid, autoAt, attempt.received_at);
     changes.push({ ...exitChange(attempt.tid, autoAt, null, null, message), auto: true });
   }
+  const counted = verdict.counted === true;
+  const day = verdict.day ?? null;
   const plan: CheckInPlan = {
     checkedInAt,
     presence: after,
-    entry: verdict.counted === true ? { at: move.at, wasInside: wasInside || behindExit } : null,
+    entry: counted ? { at: move.at, wasInside: wasInside || behindExit, day: day?.date ?? null } : null,
     firstEntry: ticket.checked_in_at === null,
+    typeCounts: typeCountsMoved(ticket, { ...ticket, checked_in_at: checkedInAt }),
+    dayHolder: counted && day?.first === true ? day.date : null,
     // Occupancy does not move for it: the holder was inside before it, or in and out between.
     repeat: wasInside || behindExit,
     changes,

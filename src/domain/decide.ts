@@ -10,6 +10,7 @@ import type { CheckInVerdict, GateRecord, Presence, TicketRecord } from '../stor
 import { answer, factsOf, revokedReason, unusable } from './decide-shared.ts';
 import { gateRefusal } from './gates.ts';
 import { RULE_MESSAGES, ruleReason, wireRefusal } from './rule-refusals.ts';
+import { entryDay } from './entry-day.ts';
 import { moveFor, scannerTicket } from './ticket-state.ts';
 
 /** The event's rules as a check-in applies them: its calendar and re-entry, its declared ticket types. */
@@ -41,7 +42,8 @@ export interface EntryState {
  * nothing; but an entry a scanner admitted offline (`admittedOffline`) that the rules refuse now, or
  * that finds the ticket used (`already_used`), keeps its answer and still counts, the holder inside:
  * they did go in. Every answer's ticket carries its entries and
- * the notes for the gate.
+ * the notes for the gate. A counted entry carries its event day, and whether it is the ticket's first
+ * counted entry of that day (the report's holders of the day count it).
  */
 export function decide(
   ticket: TicketRecord | null,
@@ -52,6 +54,21 @@ export function decide(
   state: EntryState,
   rules: EntryRules,
   admittedOffline: boolean | null = null,
+): CheckInVerdict {
+  const verdict = decideEntry(ticket, eid, scannedAt, signatureProblem, presentedToken, state, rules, admittedOffline);
+  if (verdict.counted !== true) return verdict;
+  return { ...verdict, day: entryDay(scannedAt, state.entries, rules.event) };
+}
+
+function decideEntry(
+  ticket: TicketRecord | null,
+  eid: string,
+  scannedAt: string,
+  signatureProblem: string | null,
+  presentedToken: string | null,
+  state: EntryState,
+  rules: EntryRules,
+  admittedOffline: boolean | null,
 ): CheckInVerdict {
   const early = unusable(ticket, eid, signatureProblem);
   if (early !== null || ticket === null) return early!;

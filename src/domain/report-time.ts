@@ -1,14 +1,13 @@
 /**
  * The report's time axis: an event's moves per minute of scan time, gathered into the hours and the
- * event days of its zone. Hours and days come from packages/protocol (`hourStartOf`, `eventDayOf`,
- * `eventDayStart`), the one place that knows zones; nothing here adds or subtracts an offset.
+ * event days of its zone. Hours and days come from packages/protocol (`hourStartOf`, `eventDayOf`), the
+ * one place that knows zones; nothing here adds or subtracts an offset.
  */
-import { type EventCalendar, eventDayOf, eventDayStart, hourStartOf } from '@ticket-issuer/protocol';
-import type { MinuteMoves, TimeSpan } from '../store/store.ts';
+import { type EventCalendar, eventDayOf, hourStartOf } from '@ticket-issuer/protocol';
+import type { MinuteMoves } from '../store/store.ts';
 import { toStored, toWire } from './time.ts';
 
 const HOUR = 3_600_000;
-const DAY = 86_400_000;
 /** More hours than two months of them (a stray scan years off): only the hours with moves are listed. */
 const MAX_HOURS = 24 * 62;
 
@@ -80,14 +79,13 @@ function everyHour(starts: number[], timezone: string): number[] {
   return all;
 }
 
-/** An event day with entries: its date, its entries, and the span of scan time it covers. */
+/** An event day with entries: its date and its entries. */
 export interface DayEntries {
   date: string;
   entries: number;
-  span: TimeSpan;
 }
 
-/** The event days with entries, in order, with their entries and their spans (a day start to the next). */
+/** The event days with entries, in order, with their entries. */
 export function daysOf(minutes: MinuteMoves[], calendar: EventCalendar): DayEntries[] {
   const days = new Map<string, number>();
   for (const m of minutes) {
@@ -97,15 +95,5 @@ export function daysOf(minutes: MinuteMoves[], calendar: EventCalendar): DayEntr
   }
   return [...days.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([date, entries]) => ({
-      date,
-      entries,
-      span: {
-        from: toStored(eventDayStart(date, calendar)),
-        until: toStored(eventDayStart(nextDate(date), calendar)),
-      },
-    }));
+    .map(([date, entries]) => ({ date, entries }));
 }
-
-/** The calendar date after `date` ("YYYY-MM-DD"): dates, not instants, so no zone is involved. */
-const nextDate = (date: string): string => new Date(Date.parse(`${date}T00:00:00Z`) + DAY).toISOString().slice(0, 10);

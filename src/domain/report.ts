@@ -30,7 +30,7 @@ export function eventReport(store: Store, eid: string): Promise<EventReport> {
 
 /**
  * Reports being read, by store and event: a request that arrives while its event's report is being read shares
- * that read rather than starting another (the report reads grow with the event, see
+ * that read rather than starting another (the per-minute reads grow with the minutes that had moves, see
  * docs/benchmark.md), so a burst of refreshes costs the store one read. Nothing is kept after it ends.
  */
 const reportsUnderWay = new WeakMap<Store, Map<string, Promise<EventReport>>>();
@@ -40,10 +40,6 @@ async function readReport(store: Store, eid: string): Promise<EventReport> {
   const calendar = { timezone: event.timezone, day_starts_at: event.day_starts_at };
   const counts = await store.reports.reportCounts(event.eid);
   const days = daysOf(counts.minutes, calendar);
-  const holders = await store.reports.holdersIn(
-    event.eid,
-    days.map((day) => day.span),
-  );
   const total = (field: 'issued' | 'revoked' | 'checked_in' | 'no_show') =>
     counts.types.reduce((sum, type) => sum + type[field], 0);
   return {
@@ -61,7 +57,11 @@ async function readReport(store: Store, eid: string): Promise<EventReport> {
     })),
     by_gate: counts.gates,
     by_hour: hoursOf(counts.minutes, event.timezone),
-    by_day: days.map((day, i) => ({ date: day.date, entries: day.entries, unique_holders: holders[i] ?? 0 })),
+    by_day: days.map((day) => ({
+      date: day.date,
+      entries: day.entries,
+      unique_holders: counts.dayHolders.get(day.date) ?? 0,
+    })),
     peak_inside: peakOf(counts.minutes),
   };
 }

@@ -2,7 +2,8 @@
  * Annulling an entry (SQL shared by every backend, `?` placeholders), in one transaction that holds
  * the ticket: the entry no longer counts (`entries.annulled_at`), the holder goes where the remaining
  * moves put them in scan-time order (the ticket's last entry, presence), the kept counts move back (the gate's entries and
- * repeats, the minute's arrivals, the event's checked-in counter when the ticket is unused again), the
+ * repeats, the minute's arrivals, the event's and its type's checked-in counts when the ticket is unused
+ * again, the event day's holders when it was the ticket's last counted entry that day), the
  * scan log marks the scan, and the feed and the webhooks get an `annulled` change. Whether it may be
  * annulled is the shared rule's (`annulOutcome` in packages/protocol), on facts read here.
  */
@@ -42,7 +43,7 @@ export const SCAN_BY_ID_SQL = `SELECT scan_id, tid, scanner_id, gate_id, idempot
   WHERE eid = ? AND scan_id = ?`;
 
 /** The counted entry under a key (params: eid, idempotency_key). */
-export const ENTRY_BY_KEY_SQL = `SELECT tid, scanner_id, scanned_at, gate_key, was_inside, annulled_at FROM entries
+export const ENTRY_BY_KEY_SQL = `SELECT tid, scanner_id, scanned_at, gate_key, was_inside, annulled_at, day FROM entries
   WHERE eid = ? AND idempotency_key = ?`;
 
 /** The ticket's latest counted entry by scan time (param: tid). */

@@ -60,6 +60,11 @@ export interface CheckInVerdict {
    * a day start after their latest entry that has passed already), made in the entry's transaction.
    */
   autoExitAt?: string;
+  /**
+   * A counted entry's event day in the event's zone (`YYYY-MM-DD`), and whether it is the ticket's first
+   * counted entry of that day: the day's holders move by one then.
+   */
+  day?: { date: string; first: boolean };
   answer: StoredAnswer;
 }
 

@@ -12,18 +12,25 @@ import type { CheckInAttempt } from './store.ts';
 export const ENTRIES_SQL = 'SELECT scanned_at FROM entries WHERE tid = ? AND annulled_at IS NULL';
 
 /** Records a counted entry (params: `entryValues`). */
-export const INSERT_ENTRY_SQL = `INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at, gate_key, was_inside)
-  VALUES (?, ?, ?, ?, ?, ?, ?)`;
+export const INSERT_ENTRY_SQL = `INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at, gate_key, was_inside, day)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 
-/** The entry's gate ('' for none) and whether the holder was counted inside already (see REPEAT_SQL). */
-export const entryValues = (attempt: CheckInAttempt, at: string, wasInside: boolean): unknown[] => [
+/**
+ * The entry's gate ('' for none), whether the holder was counted inside already (see REPEAT_SQL), and
+ * its event day in the event's zone (the report's holders of the day, report-counts.ts).
+ */
+export const entryValues = (
+  attempt: CheckInAttempt,
+  entry: { at: string; wasInside: boolean; day: string | null },
+): unknown[] => [
   attempt.eid,
   attempt.idempotency_key,
   attempt.tid,
   attempt.scanner_id,
-  at,
+  entry.at,
   attempt.gate_id ?? '',
-  wasInside,
+  entry.wasInside,
+  entry.day,
 ];
 
 /**

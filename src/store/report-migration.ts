@@ -1,7 +1,8 @@
 /**
  * Migration 31 of both stores: the indexes the event report reads (see report-queries.ts). Each covers
  * one grouped read, so the report reads index entries in order and never the tables' rows:
- * - counted entries by time, with the ticket: the distinct holders of each event day;
+ * - counted entries by time, with the ticket: the distinct holders of each event day (dropped by
+ *   migration 35, which keeps those holders instead: see report-counts.ts);
  * - entries made while the holder was counted inside (re-entries that leave occupancy as it was), by
  *   time: the hours' occupancy (a partial index, empty at most events);
  * - exits by time (the feed's `checked_out` changes, automatic exits included): the hours' exits.

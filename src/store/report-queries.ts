@@ -1,21 +1,15 @@
 /**
  * The event report's reads (SQL shared by every backend, `?` placeholders; see report-migration.ts for
- * the indexes they read). What is kept as it happens is read as kept: the gates' entries and exits
- * (`gate_counts`) and the entries per minute (`arrival_counts`), both moved back by an annul. The rest
- * is grouped by index: the tickets per type, the exits and the re-entries per minute, the distinct
- * holders of a span of time. Annulled entries never count: they left the kept counts, and the entry
- * reads skip rows with `annulled_at`.
+ * the indexes they read). What is kept as it happens is read as kept: the tickets per type
+ * (`type_counts`) and the holders per event day (`day_holders`, see report-counts.ts), the gates'
+ * entries and exits (`gate_counts`) and the entries per minute (`arrival_counts`), all moved back by
+ * an annul. The exits and the re-entries per minute are grouped by index. Annulled entries never
+ * count: they left the kept counts, and the entry reads skip rows with `annulled_at`.
  */
 import { type Row, TICKET_COLUMNS_SQL, toTicket } from './rows.ts';
 import type { MinuteMoves, TypeCounts } from './report-records.ts';
 import type { ExportedTicket } from './report-store.ts';
 import type { TicketRecord } from './ticket-records.ts';
-
-/** Tickets per type (param: eid): issued, revoked, checked in at least once, neither (no-shows). */
-export const TYPE_COUNTS_SQL = `SELECT ticket_type, COUNT(*) AS issued, COUNT(revoked_at) AS revoked,
-    COUNT(checked_in_at) AS checked_in,
-    SUM(CASE WHEN checked_in_at IS NULL AND revoked_at IS NULL THEN 1 ELSE 0 END) AS no_show
-  FROM tickets WHERE eid = ? GROUP BY ticket_type`;
 
 /** Entries per minute of scan time (param: eid), from the kept arrivals (every gate together). */
 export const ENTRIES_PER_MINUTE_SQL = `SELECT minute, SUM(entries) AS moves FROM arrival_counts
@@ -29,10 +23,6 @@ export const EXITS_PER_MINUTE_SQL = `SELECT substr(at, 1, 16) AS minute, COUNT(*
 export const REPEATS_PER_MINUTE_SQL = `SELECT substr(scanned_at, 1, 16) AS minute, COUNT(*) AS moves FROM entries
   WHERE eid = ? AND annulled_at IS NULL AND was_inside = TRUE GROUP BY substr(scanned_at, 1, 16)`;
 
-/** Distinct holders with a counted entry scanned in [from, until) (params: eid, from, until). */
-export const HOLDERS_BETWEEN_SQL = `SELECT COUNT(DISTINCT tid) AS holders FROM entries
-  WHERE eid = ? AND annulled_at IS NULL AND scanned_at >= ? AND scanned_at < ?`;
-
 /** Type rows as numbers (PostgreSQL answers counts as strings), in type order. */
 export const toTypeCounts = (rows: Row[]): TypeCounts[] =>
   rows
@@ -44,6 +34,10 @@ export const toTypeCounts = (rows: Row[]): TypeCounts[] =>
       no_show: Number(row.no_show),
     }))
     .sort((a, b) => (a.ticket_type < b.ticket_type ? -1 : a.ticket_type > b.ticket_type ? 1 : 0));
+
+/** Day rows (DAY_HOLDERS_SQL) as each event day's holders. */
+export const toDayHolders = (rows: Row[]): Map<string, number> =>
+  new Map(rows.map((row) => [row.day as string, Number(row.holders)]));
 
 /** Merges the per-minute reads into one row per minute with any move, in time order. */
 export function toMinuteMoves(entries: Row[], exits: Row[], repeats: Row[]): MinuteMoves[] {

@@ -20,17 +20,13 @@ export interface MinuteMoves {
   repeats: number;
 }
 
-/** Everything the report counts but the holders of each day, read in one snapshot. */
+/** Everything the report counts, read in one snapshot. */
 export interface ReportCounts {
   types: TypeCounts[];
+  /** The holders with a counted entry on each event day (`YYYY-MM-DD`) that had one. */
+  dayHolders: Map<string, number>;
   /** Per gate scanned at (null: scans that named none), in gate_id order. */
   gates: { gate_id: string | null; entries: number; exits: number }[];
   /** Minutes with any move, in time order. */
   minutes: MinuteMoves[];
-}
-
-/** A span of scan time [from, until), instants in the stored form. */
-export interface TimeSpan {
-  from: string;
-  until: string;
 }

@@ -77,6 +77,19 @@ async function readReport(page: Page, issuer: RunningIssuer, eid: string, name: 
     await tableRows(page, 'Tickets of each type'),
     EXPECTED.by_type.map((t) => [t.ticket_type, String(t.issued), String(t.checked_in), String(t.no_show)]),
   );
+  // The same numbers as charts, found by their names and described in words.
+  const perType = EXPECTED.by_type
+    .map((t) => `${t.ticket_type}: ${t.checked_in} of ${t.issued} checked in, ${t.no_show} no-shows`)
+    .join('; ');
+  for (const [name, words] of [
+    ['Entries and exits per gate', 'North gate (north): 2 entries, 1 exit; south: 2 entries, 0 exits.'],
+    ['Checked in and no-shows per ticket type', `${perType}.`],
+  ] as const) {
+    const bars = page.getByRole('img', { name });
+    await bars.locator('canvas').waitFor();
+    const describedBy = await bars.getAttribute('aria-describedby');
+    assert.equal(await page.locator(`[id="${describedBy}"]`).textContent(), words, name);
+  }
   const day = (date: string) => inZone({ dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
   assert.deepEqual(
     await tableRows(page, 'Each event day'),
@@ -192,7 +205,12 @@ describe('console in Chromium: the Report page', () => {
         await signIn(page);
         await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
         await page.goto(`${f.issuer().url}/console/#/events/${eid}/report`);
-        await page.getByRole('img', { name: 'Arrivals and people inside over time' }).locator('canvas').waitFor();
+        for (const name of [
+          'Arrivals and people inside over time',
+          'Entries and exits per gate',
+          'Checked in and no-shows per ticket type',
+        ])
+          await page.getByRole('img', { name }).locator('canvas').waitFor();
         await page.getByText('Hour by hour', { exact: true }).click();
         found.push(...(await allViolations(page)).map((v) => `${width} px: ${v}`));
         if (width === 375) assert.ok(await fitsWidth(page), 'no sideways scrolling at 375 px');

@@ -23,6 +23,7 @@ import type {
 import { bulkTicketsConformance } from './bulk-tickets-conformance.ts';
 import { consoleConformance } from './console-conformance.ts';
 import { countersConformance } from './counters-conformance.ts';
+import { reportCountsConformance } from './report-counts-conformance.ts';
 import { feedConformance } from './feed-conformance.ts';
 import { outboxConformance } from './outbox-conformance.ts';
 import { walletPushConformance } from './wallet-push-conformance.ts';
@@ -433,6 +434,7 @@ export function storeConformance(
     consoleConformance({ test, store, seed, at });
     peopleConformance({ test, store, at });
     countersConformance({ test, store, newAttempt });
+    reportCountsConformance({ test, store, newAttempt });
     ticketTypesConformance({ test, store, seed, newTicket, at });
     ticketNotesConformance({ test, store, seed, newTicket, at });
     bulkTicketsConformance({ test, store, seed, newTicket });

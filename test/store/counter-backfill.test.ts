@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { describe } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { hashSecret, newApiKeyId, newEnrollmentTokenId, newEventId, newSecret } from '../../src/domain/ids.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 import { keptCounts, runCounterMix } from './counters-mix.ts';
+import { liveKey } from './live-key.ts';
 
 /**
  * Migration 16 counts once what came before it: a store that ran the mix without its counter tables
@@ -19,46 +19,6 @@ import { keptCounts, runCounterMix } from './counters-mix.ts';
  */
 const FORGET = `DROP TABLE event_counters; DROP TABLE ticket_conflicts; DROP TABLE arrival_counts;
   DELETE FROM schema_migrations WHERE version = 16;`;
-
-/** An API key in good standing, for the mix's check-ins. */
-async function liveKey(store: Store): Promise<string> {
-  const at = '2026-06-01T12:00:00.000Z';
-  const eid = newEventId();
-  await store.events.createEvent({
-    eid,
-    name: 'Keys',
-    event_date: at,
-    ends_at: null,
-    created_at: at,
-    reentry: false,
-    capacity: null,
-    timezone: 'UTC',
-    day_starts_at: '00:00',
-    auto_exit: false,
-  });
-  const token = {
-    token_id: newEnrollmentTokenId(),
-    token_hash: hashSecret(newSecret('st_')),
-    eid,
-    gate_id: null,
-    expires_at: '2026-06-02T12:00:00.000Z',
-    key_expires_at: '2026-06-09T12:00:00.000Z',
-    created_at: at,
-    used_at: null,
-    revoked_at: null,
-  };
-  await store.scanners.createEnrollmentToken(token);
-  const api_key_id = newApiKeyId();
-  const key = {
-    api_key_id,
-    key_hash: hashSecret(newSecret('sk_')),
-    scanner_id: 's',
-    scanner_name: null,
-    scanner_platform: null,
-  };
-  assert.equal((await store.scanners.redeemEnrollmentToken(token.token_hash, at, key)).kind, 'enrolled');
-  return api_key_id;
-}
 
 async function backfillMatches(open: () => Promise<Store>, forget: () => Promise<void>): Promise<void> {
   let store = await open();

@@ -1,6 +1,6 @@
 import { api, apiUrl } from '../api.js';
 import { h, replace, uid } from '../dom.js';
-import { reportChart } from '../report-chart.js';
+import { gateChart, reportChart, typeChart } from '../report-chart.js';
 import { calendarDate, dateOf, timeOf, when } from '../time.js';
 
 /** The ticket totals, in the order an organizer reads them after the event. */
@@ -74,8 +74,8 @@ const download = (eid, file, text) =>
 
 /**
  * An event's report, for every role that may read the event: ticket totals and no-shows, arrivals and
- * people inside hour by hour (a chart and its table), per gate, per type, per day, the peak inside,
- * and the two CSV downloads. Hours and days are the event's, in its zone.
+ * people inside hour by hour, per gate and per type (each a chart and its table), per day, the peak
+ * inside, and the two CSV downloads. Hours and days are the event's, in its zone.
  */
 export async function reportView(main, eid) {
   const path = `/events/${encodeURIComponent(eid)}`;
@@ -90,6 +90,8 @@ export async function reportView(main, eid) {
   document.title = `Report: ${event.name} · Organizer console`;
   const zone = event.timezone ?? 'UTC';
   const chart = reportChart(report, zone);
+  const perGate = gateChart(report.by_gate, (gateId) => gateName(gateId, gates));
+  const perType = typeChart(report.by_type);
   const peak = report.peak_inside;
 
   replace(
@@ -170,6 +172,7 @@ export async function reportView(main, eid) {
         {},
         section(
           'Per gate',
+          perGate.node,
           numbers(
             'Entries and exits at each gate',
             ['Gate', 'Entries', 'Exits'],
@@ -178,6 +181,7 @@ export async function reportView(main, eid) {
         ),
         section(
           'Per ticket type',
+          perType.node,
           numbers(
             'Tickets of each type',
             ['Type', 'Issued', 'Checked in', 'No-shows'],
@@ -187,5 +191,5 @@ export async function reportView(main, eid) {
       ),
     ),
   );
-  return () => chart.destroy();
+  return () => [chart, perGate, perType].forEach((c) => c.destroy());
 }

@@ -19,7 +19,8 @@ import { ENTRIES_SQL } from '../entries.ts';
 import { annulledMessage } from '../outbox-data.ts';
 import { TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { TicketRecord } from '../store.ts';
-import { bumpCounters } from './counters.ts';
+import { bumpCounters, bumpTypeCounts } from './counters.ts';
+import { DAY_HOLDER_BACK_SQL, typeCountsMoved } from '../report-counts.ts';
 import { appendChange } from './feed.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 
@@ -34,6 +35,7 @@ const BACK_WHERE_MOVES_LEAVE = numbered(BACK_WHERE_MOVES_LEAVE_SQL);
 const GATE_ENTRY_BACK = numbered(GATE_ENTRY_BACK_SQL);
 const ARRIVAL_BACK = numbered(ARRIVAL_BACK_SQL);
 const ENTRIES = numbered(ENTRIES_SQL);
+const DAY_HOLDER_BACK = numbered(DAY_HOLDER_BACK_SQL);
 
 interface ScanLine {
   tid: string;
@@ -48,6 +50,7 @@ interface EntryRow {
   gate_key: string;
   was_inside: boolean;
   annulled_at: string | null;
+  day: string | null;
 }
 
 /**
@@ -117,6 +120,10 @@ export function annulEntry(
     await db.query(GATE_ENTRY_BACK, [stillInside ? 1 : 0, attempt.eid, done.gate_key]);
     await db.query(ARRIVAL_BACK, [attempt.eid, minuteOf(done.scanned_at), done.gate_key]);
     if (before === null) await bumpCounters(db, attempt.eid, { checked_in: -1 });
-    return { kind: 'annulled', ticket: await ticketOf(), entries: await entriesOf(db), again: false };
+    const ticket = await ticketOf();
+    if (before === null)
+      await bumpTypeCounts(db, typeCountsMoved({ ...ticket, checked_in_at: done.scanned_at }, ticket));
+    if (done.day !== null) await db.query(DAY_HOLDER_BACK, [attempt.eid, done.day, scan.tid]);
+    return { kind: 'annulled', ticket, entries: await entriesOf(db), again: false };
   });
 }

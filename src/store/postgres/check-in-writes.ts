@@ -31,7 +31,8 @@ export interface PlannedAttempt {
  * its changes, its scan-log position by the number of its scans; the changes and the scans take the
  * positions just below the new values, in item order. After it, the event's kept counts: entries,
  * exits and repeats per gate, the first entries (its `checked_in` counter), entries per minute and
- * gate (see counters.ts). Last, each change's message for every subscribed webhook endpoint, with its
+ * gate (see counters.ts), the ticket types' counts and the event days' holders (report-counts.ts), each
+ * row once per batch. Last, each change's message for every subscribed webhook endpoint, with its
  * position.
  */
 const WRITE_SQL = `
@@ -67,8 +68,9 @@ const WRITE_SQL = `
     SELECT * FROM unnest($32::text[], $33::text[], $34::boolean[], $35::text[])
     ON CONFLICT (tid) DO UPDATE SET inside = EXCLUDED.inside, checked_out_at = EXCLUDED.checked_out_at
   ), entered AS (
-    INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at, gate_key, was_inside)
-    SELECT * FROM unnest($40::text[], $41::text[], $42::text[], $43::text[], $44::text[], $45::text[], $46::boolean[])
+    INSERT INTO entries (eid, idempotency_key, tid, scanner_id, scanned_at, gate_key, was_inside, day)
+    SELECT * FROM unnest($40::text[], $41::text[], $42::text[], $43::text[], $44::text[], $45::text[], $46::boolean[],
+      $50::text[])
   ), numbered AS (
     SELECT c.*, counters.last_position - count(*) OVER (PARTITION BY c.eid)
       + row_number() OVER (PARTITION BY c.eid ORDER BY c.n) AS position
@@ -95,6 +97,20 @@ const WRITE_SQL = `
     JOIN counters ON counters.eid = f.eid -- after the feed counters, as gate_counts
     GROUP BY f.eid ORDER BY f.eid
     ON CONFLICT (eid) DO UPDATE SET checked_in = event_counters.checked_in + EXCLUDED.checked_in
+  ), type_counted AS (
+    INSERT INTO type_counts AS k (eid, ticket_type, issued, checked_in, revoked, checked_in_revoked)
+    SELECT m.eid, m.ticket_type, 0, sum(m.checked_in), 0, sum(m.checked_in_revoked)
+    FROM unnest($51::text[], $52::text[], $53::int[], $54::int[]) AS m (eid, ticket_type, checked_in, checked_in_revoked)
+    JOIN counters ON counters.eid = m.eid -- after the event's counters
+    GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (eid, ticket_type) DO UPDATE SET checked_in = k.checked_in + EXCLUDED.checked_in,
+      checked_in_revoked = k.checked_in_revoked + EXCLUDED.checked_in_revoked
+  ), day_counted AS (
+    INSERT INTO day_holders AS h (eid, day, holders)
+    SELECT d.eid, d.day, count(*) FROM unnest($55::text[], $56::text[]) AS d (eid, day)
+    JOIN counters ON counters.eid = d.eid -- after the event's counters
+    GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (eid, day) DO UPDATE SET holders = h.holders + EXCLUDED.holders
   ), arrived AS (
     INSERT INTO arrival_counts (eid, minute, gate_key, entries)
     SELECT eid, substr(at, 1, 16), coalesce(gate_id, ''), count(*) FROM numbered WHERE type = 'checked_in'
@@ -129,6 +145,8 @@ export function batchWrite(
   const presence = finalRows<Presence>(planned, (plan) => plan.presence);
   const repeats = planned.filter(({ plan }) => plan.repeat);
   const entries = planned.flatMap(({ attempt, plan }) => (plan.entry === null ? [] : [{ attempt, entry: plan.entry }]));
+  const typeCounts = planned.flatMap(({ plan }) => plan.typeCounts);
+  const dayHolders = planned.filter(({ plan }) => plan.dayHolder !== null);
   return {
     text: WRITE_SQL,
     values: [
@@ -182,6 +200,7 @@ export function batchWrite(
       column(entries, (e) => e.entry.at),
       column(entries, (e) => e.attempt.gate_id ?? ''),
       column(entries, (e) => e.entry.wasInside),
+      // $50 is the counted entries' event days, below.
       // $47-$48: each change's message.
       column(changes, (c) => JSON.stringify(c.change.message.data)),
       column(changes, (c) => c.change.message.occurred_at),
@@ -190,6 +209,14 @@ export function batchWrite(
         planned.filter(({ plan }) => plan.firstEntry),
         (p) => p.attempt.eid,
       ),
+      column(entries, (e) => e.entry.day),
+      // $51-$54: the ticket types' counts; $55-$56: the event days' new holders.
+      column(typeCounts, (m) => m.eid),
+      column(typeCounts, (m) => m.ticket_type),
+      column(typeCounts, (m) => m.checked_in),
+      column(typeCounts, (m) => m.checked_in_revoked),
+      column(dayHolders, (p) => p.attempt.eid),
+      column(dayHolders, (p) => p.plan.dayHolder),
     ],
   };
 }

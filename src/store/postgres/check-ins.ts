@@ -30,7 +30,8 @@ import { UPSERT_PRESENCE_SQL } from '../entries.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
-import { keepCheckInCounts } from './counters.ts';
+import { bumpTypeCounts, keepCheckInCounts } from './counters.ts';
+import { COUNT_DAY_HOLDER_SQL } from '../report-counts.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
@@ -133,7 +134,7 @@ function recordAttempt(
     if (plan.presence !== null) {
       await db.query(UPSERT_PRESENCE, [attempt.tid, attempt.eid, plan.presence.inside, plan.presence.checked_out_at]);
     }
-    if (plan.entry !== null) await db.query(INSERT_ENTRY, entryValues(attempt, plan.entry.at, plan.entry.wasInside));
+    if (plan.entry !== null) await db.query(INSERT_ENTRY, entryValues(attempt, plan.entry));
     await db.query(
       `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -165,11 +166,14 @@ function recordAttempt(
     // After the entry's change, which wrote the gate's row.
     if (plan.repeat) await db.query(REPEAT, [attempt.eid, attempt.gate_id ?? '']);
     await keepCheckInCounts(db, attempt.eid, plan.firstEntry ? 1 : 0, duplicate ? [attempt.idempotency_key] : []);
+    await bumpTypeCounts(db, plan.typeCounts);
+    if (plan.dayHolder !== null) await db.query(COUNT_DAY_HOLDER, [attempt.eid, plan.dayHolder]);
     return { kind: 'answered', answer: verdict.answer, replay: false };
   });
 }
 
 const NOT_INSIDE = numbered(NOT_INSIDE_SQL);
+const COUNT_DAY_HOLDER = numbered(COUNT_DAY_HOLDER_SQL);
 const UPSERT_PRESENCE = numbered(UPSERT_PRESENCE_SQL);
 const GATE_COUNTS = numbered(GATE_COUNTS_SQL);
 const ENTRIES = numbered(ENTRIES_SQL);

@@ -9,12 +9,14 @@ import {
   toArrivals,
   toCounters,
 } from '../counters.ts';
+import { BUMP_TYPE_COUNTS_SQL, typeCountValues, type TypeCountsMoved } from '../report-counts.ts';
 import type { Row } from '../rows.ts';
 import { all, type Db, numbered, one } from './queries.ts';
 
 const EVENT_COUNTERS = numbered(EVENT_COUNTERS_SQL);
 const BUMP_COUNTERS = numbered(BUMP_COUNTERS_SQL);
 const ARRIVALS = numbered(ARRIVALS_SQL);
+const BUMP_TYPE_COUNTS = numbered(BUMP_TYPE_COUNTS_SQL);
 
 /**
  * The tickets that scans just put in conflict (params: eid, keys) and, in the same statement, the
@@ -37,6 +39,11 @@ export async function countTickets(db: Db, eid: string): Promise<EventCounters> 
 /** Moves the event's counters; inside the caller's transaction, after the event's feed counter. */
 export async function bumpCounters(db: Db, eid: string, moved: CountsMoved): Promise<void> {
   await db.query(BUMP_COUNTERS, bumpValues(eid, moved));
+}
+
+/** Moves ticket types' kept counts (report-counts.ts); inside the caller's transaction, after the event's counters. */
+export async function bumpTypeCounts(db: Db, moved: readonly TypeCountsMoved[]): Promise<void> {
+  for (const m of moved) await db.query(BUMP_TYPE_COUNTS, typeCountValues(m));
 }
 
 /**

@@ -5,6 +5,7 @@ import { APPLE_PASS_POSTGRES_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
 import { DELIVERY_COUNT_POSTGRES_MIGRATIONS } from './delivery-count-migrations.ts';
 import { GROUP_POSTGRES_MIGRATIONS } from './group-migrations.ts';
+import { REPORT_COUNT_POSTGRES_MIGRATIONS } from './report-count-migrations.ts';
 
 /** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
 interface PostgresMigration {
@@ -519,6 +520,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   ...DELIVERY_COUNT_POSTGRES_MIGRATIONS,
   // Groups, short codes, the offline roster and scanner clocks (fifth release).
   ...GROUP_POSTGRES_MIGRATIONS,
+  ...REPORT_COUNT_POSTGRES_MIGRATIONS,
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -1,27 +1,27 @@
 import type pg from 'pg';
 import type { Page } from '../store.ts';
+import { DAY_HOLDERS_SQL, TYPE_COUNTS_SQL } from '../report-counts.ts';
 import {
   ENTRIES_PER_MINUTE_SQL,
   EXITS_PER_MINUTE_SQL,
   EXPORT_TICKETS_SQL,
-  HOLDERS_BETWEEN_SQL,
   REPEATS_PER_MINUTE_SQL,
+  toDayHolders,
   toExportedTicket,
   toMinuteMoves,
   toTypeCounts,
-  TYPE_COUNTS_SQL,
 } from '../report-queries.ts';
-import type { ReportCounts, TimeSpan } from '../report-records.ts';
+import type { ReportCounts } from '../report-records.ts';
 import type { ExportedTicket, ReportStore } from '../report-store.ts';
 import { type CountRow, GATE_COUNTS_SQL, occupancyOf, page, type Row } from '../rows.ts';
-import { all, numbered, one, type Tx } from './queries.ts';
+import { all, numbered, type Tx } from './queries.ts';
 
 const TYPE_COUNTS = numbered(TYPE_COUNTS_SQL);
 const GATE_COUNTS = numbered(GATE_COUNTS_SQL);
 const ENTRIES_PER_MINUTE = numbered(ENTRIES_PER_MINUTE_SQL);
 const EXITS_PER_MINUTE = numbered(EXITS_PER_MINUTE_SQL);
 const REPEATS_PER_MINUTE = numbered(REPEATS_PER_MINUTE_SQL);
-const HOLDERS_BETWEEN = numbered(HOLDERS_BETWEEN_SQL);
+const DAY_HOLDERS = numbered(DAY_HOLDERS_SQL);
 const EXPORT_TICKETS = numbered(EXPORT_TICKETS_SQL);
 
 /** The event report and the tickets export. (PostgreSQL: see ../report-store.ts.) */
@@ -33,21 +33,13 @@ export class PostgresReportStore implements ReportStore {
     return this.b.tx(async (db) => {
       await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const types = toTypeCounts(await all<Row>(db, TYPE_COUNTS, [eid]));
+      const dayHolders = toDayHolders(await all<Row>(db, DAY_HOLDERS, [eid]));
       const gates = occupancyOf(await all<CountRow>(db, GATE_COUNTS, [eid])).gates;
       const entries = await all<Row>(db, ENTRIES_PER_MINUTE, [eid]);
       const exits = await all<Row>(db, EXITS_PER_MINUTE, [eid]);
       const repeats = await all<Row>(db, REPEATS_PER_MINUTE, [eid]);
-      return { types, gates, minutes: toMinuteMoves(entries, exits, repeats) };
+      return { types, dayHolders, gates, minutes: toMinuteMoves(entries, exits, repeats) };
     });
-  }
-
-  async holdersIn(eid: string, spans: TimeSpan[]): Promise<number[]> {
-    const counts: number[] = [];
-    for (const span of spans) {
-      const row = await one<Row>(this.b.pool, HOLDERS_BETWEEN, [eid, span.from, span.until]);
-      counts.push(Number(row?.holders ?? 0));
-    }
-    return counts;
   }
 
   async exportTickets(eid: string, limit: number, after: string | null): Promise<Page<ExportedTicket>> {

@@ -7,7 +7,8 @@ import { page, TICKET_COLUMNS_SQL } from '../rows.ts';
 import type { Page, ReissueResult, TicketRecord } from '../store.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
-import { bumpCounters } from './counters.ts';
+import { bumpCounters, bumpTypeCounts } from './counters.ts';
+import { typeCountsMoved, typeCountsOfNew } from '../report-counts.ts';
 import { inChunks } from '../chunks.ts';
 import { CountsByEvent } from '../counters.ts';
 import { hasNotes } from '../ticket-notes.ts';
@@ -92,6 +93,7 @@ async function recordNewTickets(db: Db, created: TicketRecord[]): Promise<void> 
   const counts = new CountsByEvent();
   for (const ticket of created) counts.add(ticket);
   for (const [eid, moved] of counts.events()) await bumpCounters(db, eid, moved);
+  await bumpTypeCounts(db, typeCountsOfNew(created));
 }
 
 /**
@@ -210,6 +212,7 @@ export function revokeTicket(tx: Tx, tid: string, at: string, reason: string | n
     if ((changed.rowCount ?? 0) > 0 && ticket) {
       await appendChange(db, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
       await bumpCounters(db, ticket.eid, { revoked: 1 });
+      await bumpTypeCounts(db, typeCountsMoved({ ...ticket, revoked_at: null }, ticket));
       await enqueueWalletPushes(db, tid, ticket.eid, 'revoked', at);
     }
     return ticket;

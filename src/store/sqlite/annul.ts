@@ -20,7 +20,8 @@ import { annulledMessage } from '../outbox-data.ts';
 import { TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
 import type { TicketRecord } from '../store.ts';
 import type { SqliteContext } from './context.ts';
-import { bumpCounters } from './counters.ts';
+import { bumpCounters, bumpTypeCounts } from './counters.ts';
+import { DAY_HOLDER_BACK_SQL, typeCountsMoved } from '../report-counts.ts';
 import { appendChange } from './feed.ts';
 
 interface ScanLine {
@@ -38,6 +39,7 @@ interface EntryRow {
   gate_key: string;
   was_inside: number;
   annulled_at: string | null;
+  day: string | null;
 }
 
 /** Annuls an entry in one transaction (see store/annul.ts), if `judge` lets it. */
@@ -96,6 +98,9 @@ export function annulEntry(
     );
     c.run(GATE_ENTRY_BACK_SQL, Number(stillInside), attempt.eid, done.gate_key);
     c.run(ARRIVAL_BACK_SQL, attempt.eid, minuteOf(done.scanned_at), done.gate_key);
-    return { kind: 'annulled', ticket: ticketOf(), entries: entriesOf(), again: false };
+    const ticket = ticketOf();
+    if (before === null) bumpTypeCounts(c, typeCountsMoved({ ...ticket, checked_in_at: done.scanned_at }, ticket));
+    if (done.day !== null) c.run(DAY_HOLDER_BACK_SQL, attempt.eid, done.day, scan.tid);
+    return { kind: 'annulled', ticket, entries: entriesOf(), again: false };
   });
 }

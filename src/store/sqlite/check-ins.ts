@@ -32,7 +32,8 @@ import { UPSERT_PRESENCE_SQL } from '../entries.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
-import { bumpCounters, recordConflicts } from './counters.ts';
+import { bumpCounters, bumpTypeCounts, recordConflicts } from './counters.ts';
+import { COUNT_DAY_HOLDER_SQL } from '../report-counts.ts';
 import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL } from '../entries.ts';
 import { GATE_COUNTS } from '../kept-counts.ts';
@@ -150,10 +151,12 @@ function applyPlan(c: SqliteContext, attempt: CheckInAttempt, plan: CheckInPlan)
     c.run(UPSERT_PRESENCE_SQL, attempt.tid, attempt.eid, Number(plan.presence.inside), plan.presence.checked_out_at);
   }
   if (plan.entry !== null) {
-    const values = entryValues(attempt, plan.entry.at, plan.entry.wasInside);
+    const values = entryValues(attempt, plan.entry);
     c.run(INSERT_ENTRY_SQL, ...values.map((v) => (typeof v === 'boolean' ? Number(v) : v)));
   }
   if (plan.firstEntry) bumpCounters(c, attempt.eid, { checked_in: 1 });
+  bumpTypeCounts(c, plan.typeCounts);
+  if (plan.dayHolder !== null) c.run(COUNT_DAY_HOLDER_SQL, attempt.eid, plan.dayHolder);
   for (const change of plan.changes) {
     const { type, tid, at, scanner_id, gate_id, idempotency_key, auto } = change;
     const extra = {

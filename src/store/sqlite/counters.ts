@@ -8,6 +8,7 @@ import {
   toArrivals,
   toCounters,
 } from '../counters.ts';
+import { BUMP_TYPE_COUNTS_SQL, typeCountValues, type TypeCountsMoved } from '../report-counts.ts';
 import type { Row } from '../rows.ts';
 import { ARRIVAL_COUNTS, EVENT_COUNTS } from '../kept-counts.ts';
 import type { SqliteContext } from './context.ts';
@@ -22,6 +23,11 @@ export async function countTickets(c: SqliteContext, eid: string): Promise<Event
 /** Moves the event's counters; inside the caller's transaction (added up per group: see GroupCounts). */
 export function bumpCounters(c: SqliteContext, eid: string, moved: CountsMoved): void {
   c.counts.add(EVENT_COUNTS, [eid], moved);
+}
+
+/** Moves ticket types' kept counts (report-counts.ts); inside the caller's transaction. */
+export function bumpTypeCounts(c: SqliteContext, moved: readonly TypeCountsMoved[]): void {
+  for (const m of moved) c.run(BUMP_TYPE_COUNTS_SQL, ...typeCountValues(m));
 }
 
 /**

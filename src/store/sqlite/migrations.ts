@@ -3,6 +3,7 @@ import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
 import { DELIVERY_COUNT_SQLITE_MIGRATIONS } from './delivery-count-migrations.ts';
 import { GROUP_SQLITE_MIGRATIONS } from './group-migrations.ts';
+import { REPORT_COUNT_SQLITE_MIGRATIONS } from './report-count-migrations.ts';
 
 /** A schema change: its SQL, then (for data SQL cannot compute) `fill` and the SQL that follows it. */
 interface SqliteMigration {
@@ -536,6 +537,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   ...DELIVERY_COUNT_SQLITE_MIGRATIONS,
   // Groups, short codes, the offline roster and scanner clocks (fifth release).
   ...GROUP_SQLITE_MIGRATIONS,
+  ...REPORT_COUNT_SQLITE_MIGRATIONS,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */

@@ -1,16 +1,16 @@
 import type { Page } from '../store.ts';
+import { DAY_HOLDERS_SQL, TYPE_COUNTS_SQL } from '../report-counts.ts';
 import {
   ENTRIES_PER_MINUTE_SQL,
   EXITS_PER_MINUTE_SQL,
   EXPORT_TICKETS_SQL,
-  HOLDERS_BETWEEN_SQL,
   REPEATS_PER_MINUTE_SQL,
+  toDayHolders,
   toExportedTicket,
   toMinuteMoves,
   toTypeCounts,
-  TYPE_COUNTS_SQL,
 } from '../report-queries.ts';
-import type { ReportCounts, TimeSpan } from '../report-records.ts';
+import type { ReportCounts } from '../report-records.ts';
 import type { ExportedTicket, ReportStore } from '../report-store.ts';
 import { type CountRow, GATE_COUNTS_SQL, occupancyOf, page, type Row } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
@@ -24,6 +24,7 @@ export class SqliteReportStore implements ReportStore {
     // One connection runs one statement at a time and these run back to back: one snapshot.
     return {
       types: toTypeCounts(c.all<Row>(TYPE_COUNTS_SQL, eid)),
+      dayHolders: toDayHolders(c.all<Row>(DAY_HOLDERS_SQL, eid)),
       gates: occupancyOf(c.all<CountRow>(GATE_COUNTS_SQL, eid)).gates,
       minutes: toMinuteMoves(
         c.all<Row>(ENTRIES_PER_MINUTE_SQL, eid),
@@ -31,12 +32,6 @@ export class SqliteReportStore implements ReportStore {
         c.all<Row>(REPEATS_PER_MINUTE_SQL, eid),
       ),
     };
-  }
-
-  async holdersIn(eid: string, spans: TimeSpan[]): Promise<number[]> {
-    return spans.map((span) =>
-      Number(this.b.ctx.one<Row>(HOLDERS_BETWEEN_SQL, eid, span.from, span.until)?.holders ?? 0),
-    );
   }
 
   async exportTickets(eid: string, limit: number, after: string | null): Promise<Page<ExportedTicket>> {

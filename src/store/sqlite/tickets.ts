@@ -8,7 +8,8 @@ import { page, type Row, TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
 import { reissuedMessage, revokedMessage } from '../outbox-data.ts';
 import { appendChange } from './feed.ts';
-import { bumpCounters } from './counters.ts';
+import { bumpCounters, bumpTypeCounts } from './counters.ts';
+import { typeCountsMoved, typeCountsOfNew } from '../report-counts.ts';
 import { CountsByEvent } from '../counters.ts';
 import { hasNotes } from '../ticket-notes.ts';
 import { appendNotesChange } from './ticket-notes.ts';
@@ -31,6 +32,7 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
     );
     const existing: TicketRecord[] = [];
     const created = new CountsByEvent();
+    const createdTickets: TicketRecord[] = [];
     const versions = takeRosterVersions(c, tickets);
     for (const ticket of tickets) {
       if (
@@ -44,6 +46,7 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
         }).changes > 0
       ) {
         created.add(ticket);
+        createdTickets.push(ticket);
         // Scanners learn a new ticket's gate notes from the feed, as they learn later changes of them.
         if (hasNotes(ticket)) appendNotesChange(c, ticket, ticket.issued_at);
         continue;
@@ -59,6 +62,7 @@ export function createTickets(c: SqliteContext, tickets: TicketRecord[]): Promis
       );
     }
     for (const [eid, moved] of created.events()) bumpCounters(c, eid, moved);
+    bumpTypeCounts(c, typeCountsOfNew(createdTickets));
     noteAudit({ details: { created: tickets.length - existing.length } });
     return existing;
   });
@@ -139,6 +143,7 @@ export function revokeTicket(
     if (changed > 0 && ticket) {
       appendChange(c, ticket.eid, 'revoked', tid, at, {}, revokedMessage(ticket, at, reason));
       bumpCounters(c, ticket.eid, { revoked: 1 });
+      bumpTypeCounts(c, typeCountsMoved({ ...ticket, revoked_at: null }, ticket));
       enqueueWalletPushes(c, tid, ticket.eid, 'revoked', at);
     }
     return ticket;

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
+import { liveKey } from './live-key.ts';
+import { keptReportCounts, recountReport, runReportMix } from './report-counts-mix.ts';
+
+/**
+ * Migration 35 counts once what came before it: a store that ran the report's mix without its kept
+ * tables and entry days (dropped, migration 31's index back, the migration forgotten) migrates again
+ * on opening and reads the same counts as the store that kept them with each change.
+ */
+const FORGET = `DROP TABLE type_counts; DROP TABLE day_holders; ALTER TABLE entries DROP COLUMN day;
+  CREATE INDEX entries_counted_by_time ON entries (eid, scanned_at, tid) WHERE annulled_at IS NULL;
+  DELETE FROM schema_migrations WHERE version = 35;`;
+
+async function backfillMatches(open: () => Promise<Store>, forget: () => Promise<void>): Promise<void> {
+  let store = await open();
+  const event = await runReportMix(store, await liveKey(store));
+  const kept = await keptReportCounts(store, event.eid);
+  assert.deepEqual(kept, await recountReport(store, event));
+  await store.close();
+  await forget();
+  store = await open();
+  try {
+    assert.deepEqual(await keptReportCounts(store, event.eid), kept);
+  } finally {
+    await store.close();
+  }
+}
+
+const pgAvailability = await postgresAvailability('report count backfill on PostgreSQL');
+
+describe('migration 35 counts the report’s tickets per type and holders per day from what came before it', () => {
+  itUnless(undefined)('SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-count-backfill-'));
+    const path = join(dir, 'issuer.db');
+    try {
+      await backfillMatches(
+        async () => new SqliteStore(path),
+        async () => {
+          const db = new Database(path);
+          db.exec(FORGET);
+          db.close();
+        },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  itUnless(pgAvailability.skip)('PostgreSQL', async () => {
+    if (pgAvailability.problem !== null) assert.fail(`PostgreSQL is required: ${pgAvailability.problem}`);
+    const database = await freshDatabase();
+    try {
+      await backfillMatches(
+        () => PostgresStore.open(database.url),
+        async () => {
+          const client = new pg.Client({ connectionString: database.url });
+          await client.connect();
+          await client.query(FORGET);
+          await client.end();
+        },
+      );
+    } finally {
+      await database.drop();
+    }
+  });
+});
