@@ -34,6 +34,16 @@ export const ARRIVAL_COUNTS: KeptCount = {
   counts: ['entries'],
 };
 
+/** The report's counts per event and ticket type (report-counts.ts). */
+export const TYPE_COUNTS: KeptCount = {
+  table: 'type_counts',
+  keys: ['eid', 'ticket_type'],
+  counts: ['issued', 'checked_in', 'revoked', 'checked_in_revoked'],
+};
+
+/** The holders with a counted entry per event and event day (report-counts.ts). */
+export const DAY_HOLDERS: KeptCount = { table: 'day_holders', keys: ['eid', 'day'], counts: ['holders'] };
+
 /** The statement that adds to one row (params: the key's values, then every count's delta). */
 export function addCountsSql(kept: KeptCount): string {
   const columns = [...kept.keys, ...kept.counts];

@@ -32,8 +32,7 @@ import { UPSERT_PRESENCE_SQL } from '../entries.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
-import { bumpCounters, bumpTypeCounts, recordConflicts } from './counters.ts';
-import { COUNT_DAY_HOLDER_SQL } from '../report-counts.ts';
+import { bumpCounters, bumpTypeCounts, countDayHolder, recordConflicts } from './counters.ts';
 import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL } from '../entries.ts';
 import { GATE_COUNTS } from '../kept-counts.ts';
@@ -156,7 +155,7 @@ function applyPlan(c: SqliteContext, attempt: CheckInAttempt, plan: CheckInPlan)
   }
   if (plan.firstEntry) bumpCounters(c, attempt.eid, { checked_in: 1 });
   bumpTypeCounts(c, plan.typeCounts);
-  if (plan.dayHolder !== null) c.run(COUNT_DAY_HOLDER_SQL, attempt.eid, plan.dayHolder);
+  if (plan.dayHolder !== null) countDayHolder(c, attempt.eid, plan.dayHolder);
   for (const change of plan.changes) {
     const { type, tid, at, scanner_id, gate_id, idempotency_key, auto } = change;
     const extra = {

@@ -8,9 +8,9 @@ import {
   toArrivals,
   toCounters,
 } from '../counters.ts';
-import { BUMP_TYPE_COUNTS_SQL, typeCountValues, type TypeCountsMoved } from '../report-counts.ts';
+import type { TypeCountsMoved } from '../report-counts.ts';
 import type { Row } from '../rows.ts';
-import { ARRIVAL_COUNTS, EVENT_COUNTS } from '../kept-counts.ts';
+import { ARRIVAL_COUNTS, DAY_HOLDERS, EVENT_COUNTS, TYPE_COUNTS } from '../kept-counts.ts';
 import type { SqliteContext } from './context.ts';
 
 const RECORD_CONFLICTS = recordConflictsSql('IN (SELECT value FROM json_each(?))');
@@ -25,9 +25,14 @@ export function bumpCounters(c: SqliteContext, eid: string, moved: CountsMoved):
   c.counts.add(EVENT_COUNTS, [eid], moved);
 }
 
-/** Moves ticket types' kept counts (report-counts.ts); inside the caller's transaction. */
+/** Moves ticket types' kept counts (report-counts.ts); inside the caller's transaction (added up per group). */
 export function bumpTypeCounts(c: SqliteContext, moved: readonly TypeCountsMoved[]): void {
-  for (const m of moved) c.run(BUMP_TYPE_COUNTS_SQL, ...typeCountValues(m));
+  for (const { eid, ticket_type, ...counts } of moved) c.counts.add(TYPE_COUNTS, [eid, ticket_type], counts);
+}
+
+/** One holder more on an event day (their first counted entry of it); inside the caller's transaction (added up per group). */
+export function countDayHolder(c: SqliteContext, eid: string, day: string): void {
+  c.counts.add(DAY_HOLDERS, [eid, day], { holders: 1 });
 }
 
 /**
