@@ -112,4 +112,47 @@ describe('kept counts of a group commit on SQLite', () => {
       await close();
     }
   });
+
+  it('feed positions of a group follow on without a gap: a unit that rolled back gives its position back', async () => {
+    const { store, event, tickets, attempt, scannedAt, close } = await seeded(40);
+    try {
+      const failing = new Set([0, 5, 6, 39]);
+      const scan = (i: number) =>
+        store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), decider(event, scannedAt, failing.has(i)));
+      // Queued for the next group; the revocation commits at once, in a transaction of its own, before it.
+      const first = tickets.slice(0, 20).map((_, i) => scan(i));
+      await store.tickets.revokeTicket(tickets[30]!.tid, scannedAt, null);
+      await Promise.allSettled(first);
+      await store.tickets.revokeTicket(tickets[31]!.tid, scannedAt, null);
+      await Promise.allSettled(tickets.slice(20, 40).map((_, i) => scan(20 + i)));
+      const { items } = await store.feed.listChanges(event.eid, 0, 100);
+      assert.deepEqual(
+        items.map((change) => change.position),
+        items.map((_, i) => i + 1),
+        'positions 1 to n, in order, none missing',
+      );
+      const admitted = tickets.filter((_, i) => !failing.has(i) && i !== 30 && i !== 31).map((t) => t.tid);
+      assert.deepEqual(
+        items.filter((change) => change.type === 'checked_in').map((change) => change.tid),
+        admitted,
+        'one change per admitted entry, in the order the units ran',
+      );
+      assert.deepEqual(
+        items.filter((change) => change.type === 'revoked').map((change) => [change.position, change.tid]),
+        [
+          [1, tickets[30]!.tid],
+          [19, tickets[31]!.tid],
+        ],
+      );
+      // A change outside any group takes the position after the last group's.
+      await store.tickets.revokeTicket(tickets[1]!.tid, scannedAt, null);
+      const after = await store.feed.listChanges(event.eid, items.length, 10);
+      assert.deepEqual(
+        after.items.map((change) => [change.position, change.type]),
+        [[items.length + 1, 'revoked']],
+      );
+    } finally {
+      await close();
+    }
+  });
 });

@@ -4,6 +4,8 @@ import { insertPendingAudit } from './audit.ts';
 import type { WalSync } from './wal-sync.ts';
 import { GroupCounts } from './group-counts.ts';
 import { Subscribers } from './subscribers.ts';
+import { GroupPositions } from './group-positions.ts';
+import { groupMembers } from './group-commit.ts';
 
 /**
  * What every concern file of the SQLite store works with: the connection, its prepared statements,
@@ -15,6 +17,15 @@ export class SqliteContext {
   readonly counts = new GroupCounts((sql, values) => {
     this.run(sql, ...values);
   });
+  /** The feed's positions: handed out in memory per group commit (see GroupPositions). */
+  readonly positions = new GroupPositions({
+    last: (sql, eid) => this.one<{ last_position: number }>(sql, eid)?.last_position ?? null,
+    write: (sql, values) => {
+      this.run(sql, ...values);
+    },
+  });
+  /** What a group commit tells of its units: the kept counts and the feed's positions. */
+  readonly grouped = groupMembers(this.counts, this.positions);
   /** Which webhook subscriptions exist, kept in memory (see Subscribers). */
   readonly subscribers = new Subscribers();
 

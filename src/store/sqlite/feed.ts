@@ -11,6 +11,7 @@ import { GATE_COUNTS } from '../kept-counts.ts';
 /**
  * Appends a change at the event's next position, and the webhook message that reports it (with that
  * position) for every subscribed endpoint; runs inside the caller's transaction (SQLite serializes them).
+ * Inside a group commit the position is handed out in memory (see GroupPositions).
  */
 export function appendChange(
   c: SqliteContext,
@@ -21,11 +22,7 @@ export function appendChange(
   extra: ChangeExtra = {},
   message: Omit<OutboxMessage, 'position'> | null = null,
 ): void {
-  const position = c.one<{ last_position: number }>(
-    `INSERT INTO change_counters (eid, last_position) VALUES (?, 1)
-       ON CONFLICT (eid) DO UPDATE SET last_position = change_counters.last_position + 1 RETURNING last_position`,
-    eid,
-  )!.last_position;
+  const position = c.positions.take(eid);
   c.run(
     `INSERT INTO changes (eid, position, type, tid, at, scanner_id, gate_id, jti, attention, checkin_text, idempotency_key, auto)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,5 +1,29 @@
 import type Database from 'better-sqlite3';
-import type { GroupCounts } from './group-counts.ts';
+/**
+ * What keeps state of its own over a group (the kept counts, the feed's positions): told when the
+ * group and each unit begin, whether each unit was kept or rolled back, and when the group is about to
+ * commit (`flush`, inside its transaction) or failed (`end`).
+ */
+export interface GroupMember {
+  beginGroup(): void;
+  beginUnit(): void;
+  keepUnit(): void;
+  dropUnit(): void;
+  flush(): void;
+  end(): void;
+}
+
+/** Several members told as one, in order. */
+export function groupMembers(...members: GroupMember[]): GroupMember {
+  return {
+    beginGroup: () => members.forEach((m) => m.beginGroup()),
+    beginUnit: () => members.forEach((m) => m.beginUnit()),
+    keepUnit: () => members.forEach((m) => m.keepUnit()),
+    dropUnit: () => members.forEach((m) => m.dropUnit()),
+    flush: () => members.forEach((m) => m.flush()),
+    end: () => members.forEach((m) => m.end()),
+  };
+}
 
 interface Job {
   work: () => unknown;
@@ -38,8 +62,8 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly durable: () => Promise<void> = () => Promise.resolve(),
-    /** The kept counts the units move: added up per group, written once per row before its COMMIT. */
-    private readonly counts: GroupCounts | null = null,
+    /** What the units move per group (kept counts, feed positions): written once before its COMMIT. */
+    private readonly counts: GroupMember | null = null,
   ) {
     this.savepoint = db.transaction((work: () => unknown) => work());
   }

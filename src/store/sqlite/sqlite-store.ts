@@ -109,7 +109,7 @@ export class SqliteStore implements Store {
     // are read in index order, and the conflicts report sorts one page's duplicates and counts the
     // conflicting tickets. The migrations above run before, with SQLite's default.
     this.db.pragma('temp_store = MEMORY');
-    this.groupCommit = new GroupCommit(this.db, () => this.ctx.durable(), this.ctx.counts);
+    this.groupCommit = new GroupCommit(this.db, () => this.ctx.durable(), this.ctx.grouped);
     const own = { ctx: this.ctx, groupCommit: this.groupCommit };
     this.settings = new SqliteSettingStore(own);
     this.events = new SqliteEventStore(own);
