@@ -8,6 +8,7 @@ interface Ticket {
   holder_name: string;
   order_ref: string | null;
   short_code: string;
+  ticket_type: string;
 }
 interface GroupTicket {
   tid: string;

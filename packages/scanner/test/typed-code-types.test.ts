@@ -1,0 +1,88 @@
+/**
+ * A code known by its digest alone (a key without `allow_search`) is judged by its ticket's type, as
+ * the codes list tells it: a gate admitting some types and a type's hours refuse it offline as the
+ * issuer does. Digests kept without a type (an older issuer's) are read again from the start, once;
+ * until then, or if the issuer still tells no type, the device does not decide where a type matters.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { JOURNALS, KeptRoster, Scanner } from '../src/index.ts';
+import { Issuer } from './issuer.ts';
+import { linkedDevice, ONCE } from './linked-device.ts';
+
+let issuer: Issuer;
+before(async () => {
+  issuer = await Issuer.start();
+});
+after(async () => issuer?.stop());
+
+async function issue(eid: string, types: string[]) {
+  const answer = await issuer.admin<{ tickets: { tid: string; short_code: string }[] }>(
+    'POST',
+    `/admin/v1/events/${eid}/tickets`,
+    { tickets: types.map((ticket_type, i) => ({ holder_name: `Holder ${i}`, ticket_type })) },
+  );
+  return answer.tickets;
+}
+
+const brief = (r: { verdict: string; reason: string; tid: string | null }) => [r.verdict, r.reason, r.tid];
+const status = async (tid: string) =>
+  (await issuer.admin<{ status: string }>('GET', `/admin/v1/tickets/${tid}`)).status;
+
+test('a code known by digest is judged by its type: a VIP gate refuses GA offline, admits VIP, and the issuer agrees', async () => {
+  const eid = await issuer.createEvent('Typed digests');
+  await issuer.admin('PUT', `/admin/v1/events/${eid}/gates/vip`, { name: 'VIP', admits: ['VIP'] });
+  const [ga, vip] = await issue(eid, ['GA', 'VIP']);
+  const { scanner } = await linkedDevice(issuer, eid, {});
+  try {
+    assert.equal(await scanner.rosterKind(), 'codes');
+    const [refused, admitted] = await scanner.scan([ga!.short_code, vip!.short_code.toLowerCase()], {
+      offline: true,
+      gate: 'vip',
+    });
+    assert.deepEqual(brief(refused!), ['reject', 'ticket_type_not_admitted', ga!.tid]);
+    assert.equal(refused!.ticket?.ticket_type, 'GA');
+    assert.deepEqual(brief(admitted!), ['admit', 'valid', vip!.tid]);
+    await scanner.sync();
+    assert.deepEqual([await status(ga!.tid), await status(vip!.tid)], ['valid', 'checked_in']);
+    // The issuer's own answer for the GA ticket at that gate is the device's.
+    const [online] = await scanner.scan([ga!.short_code], { gate: 'vip' });
+    assert.deepEqual(brief(online!), ['reject', 'ticket_type_not_admitted', ga!.tid]);
+  } finally {
+    await scanner.close();
+  }
+});
+
+test('digests kept without a type: not judged where types matter, read again from the start once at the next sync', async () => {
+  const eid = await issuer.createEvent('Untyped digests');
+  await issuer.admin('PUT', `/admin/v1/events/${eid}/gates/vip`, { name: 'VIP', admits: ['VIP'] });
+  const [ga] = await issue(eid, ['GA']);
+  const first = await linkedDevice(issuer, eid, {});
+  await first.scanner.close();
+  // The journal as an issuer older than the field left it: the same lines and cursor, no type.
+  const kept = await KeptRoster.open(first.storage, eid);
+  const untyped = [...kept.digests.values()].map(({ digest, tid }) => ({ digest, tid }));
+  await first.storage.replaceJournal(
+    [
+      JSON.stringify({ op: 'start', eid }),
+      JSON.stringify({ op: 'refused', key: kept.refusedKey }),
+      JSON.stringify({ op: 'codes', cursor: kept.cursor, codes: untyped }),
+    ],
+    JOURNALS.roster,
+  );
+  const again = await Scanner.open(first.storage, { fetch: first.fetchVia, retryPolicy: ONCE });
+  try {
+    const [undecided] = await again.scan([ga!.short_code], { offline: true, gate: 'vip' });
+    assert.deepEqual(brief(undecided!), ['reject', 'no_answer', ga!.tid]);
+    assert.equal(undecided!.idempotency_key, null, 'nothing queued');
+    assert.equal(again.queue.size, 0);
+    await again.sync();
+    const reread = await KeptRoster.open(first.storage, eid);
+    assert.equal(reread.untyped, 0, 'every digest has its type again');
+    assert.equal(reread.reread, true, 'the re-read is kept: not done again');
+    const [judged] = await again.scan([ga!.short_code], { offline: true, gate: 'vip' });
+    assert.deepEqual(brief(judged!), ['reject', 'ticket_type_not_admitted', ga!.tid]);
+  } finally {
+    await again.close();
+  }
+});
