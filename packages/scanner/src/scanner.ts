@@ -7,7 +7,7 @@ import type { FeedKnowledge } from './knowledge.ts';
 import type { ScanQueue } from './queue.ts';
 import { exitOffline, exitOnline } from './exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
-import { findOffline, type FoundHolders, groupOffline } from './holder-lookup.ts';
+import { findOffline, type FoundHolders, groupOffline, namedByRoster } from './holder-lookup.ts';
 import { type GroupAnswer, groupUrl } from './group.ts';
 import { checkInManual, type ChosenHolder } from './manual.ts';
 import { queueGroup } from './named-scan.ts';
@@ -94,7 +94,7 @@ export class Scanner {
         i = end;
       } else results.push(await scanOnline(ctx, tokens[i++]!, gate));
     }
-    return results;
+    return this.named(results);
   }
 
   /**
@@ -104,10 +104,15 @@ export class Scanner {
   async exit(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
     const gate = this.gateFor(options.gate);
     const ctx = scanContext(this.d);
-    if (options.offline) return exitOffline(ctx, tokens, gate);
     const results: ScanResult[] = [];
-    for (const token of tokens) results.push(await exitOnline(ctx, token, gate));
-    return results;
+    if (options.offline) results.push(...(await exitOffline(ctx, tokens, gate)));
+    else for (const token of tokens) results.push(await exitOnline(ctx, token, gate));
+    return this.named(results);
+  }
+
+  /** Verdicts decided here named from the roster, which is read only when one was. */
+  private async named(results: ScanResult[]): Promise<ScanResult[]> {
+    return results.some((r) => r.source === 'offline') ? namedByRoster(results, await this.d.roster()) : results;
   }
 
   /** Whether this device's key may find holders by name (`scope.allow_search` at enrolment). */

@@ -17,7 +17,7 @@ before(async () => {
 after(async () => issuer?.stop());
 
 async function issue(eid: string, types: string[]) {
-  const answer = await issuer.admin<{ tickets: { tid: string; short_code: string }[] }>(
+  const answer = await issuer.admin<{ tickets: { tid: string; short_code: string; ticket_token: string }[] }>(
     'POST',
     `/admin/v1/events/${eid}/tickets`,
     { tickets: types.map((ticket_type, i) => ({ holder_name: `Holder ${i}`, ticket_type })) },
@@ -84,5 +84,27 @@ test('digests kept without a type: not judged where types matter, read again fro
     assert.deepEqual(brief(judged!), ['reject', 'ticket_type_not_admitted', ga!.tid]);
   } finally {
     await again.close();
+  }
+});
+
+test("an offline token scan shows the holder's name from the roster; a device with digests only has none", async () => {
+  const eid = await issuer.createEvent('Names offline');
+  const [ada, alan] = await issue(eid, ['GA', 'GA']);
+  const search = await linkedDevice(issuer, eid, { allow_search: true });
+  const plain = await linkedDevice(issuer, eid, {});
+  try {
+    const [named] = await search.scanner.scan([ada!.ticket_token], { offline: true });
+    assert.deepEqual(brief(named!), ['admit', 'valid', ada!.tid]);
+    assert.equal(named!.ticket?.holder_name, 'Holder 0');
+    search.link.down = true;
+    const [fallback] = await search.scanner.scan([alan!.ticket_token]);
+    assert.deepEqual([fallback!.source, fallback!.ticket?.holder_name], ['offline', 'Holder 1']);
+    const [out] = await search.scanner.exit([ada!.ticket_token], { offline: true });
+    assert.deepEqual([out!.verdict, out!.ticket?.holder_name], ['exit', 'Holder 0']);
+    const [unnamed] = await plain.scanner.scan([ada!.ticket_token], { offline: true });
+    assert.equal(unnamed!.ticket?.holder_name, null);
+  } finally {
+    await search.scanner.close();
+    await plain.scanner.close();
   }
 });
