@@ -6,6 +6,7 @@ import { isTransient, ScannerError } from './errors.ts';
 import type { FeedKnowledge } from './knowledge.ts';
 import type { ScanQueue } from './queue.ts';
 import { exitOffline, exitOnline } from './exit.ts';
+import { exitCode } from './typed-exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
 import { findOffline, type FoundHolders, groupOffline, namedByRoster } from './holder-lookup.ts';
 import { type GroupAnswer, groupUrl } from './group.ts';
@@ -21,7 +22,8 @@ import type { Storage } from './storage/storage.ts';
 import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 import { statusReport, type StatusReport } from './status.ts';
 import { type HolderJudgement, judgeHolder, type NamedHolder } from './holder-judgement.ts';
-import { isShortCode, scanCode } from './typed-code.ts';
+import { scanCode } from './typed-code.ts';
+import { scanInOrder } from './scan-order.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';
@@ -82,38 +84,45 @@ export class Scanner {
   async scan(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
     const gate = this.gateFor(options.gate);
     const ctx = scanContext(this.d);
-    const base = eventUrl(this.d.identity.issuer, this.d.identity.eid);
-    const results: ScanResult[] = [];
-    for (let i = 0; i < tokens.length;) {
-      if (isShortCode(tokens[i]!)) {
-        results.push(await scanCode(ctx, await this.d.roster(), base, tokens[i++]!, gate, options.offline === true));
-      } else if (options.offline) {
-        let end = i;
-        while (end < tokens.length && !isShortCode(tokens[end]!)) end++;
-        results.push(...(await scanOffline(ctx, tokens.slice(i, end), gate)));
-        i = end;
-      } else results.push(await scanOnline(ctx, tokens[i++]!, gate));
-    }
-    return this.named(results);
+    const offline = options.offline === true;
+    return this.named(
+      await scanInOrder(
+        tokens,
+        offline,
+        async (typed) => scanCode(ctx, await this.d.roster(), this.eventBase, typed, gate, offline),
+        (run) => scanOffline(ctx, run, gate),
+        (token) => scanOnline(ctx, token, gate),
+      ),
+    );
   }
 
   /**
-   * Exit scans, one verdict each in order (`exit`, or `reject`: `not_inside` when the device knows
-   * the holder is not in), every scan durably stored before it returns; online one at a time.
+   * Exit scans of tokens or typed short codes (resolved as at the entry), one verdict each in order
+   * (`exit`, or `reject`: `not_inside` when the device knows the holder is not in), every scan durably
+   * stored before it returns; online one at a time.
    */
   async exit(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
     const gate = this.gateFor(options.gate);
     const ctx = scanContext(this.d);
-    const results: ScanResult[] = [];
-    if (options.offline) results.push(...(await exitOffline(ctx, tokens, gate)));
-    else for (const token of tokens) results.push(await exitOnline(ctx, token, gate));
-    return this.named(results);
+    const offline = options.offline === true;
+    return this.named(
+      await scanInOrder(
+        tokens,
+        offline,
+        async (typed) => exitCode(ctx, await this.d.roster(), this.eventBase, typed, gate, offline),
+        (run) => exitOffline(ctx, run, gate),
+        (token) => exitOnline(ctx, token, gate),
+      ),
+    );
+  }
+
+  private get eventBase(): string {
+    return eventUrl(this.d.identity.issuer, this.d.identity.eid);
   }
 
   /** Verdicts decided here named from the roster, which is read only when one was. */
-  private async named(results: ScanResult[]): Promise<ScanResult[]> {
-    return results.some((r) => r.source === 'offline') ? namedByRoster(results, await this.d.roster()) : results;
-  }
+  private named = async (results: ScanResult[]) =>
+    results.some((r) => r.source === 'offline') ? namedByRoster(results, await this.d.roster()) : results;
 
   /** Whether this device's key may find holders by name (`scope.allow_search` at enrolment). */
   get allowSearch(): boolean {

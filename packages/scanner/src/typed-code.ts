@@ -24,11 +24,11 @@ const CODE_SHAPE = /^\s*[0-9a-z]{5}[\s-]*[0-9a-z]{5}\s*$/i;
  */
 export const isShortCode = (input: string): boolean => CODE_SHAPE.test(input) && normalShortCode(input) !== null;
 
-/** The issuer's ticket for a code; null when it has none (404). */
-async function askByCode(ctx: ScanContext, eventUrl: string, code: string): Promise<CodeTicket | null> {
+/** The issuer's ticket for a typed code; null when it has none (404). */
+export async function askByCode(ctx: ScanContext, eventUrl: string, typed: string): Promise<CodeTicket | null> {
   try {
     const answer = (await ctx.client.read(
-      `${eventUrl}/tickets/by-code/${encodeURIComponent(code)}`,
+      `${eventUrl}/tickets/by-code/${encodeURIComponent(normalShortCode(typed)!)}`,
       ctx.onlineTimeoutMs,
     )) as Partial<CodeTicket>;
     if (typeof answer.tid !== 'string') throw new ScannerError('INVALID_ANSWER', 'by-code answer without its tid');
@@ -86,7 +86,7 @@ export async function scanCode(
   if (offline) return scanCodeHere(ctx, roster, typed, gate, 'not_asked');
   let ticket: CodeTicket | null;
   try {
-    ticket = await askByCode(ctx, eventUrl, normalShortCode(typed)!);
+    ticket = await askByCode(ctx, eventUrl, typed);
   } catch (error) {
     if (isKeyRejected(error) || !isTransient(error)) throw error;
     return scanCodeHere(ctx, roster, typed, gate, 'failed');

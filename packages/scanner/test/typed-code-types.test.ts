@@ -108,3 +108,34 @@ test("an offline token scan shows the holder's name from the roster; a device wi
     await plain.scanner.close();
   }
 });
+
+test('a typed short code at the exit: online by the issuer, offline by the roster or the digests, sent by its tid', async () => {
+  const eid = await issuer.createEvent('Typed exits');
+  await issuer.admin('PATCH', `/admin/v1/events/${eid}`, { reentry: true });
+  const [ada, alan] = await issue(eid, ['GA', 'GA']);
+  const search = await linkedDevice(issuer, eid, { allow_search: true });
+  const plain = await linkedDevice(issuer, eid, {});
+  try {
+    await search.scanner.scan([ada!.short_code, alan!.short_code]);
+    await plain.scanner.sync();
+    const [online] = await search.scanner.exit([ada!.short_code.toLowerCase()]);
+    assert.deepEqual([...brief(online!), online!.source], ['exit', 'checked_out', ada!.tid, 'issuer']);
+    assert.equal(online!.ticket?.holder_name, 'Holder 0');
+    const [notIn] = await search.scanner.exit([ada!.short_code]);
+    assert.deepEqual(brief(notIn!), ['reject', 'not_inside', ada!.tid]);
+    const [offline] = await plain.scanner.exit([alan!.short_code.replace('-', ' ')], { offline: true });
+    assert.deepEqual([...brief(offline!), offline!.source], ['exit', 'checked_out', alan!.tid, 'offline']);
+    const [unknown] = await plain.scanner.exit(['ZZZZZ-ZZZZZ'], { offline: true });
+    assert.deepEqual(brief(unknown!), ['reject', 'NOT_FOUND', null]);
+    const synced = await plain.scanner.sync();
+    assert.deepEqual([synced.uploaded, synced.refused], [1, 0]);
+    // The issuer let Alan out: a new exit is refused there, and an entry admitted again.
+    const [again] = await search.scanner.exit([alan!.short_code]);
+    assert.deepEqual([...brief(again!), again!.source], ['reject', 'not_inside', alan!.tid, 'issuer']);
+    const [back] = await search.scanner.scan([alan!.short_code]);
+    assert.deepEqual(brief(back!), ['admit', 'valid', alan!.tid]);
+  } finally {
+    await search.scanner.close();
+    await plain.scanner.close();
+  }
+});
