@@ -81,9 +81,12 @@ export function groupOffline(ctx: ScanContext, roster: Roster, tid: string): Gro
 
 /**
  * Verdicts the device gave on its own (`source: 'offline'`) with the holder's name from the roster
- * where the token told none: a signed ticket carries no name, the roster does.
+ * where the token told none: a signed ticket carries no name, the roster does. `read`: the roster if
+ * it was read already, else null (then nothing is read for a name).
  */
-export function namedByRoster(results: ScanResult[], roster: Roster): ScanResult[] {
+export async function namedByRoster(results: ScanResult[], read: Promise<Roster> | null): Promise<ScanResult[]> {
+  if (read === null || !results.some((r) => r.source === 'offline')) return results;
+  const roster = await read;
   if (roster.kind !== 'roster') return results;
   return results.map((result) => {
     const line = result.tid === null ? undefined : roster.tickets.get(result.tid);

@@ -120,9 +120,8 @@ export class Scanner {
     return eventUrl(this.d.identity.issuer, this.d.identity.eid);
   }
 
-  /** Verdicts decided here named from the roster, which is read only when one was. */
-  private named = async (results: ScanResult[]) =>
-    results.some((r) => r.source === 'offline') ? namedByRoster(results, await this.d.roster()) : results;
+  /** Verdicts decided here named from the roster where it is read already (a token's scan never waits for it). */
+  private named = (results: ScanResult[]) => namedByRoster(results, this.d.rosterIfRead());
 
   /** Whether this device's key may find holders by name (`scope.allow_search` at enrolment). */
   get allowSearch(): boolean {
