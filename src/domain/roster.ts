@@ -62,12 +62,17 @@ export async function readRoster(store: Store, eid: string, query: RosterQuery) 
 
 /**
  * The event's short codes as digests, for devices without the roster: a typed code's digest names its
- * ticket and nothing else. Paged and changing as the roster does (a ticket's line may come again).
+ * ticket and its type (a device judges a type's gates and hours offline), no name. Paged and changing as
+ * the roster does (a ticket's line may come again).
  */
 export async function readCodes(store: Store, eid: string, query: RosterQuery) {
   const { page, next_cursor, has_more } = await rosterPageOf(store, eid, query);
   const codes = await Promise.all(
-    page.items.map(async ({ ticket }) => ({ digest: await shortCodeDigest(ticket.short_code), tid: ticket.tid })),
+    page.items.map(async ({ ticket }) => ({
+      digest: await shortCodeDigest(ticket.short_code),
+      tid: ticket.tid,
+      ticket_type: ticket.ticket_type,
+    })),
   );
   return { codes, next_cursor, has_more };
 }

@@ -8,6 +8,7 @@ interface Ticket {
   holder_name: string;
   order_ref: string | null;
   short_code: string;
+  ticket_type: string;
 }
 interface GroupTicket {
   tid: string;
@@ -184,35 +185,38 @@ await eachBackend('groups of an order and short codes (scanner API)', ({ it, iss
     }
   });
 
-  it('codes lists every ticket’s digest (SHA-256 of the 10 characters, upper case, no dash), paged, then changes since', async () => {
+  it('codes lists every ticket’s digest (SHA-256 of the 10 characters, upper case, no dash) and type, paged, then changes since', async () => {
     const { eid, apiKey } = await newEvent();
     const tickets = await issue(
       eid,
-      Array.from({ length: 5 }, (_, i) => ({ holder_name: `H${i}`, ticket_type: 'GA' })),
+      Array.from({ length: 5 }, (_, i) => ({ holder_name: `H${i}`, ticket_type: i % 2 ? 'VIP' : 'GA' })),
     );
     const digest = (code: string) => createHash('sha256').update(code.replace('-', '')).digest('hex');
-    const seen = new Map<string, string>();
+    const seen = new Map<string, { digest: string; ticket_type: string }>();
     let cursor: string | undefined;
     let pages = 0;
     for (;;) {
       const url = `/api/v1/events/${eid}/codes?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const page = (await get(apiKey, url)).json() as {
-        codes: { digest: string; tid: string }[];
+        codes: { digest: string; tid: string; ticket_type: string }[];
         next_cursor: string;
         has_more: boolean;
       };
       pages += 1;
-      for (const c of page.codes) seen.set(c.tid, c.digest);
+      for (const c of page.codes) seen.set(c.tid, { digest: c.digest, ticket_type: c.ticket_type });
       cursor = page.next_cursor;
       if (!page.has_more) break;
     }
     assert.equal(pages, 3);
-    assert.deepEqual(seen, new Map(tickets.map((t) => [t.tid, digest(t.short_code)])));
+    assert.deepEqual(
+      seen,
+      new Map(tickets.map((t) => [t.tid, { digest: digest(t.short_code), ticket_type: t.ticket_type }])),
+    );
     const later = await issue(eid, [{ holder_name: 'Late', ticket_type: 'GA' }]);
     const next = (await get(apiKey, `/api/v1/events/${eid}/codes?cursor=${encodeURIComponent(cursor!)}`)).json() as {
-      codes: { digest: string; tid: string }[];
+      codes: { digest: string; tid: string; ticket_type: string }[];
     };
-    assert.deepEqual(next.codes, [{ tid: later[0]!.tid, digest: digest(later[0]!.short_code) }]);
+    assert.deepEqual(next.codes, [{ tid: later[0]!.tid, digest: digest(later[0]!.short_code), ticket_type: 'GA' }]);
   });
 
   it('a malformed cursor or limit is a 400 naming it', async () => {

@@ -5,6 +5,7 @@
  * replaces the list for one run, e.g. to look again at a kind that is off.
  */
 import fc from 'fast-check';
+import { codeSetupArbs, codeStepArbs } from './generator-codes.ts';
 import { type History, type Setup, type Step, type StepKind, TYPES, type TypeRules } from './history.ts';
 
 /** Parts of a history that can be switched on and off besides the step kinds. */
@@ -61,6 +62,10 @@ export const ENABLED: readonly Switch[] = [
   'upload_after_48h',
   'exit_before_upload',
   'admin_undo_of_device_entry',
+  'codeIn',
+  'groupIn',
+  'skew',
+  'edge',
 ];
 
 /**
@@ -119,6 +124,7 @@ function setupArb(on: ReadonlySet<Switch>): fc.Arbitrary<Setup> {
       minLength: 1,
       maxLength: 2,
     }),
+    ...codeSetupArbs(),
   });
 }
 
@@ -167,6 +173,7 @@ function stepArbs(): Record<StepKind, { arbitrary: fc.Arbitrary<Step>; weight: n
     ),
     revoke: w(1, fc.record({ kind: fc.constant('revoke'), ticket: index })),
     together: w(1, fc.record({ kind: fc.constant('together') })),
+    ...codeStepArbs(),
   } as Record<StepKind, { arbitrary: fc.Arbitrary<Step>; weight: number }>;
 }
 

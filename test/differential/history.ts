@@ -34,7 +34,19 @@ export interface Setup {
   devices: number;
   /** Declared gates `g0`, `g1`, …: each admits every type (null) or the listed ones. */
   gates: (TypeName[] | null)[];
+  /**
+   * Which devices are enrolled with `allow_search` (they keep the roster; the others the codes'
+   * digests with their types); absent: none.
+   */
+  search?: boolean[];
+  /** All the tickets are of one order (`order_ref`), a group; absent: none is. */
+  grouped?: boolean;
+  /** How short codes are typed in this history; absent: as printed. */
+  codeForm?: CodeForm;
 }
+
+/** A short code as typed: as printed (`K7M2P-9QX4T`), in lower case, without the dash, with a space. */
+export type CodeForm = 'printed' | 'lower' | 'nodash' | 'spaced';
 
 /** Where a scan happens: which device, which ticket, which gate (indexes). */
 export interface At {
@@ -81,7 +93,18 @@ export type Step =
   /** The organizer revokes a ticket. */
   | { kind: 'revoke'; ticket: number }
   /** The next step that scans or undoes happens at the same instant as the last one (no time passes). */
-  | { kind: 'together' };
+  | { kind: 'together' }
+  /** A short code typed on a device (online, or offline); `unknown`: one no ticket has. */
+  | ({ kind: 'codeIn'; offline: boolean; unknown: boolean } & At)
+  /**
+   * A ticket's group on a device (the issuer's, or offline the roster's) and the members `mask`
+   * chooses (bit n: the group's n-th ticket) checked in; online the device syncs right after.
+   */
+  | ({ kind: 'groupIn'; offline: boolean; mask: number } & At)
+  /** A device's clock runs off by `seconds` (positive: ahead) from now on; it syncs, which measures it. */
+  | { kind: 'skew'; device: number; seconds: number }
+  /** The clock moves to the next start (`from`) or end (`until`) of a type's hours, `seconds` off it. */
+  | { kind: 'edge'; type: TypeName; side: 'from' | 'until'; seconds: number };
 
 export type StepKind = Step['kind'];
 

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ScanResult } from '../../packages/scanner/src/index.ts';
+import { typedCode } from './code-steps.ts';
 import { type Device, newDevice, type World } from './world.ts';
 
 /** One answer in the vocabulary both sides share. */
@@ -14,6 +15,8 @@ export interface Verdict {
   reason: string;
   /** The ticket's entries, the scan included when admitted; null where the answer does not say. */
   entries: number | null;
+  /** How the device was shown the ticket, where not by its token. */
+  mode?: ProbeMode;
 }
 
 /** A device's offline verdict in the shared vocabulary. */
@@ -98,9 +101,39 @@ export async function syncAll(world: World): Promise<{ name: string; device: Dev
   return synced;
 }
 
+/** How a device scans a ticket in the probe: its token, its typed short code, or as a member of its group. */
+export type ProbeMode = 'token' | 'code' | 'group';
+const MODES: readonly ProbeMode[] = ['token', 'code', 'group'];
+
+/**
+ * One scan of the probe, offline at `gate`. A group's member is chosen from the group the device's
+ * roster tells (a device without the roster types the code instead).
+ */
+async function probeScan(
+  world: World,
+  device: Device,
+  ticket: number,
+  mode: ProbeMode,
+  gate: string,
+): Promise<{ result: ScanResult; mode: ProbeMode }> {
+  const { tid, token, code } = world.tickets[ticket]!;
+  if (mode === 'group' && (await device.scanner.rosterKind()) === 'roster') {
+    const group = await device.scanner.group(tid, { offline: true });
+    const [result] = await device.scanner.checkInGroup(
+      group.tickets.filter((t) => t.tid === tid),
+      { gate },
+    );
+    return { result: result!, mode };
+  }
+  const input = mode === 'token' ? token : typedCode(code, world.history.setup.codeForm);
+  const [result] = await device.scanner.scan([input], { offline: true, gate });
+  return { result: result!, mode: mode === 'token' ? 'token' : 'code' };
+}
+
 /**
  * At one moment, a new device (enrolled now: its first sync) and the synced `devices` judge every
- * ticket offline at the probe gate, then the issuer is asked online: one row per device and ticket.
+ * ticket offline at the probe gate (the history's devices by token, typed code or group in turn), then
+ * the issuer is asked online: one row per device and ticket.
  */
 export async function probe(world: World, synced: { name: string; device: Device }[]): Promise<ProbeRow[]> {
   const { t } = world;
@@ -110,10 +143,12 @@ export async function probe(world: World, synced: { name: string; device: Device
   try {
     const gate = world.gates[world.history.probeGate]!;
     const offline = new Map<string, Verdict>();
-    for (const [ticket, { token }] of world.tickets.entries()) {
-      for (const { name, device } of devices) {
-        const [result] = await device.scanner.scan([token], { offline: true, gate });
-        offline.set(`${ticket}/${name}`, deviceVerdict(result!));
+    for (const ticket of world.tickets.keys()) {
+      for (const [n, { name, device }] of devices.entries()) {
+        // The new device scans tokens; the history's devices take turns at each way in.
+        const asked = n === 0 ? 'token' : MODES[(n + ticket) % MODES.length]!;
+        const { result, mode } = await probeScan(world, device, ticket, asked, gate);
+        offline.set(`${ticket}/${name}`, { ...deviceVerdict(result), ...(mode === 'token' ? {} : { mode }) });
       }
     }
     const rows: ProbeRow[] = [];

@@ -113,4 +113,44 @@ export const REGRESSIONS: Regression[] = [
     }),
     switches: ['dst_day_start'],
   },
+  {
+    name: "device: a code known by its digest is judged by its type's hours (issue 44)",
+    history: history([wait(1), sync(0)], {}, { hours: { from: 0, until: 4 } }),
+    switches: [],
+  },
+  {
+    name: 'device: codes by digest and by the roster at a gate admitting one type, members of one order',
+    history: {
+      setup: setup({
+        tickets: ['A', 'B', 'B'],
+        devices: 3,
+        gates: [['B']],
+        search: [true, false, true],
+        grouped: true,
+        codeForm: 'spaced',
+      }),
+      steps: [
+        { kind: 'codeIn', offline: true, unknown: false, ...at(1, 1) },
+        { kind: 'groupIn', offline: true, mask: 7, ...at(0, 0) },
+        { kind: 'codeIn', offline: true, unknown: true, ...at(1, 2) },
+        sync(0),
+      ],
+      probeGate: 0,
+    },
+    switches: [],
+  },
+  {
+    name: "device: a clock 10 minutes fast, measured at its sync, judges the edge of a type's hours as the issuer",
+    history: history(
+      [
+        { kind: 'skew', device: 0, seconds: 600 },
+        { kind: 'skew', device: 1, seconds: -299 },
+        { kind: 'edge', type: 'A', side: 'from', seconds: -30 },
+        { kind: 'codeIn', offline: true, unknown: false, ...at(0) },
+      ],
+      {},
+      { hours: { from: 14, until: 16 } },
+    ),
+    switches: [],
+  },
 ];

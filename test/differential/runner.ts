@@ -9,6 +9,7 @@ import { eventDayOf, eventDayStart } from '@ticket-issuer/protocol';
 import { dueAutoExit } from '../../src/domain/auto-exit.ts';
 import { ADMIN_TOKEN, adminCall } from '../helpers/app.ts';
 import type { Switch } from './generator.ts';
+import { codeScan, edgeInstant, groupScan, skewClock } from './code-steps.ts';
 import { deviceScan, deviceSync, deviceUndo } from './device-steps.ts';
 import { keepUploadsYoung, latest, leftOut, scanLines, undoable } from './guards.ts';
 import type { At, Step } from './history.ts';
@@ -102,16 +103,22 @@ async function annulAdmin(world: World, pick: number): Promise<Said> {
   return `${res.statusCode} ${body.status ?? body.error?.details.reason}`;
 }
 
-/** Where a clock step moves the clock: on by some minutes, or to the next event day's start and on. */
-async function clockMove(world: World, step: Step & { kind: 'wait' | 'nextDay' }): Promise<number> {
+type ClockStep = Step & { kind: 'wait' | 'nextDay' | 'edge' };
+
+/**
+ * Where a clock step moves the clock: on by some minutes, to the next event day's start and on, or
+ * near the next edge of a type's hours (nowhere when it has none).
+ */
+async function clockMove(world: World, step: ClockStep): Promise<number> {
   const now = world.t.clock.now();
+  if (step.kind === 'edge') return (await edgeInstant(world, step)) ?? now.getTime();
   if (step.kind === 'wait') return now.getTime() + step.minutes * 60_000;
   const cal = await calendarOf(world);
   return eventDayStart(dayPlus(eventDayOf(now, cal), 1), cal).getTime() + step.minutes * 60_000;
 }
 
 /** A clock step: devices whose scans would grow too old upload first (see guards.ts), the clock moves. */
-async function moveClock(world: World, step: Step & { kind: 'wait' | 'nextDay' }, on: ReadonlySet<Switch>) {
+async function moveClock(world: World, step: ClockStep, on: ReadonlySet<Switch>) {
   const to = await clockMove(world, step);
   const first = await keepUploadsYoung(world, to, on);
   world.t.clock.set(new Date(to));
@@ -135,6 +142,7 @@ async function patchEvent(world: World, settings: Record<string, unknown>): Prom
 const STILL: readonly Step['kind'][] = [
   'wait',
   'nextDay',
+  'edge',
   'worker',
   'typeRules',
   'eventSettings',
@@ -153,6 +161,7 @@ export async function runStep(world: World, step: Step, on: ReadonlySet<Switch>)
   switch (step.kind) {
     case 'wait':
     case 'nextDay':
+    case 'edge':
       return moveClock(world, step, on);
     case 'worker':
       return runWorker(world);
@@ -184,6 +193,12 @@ export async function runStep(world: World, step: Step, on: ReadonlySet<Switch>)
     case 'together':
       world.together = true;
       return 'the next move at the same instant';
+    case 'codeIn':
+      return codeScan(world, step);
+    case 'groupIn':
+      return groupScan(world, step);
+    case 'skew':
+      return skewClock(world, step);
     case 'revoke':
       await adminCall(world.t.app, 'POST', `/admin/v1/tickets/${world.tickets[step.ticket]!.tid}/revoke`, {});
       return 'revoked';

@@ -41,6 +41,8 @@ export interface Device {
   storage: MemoryStorage;
   scannerId: string;
   apiKey: string;
+  /** The device's clock minus the issuer's, in milliseconds (a `skew` step sets it). */
+  skew: { ms: number };
 }
 
 /** An entry a device made (online answered `valid`, or admitted offline), which it may undo. */
@@ -56,6 +58,8 @@ export interface Ticket {
   tid: string;
   token: string;
   type: TypeName;
+  /** `XXXXX-XXXXX`. */
+  code: string;
 }
 
 export interface World {
@@ -128,21 +132,26 @@ export async function putType(world: World, type: TypeName, rules: TypeRules): P
   return res.statusCode === 200;
 }
 
-/** Enrols a new device (the package's own enrolment, which ends with a first sync) and opens it. */
-export async function newDevice(t: TestIssuer, eid: string): Promise<Device> {
+/**
+ * Enrols a new device (the package's own enrolment, which ends with a first sync) and opens it; with
+ * `search`, its key may find holders (it keeps the roster, else the codes' digests).
+ */
+export async function newDevice(t: TestIssuer, eid: string, search = false): Promise<Device> {
   const { setup_uri } = await adminCall<{ setup_uri: string }>(
     t.app,
     'POST',
     `/admin/v1/events/${eid}/enrollment-tokens`,
-    {},
+    search ? { allow_search: true } : {},
   );
   const storage = new MemoryStorage();
-  const options = { transport: injectTransport(t.app), now: () => t.clock.now(), ...NO_WAIT };
+  const skew = { ms: 0 };
+  const now = () => new Date(t.clock.now().getTime() + skew.ms);
+  const options = { transport: injectTransport(t.app), now, ...NO_WAIT };
   const enrolled = await enroll(storage, setup_uri, options);
   if (!enrolled.synced) throw new Error(`the device's first sync failed: ${String(enrolled.sync_problem)}`);
   const scanner = await Scanner.open(storage, options);
   const apiKey = (JSON.parse(storage.files.get('credentials.json')!) as { api_key: string }).api_key;
-  return { scanner, storage, scannerId: enrolled.scanner_id, apiKey };
+  return { scanner, storage, scannerId: enrolled.scanner_id, apiKey, skew };
 }
 
 /** Makes the history's event on the issuer, at its start, with its devices. */
@@ -177,18 +186,20 @@ export async function openWorld(t: TestIssuer, store: Store, history: History): 
   for (const type of ['A', 'B'] as const) {
     if (!(await putType(world, type, setup.types[type]))) throw new Error(`the rules of ${type} were refused`);
   }
-  const issued = await adminCall<{ tickets: { tid: string; ticket_token: string }[] }>(
+  const order = setup.grouped ? { order_ref: 'ORDER-1' } : {};
+  const issued = await adminCall<{ tickets: { tid: string; ticket_token: string; short_code: string }[] }>(
     t.app,
     'POST',
     `/admin/v1/events/${eid}/tickets`,
-    { tickets: setup.tickets.map((type, n) => ({ holder_name: `Holder ${n}`, ticket_type: type })) },
+    { tickets: setup.tickets.map((type, n) => ({ holder_name: `Holder ${n}`, ticket_type: type, ...order })) },
   );
   world.tickets = issued.tickets.map((ticket, n) => ({
     tid: ticket.tid,
     token: ticket.ticket_token,
     type: setup.tickets[n]!,
+    code: ticket.short_code,
   }));
-  for (let n = 0; n < setup.devices; n++) world.devices.push(await newDevice(t, eid));
+  for (let n = 0; n < setup.devices; n++) world.devices.push(await newDevice(t, eid, setup.search?.[n] === true));
   return world;
 }
 

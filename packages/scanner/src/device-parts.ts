@@ -29,6 +29,8 @@ export interface DeviceParts {
    * moment to read: a scan of a token never waits for it).
    */
   readonly roster: () => Promise<KeptRoster>;
+  /** The roster if something has read it already (a sync, a search, a typed code), else null. */
+  readonly rosterIfRead: () => Promise<KeptRoster> | null;
   readonly client: IssuerClient;
   readonly options: ScannerOptions;
   discovery: DiscoveryDocument;
@@ -65,6 +67,7 @@ export async function openDevice(storage: Storage, options: ScannerOptions): Pro
         roster = null;
         throw error;
       })),
+    rosterIfRead: () => roster,
     client,
     options,
     discovery,

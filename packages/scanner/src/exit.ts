@@ -49,10 +49,22 @@ export async function exitOnline(ctx: ScanContext, token: string, gate: string |
   const local = await decideExit(ctx, token, scannedAt);
   if (local.tid === null) return UNREADABLE;
   const scan = exitScan(token, { ...local, tid: local.tid }, scannedAt, gate);
+  return sendExit(ctx, scan, local, local.claims?.ticket_type ?? null);
+}
+
+/**
+ * Sends an exit scan the device has judged (`local`): stored first, after the ticket's earlier queued
+ * scans; without an answer the device's verdict stands and the scan stays queued.
+ */
+export async function sendExit(
+  ctx: ScanContext,
+  scan: QueuedScan,
+  local: OfflineVerdict,
+  ticketType: string | null,
+): Promise<ScanResult> {
   // The ticket's earlier queued scans go first: an exit must not overtake the entry before it.
-  const earlierFailure = await sendEarlierScans(ctx, local.tid);
+  const earlierFailure = await sendEarlierScans(ctx, scan.tid);
   await ctx.queue.record([scan]);
-  const ticketType = local.claims?.ticket_type ?? null;
   const offline = (contact: IssuerContact) =>
     offlineResult(ctx, scan, offlineTicket(ctx, scan, ticketType), contact, local);
   if (earlierFailure !== null) return offline(contactAfter(earlierFailure));
@@ -107,6 +119,6 @@ function decideExit(ctx: ScanContext, token: string, scannedAt: Date): Promise<O
 }
 
 /** A queued exit scan: sent to the check-out endpoint, with no report of the device's. */
-function exitScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
+export function exitScan(token: string, local: OfflineVerdict & { tid: string }, scannedAt: Date, gate: string | null) {
   return { ...newScan(token, local, scannedAt, gate), direction: 'out' as const };
 }

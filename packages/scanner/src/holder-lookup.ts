@@ -10,7 +10,7 @@ import type { GroupAnswer } from './group.ts';
 import { MIN_SEARCH_CHARACTERS, searchLength } from './holder-search.ts';
 import type { NamedHolder } from './holder-judgement.ts';
 import type { Roster, RosterLine } from './roster.ts';
-import type { ScanContext } from './scan-result.ts';
+import type { ScanContext, ScanResult } from './scan-result.ts';
 
 /** Where an answer about holders came from: the issuer, or this device's roster. */
 export type HolderSource = 'issuer' | 'roster';
@@ -77,4 +77,20 @@ export function groupOffline(ctx: ScanContext, roster: Roster, tid: string): Gro
     tickets: group.tickets.map((line) => holderFromRoster(ctx, line)),
     source: 'roster',
   };
+}
+
+/**
+ * Verdicts the device gave on its own (`source: 'offline'`) with the holder's name from the roster
+ * where the token told none: a signed ticket carries no name, the roster does. `read`: the roster if
+ * it was read already, else null (then nothing is read for a name).
+ */
+export async function namedByRoster(results: ScanResult[], read: Promise<Roster> | null): Promise<ScanResult[]> {
+  if (read === null || !results.some((r) => r.source === 'offline')) return results;
+  const roster = await read;
+  if (roster.kind !== 'roster') return results;
+  return results.map((result) => {
+    const line = result.tid === null ? undefined : roster.tickets.get(result.tid);
+    if (result.source !== 'offline' || !result.ticket || result.ticket.holder_name !== null || !line) return result;
+    return { ...result, ticket: { ...result.ticket, holder_name: line.holder_name } };
+  });
 }

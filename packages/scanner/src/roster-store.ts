@@ -13,7 +13,8 @@ type RosterEntry =
   | { op: 'start'; eid: string }
   | { op: 'tickets'; cursor: string; tickets: RosterLine[] }
   | { op: 'codes'; cursor: string; codes: CodeLine[] }
-  | { op: 'refused'; key: string };
+  | { op: 'refused'; key: string }
+  | { op: 'reread' };
 
 /** Lines (tickets or digests) below which the journal is never rewritten. */
 export const MIN_REWRITE = 10_000;
@@ -70,6 +71,20 @@ export class KeptRoster extends Roster {
     this.written = 0;
   }
 
+  /**
+   * Drops the digests held and marks that they are read again from the start: lines kept without a
+   * type (from an issuer older than the field) must not be judged by a guessed type. Done once.
+   */
+  async rereadCodes(): Promise<void> {
+    this.clear(true);
+    this.reread = true;
+    await this.storage.replaceJournal(
+      this.entries().map((e) => JSON.stringify(e)),
+      JOURNALS.roster,
+    );
+    this.written = 0;
+  }
+
   /** Forgets everything held (a rejected key): an empty journal. */
   async forget(): Promise<void> {
     this.clear();
@@ -102,13 +117,14 @@ export class KeptRoster extends Roster {
   private entries(): RosterEntry[] {
     const entries: RosterEntry[] = [{ op: 'start', eid: this.eid }];
     if (this.refusedKey !== null) entries.push({ op: 'refused', key: this.refusedKey });
+    if (this.reread) entries.push({ op: 'reread' });
     const cursor = this.cursor ?? '';
     if (this.kind === 'roster') {
       const all = [...this.tickets.values()];
       for (let i = 0; i < all.length; i += PAGE)
         entries.push({ op: 'tickets', cursor, tickets: all.slice(i, i + PAGE) });
     } else if (this.kind === 'codes') {
-      const all = [...this.digests].map(([digest, tid]) => ({ digest, tid }));
+      const all = [...this.digests.values()];
       for (let i = 0; i < all.length; i += PAGE) entries.push({ op: 'codes', cursor, codes: all.slice(i, i + PAGE) });
     }
     return entries;
@@ -116,6 +132,7 @@ export class KeptRoster extends Roster {
 
   private replay(entry: RosterEntry): void {
     if (entry.op === 'refused') this.refusedKey = entry.key;
+    else if (entry.op === 'reread') this.reread = true;
     else if (entry.op === 'tickets') {
       this.applyTickets(entry.tickets);
       this.cursor = entry.cursor;
@@ -139,6 +156,7 @@ function parse(line: string, n: number): RosterEntry {
   const ok =
     (entry?.op === 'start' && typeof entry.eid === 'string') ||
     (entry?.op === 'refused' && typeof entry.key === 'string') ||
+    entry?.op === 'reread' ||
     (entry?.op === 'tickets' && typeof entry.cursor === 'string' && Array.isArray(entry.tickets)) ||
     (entry?.op === 'codes' && typeof entry.cursor === 'string' && Array.isArray(entry.codes));
   if (!ok) throw new StateCorruptError(JOURNALS.roster, `line ${n} is not a roster entry`);

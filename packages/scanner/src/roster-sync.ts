@@ -104,6 +104,8 @@ export async function syncRoster(ctx: RosterSyncContext): Promise<RosterSyncResu
         await roster.refuse(ctx.apiKeyId);
       }
     }
+    // Digests kept without their type (an older issuer's): read the list again from its start, once.
+    if (roster.kind === 'codes' && roster.untyped > 0 && !roster.reread) await roster.rereadCodes();
     lines += await follow<CodeLine>(ctx, 'codes', (page, cursor) => roster.saveCodes(page, cursor));
     return { lines, problem: null };
   } catch (error) {

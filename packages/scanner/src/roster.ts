@@ -19,10 +19,19 @@ export interface RosterLine {
   revoked: boolean;
 }
 
-/** A short code's digest and its ticket, as the codes route tells them. */
+/** A short code's digest, its ticket and the ticket's type, as the codes route tells them. */
 export interface CodeLine {
   digest: string;
   tid: string;
+  /** Absent from an issuer older than the field, or a line kept before it: the device does not guess it. */
+  ticket_type?: string;
+}
+
+/** A typed code resolved on the device: its ticket, the roster's line if held, the type if known. */
+export interface ResolvedCode {
+  tid: string;
+  line: RosterLine | null;
+  ticket_type: string | null;
 }
 
 /** What the device holds: names (`roster`), digests only (`codes`), or nothing yet. */
@@ -47,18 +56,29 @@ export class Roster {
   readonly tickets = new Map<string, RosterLine>();
   /** A code's kept form (no dash) → its tid, from the roster's lines. */
   private readonly codes = new Map<string, string>();
-  /** A code's digest → its tid, from the codes route. */
-  readonly digests = new Map<string, string>();
+  /** A code's digest → its line (tid and type), from the codes route. */
+  readonly digests = new Map<string, CodeLine>();
+  /** Digests held without a type (see `untyped`). */
+  private untypedCount = 0;
+  /**
+   * The codes were read again from the start because lines without a type were held: done once, so
+   * an issuer that sends no type is not read whole at every sync.
+   */
+  reread = false;
   private readonly keys = new Map<string, NameKeys>();
 
   /** Forgets every line, and the cursor (the refusal too unless `keepRefusal`). */
   clear(keepRefusal = false): void {
     this.kind = null;
     this.cursor = null;
-    if (!keepRefusal) this.refusedKey = null;
+    if (!keepRefusal) {
+      this.refusedKey = null;
+      this.reread = false;
+    }
     this.tickets.clear();
     this.codes.clear();
     this.digests.clear();
+    this.untypedCount = 0;
     this.keys.clear();
   }
 
@@ -77,7 +97,17 @@ export class Roster {
   /** Applies digest lines, in order: a ticket's newer digest replaces its older one. */
   applyCodes(lines: readonly CodeLine[]): void {
     this.kind = 'codes';
-    for (const line of lines) this.digests.set(line.digest, line.tid);
+    for (const line of lines) {
+      const before = this.digests.get(line.digest);
+      if (before && typeof before.ticket_type !== 'string') this.untypedCount -= 1;
+      if (typeof line.ticket_type !== 'string') this.untypedCount += 1;
+      this.digests.set(line.digest, line);
+    }
+  }
+
+  /** How many digests are held without their ticket's type (kept from an issuer that did not send it). */
+  get untyped(): number {
+    return this.untypedCount;
   }
 
   /** How many tickets (or digests) are held. */
@@ -89,11 +119,19 @@ export class Roster {
    * The ticket a typed short code names, by the roster's codes or the digests; null for text that
    * cannot be a code, or a code the device does not hold.
    */
-  async resolve(typed: string): Promise<{ tid: string; line: RosterLine | null } | null> {
+  async resolve(typed: string): Promise<ResolvedCode | null> {
     const code = normalShortCode(typed);
     if (code === null) return null;
-    const tid = this.codes.get(code) ?? (this.digests.size > 0 ? this.digests.get(await shortCodeDigest(code)) : null);
-    return tid == null ? null : { tid, line: this.tickets.get(tid) ?? null };
+    const tid = this.codes.get(code);
+    if (tid !== undefined) {
+      const line = this.tickets.get(tid)!;
+      return { tid, line, ticket_type: line.ticket_type };
+    }
+    if (this.digests.size === 0) return null;
+    const digested = this.digests.get(await shortCodeDigest(code));
+    if (digested === undefined) return null;
+    const type = typeof digested.ticket_type === 'string' ? digested.ticket_type : null;
+    return { tid: digested.tid, line: this.tickets.get(digested.tid) ?? null, ticket_type: type };
   }
 
   /**

@@ -6,8 +6,9 @@ import { isTransient, ScannerError } from './errors.ts';
 import type { FeedKnowledge } from './knowledge.ts';
 import type { ScanQueue } from './queue.ts';
 import { exitOffline, exitOnline } from './exit.ts';
+import { exitCode } from './typed-exit.ts';
 import { holderSearchUrl } from './holder-search.ts';
-import { findOffline, type FoundHolders, groupOffline } from './holder-lookup.ts';
+import { findOffline, type FoundHolders, groupOffline, namedByRoster } from './holder-lookup.ts';
 import { type GroupAnswer, groupUrl } from './group.ts';
 import { checkInManual, type ChosenHolder } from './manual.ts';
 import { queueGroup } from './named-scan.ts';
@@ -21,7 +22,8 @@ import type { Storage } from './storage/storage.ts';
 import type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 import { statusReport, type StatusReport } from './status.ts';
 import { type HolderJudgement, judgeHolder, type NamedHolder } from './holder-judgement.ts';
-import { isShortCode, scanCode } from './typed-code.ts';
+import { scanCode } from './typed-code.ts';
+import { scanInOrder } from './scan-order.ts';
 
 export type { ScannerOptions, ScanOptions, SyncResult } from './scanner-options.ts';
 export type { StatusReport } from './status.ts';
@@ -82,33 +84,44 @@ export class Scanner {
   async scan(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
     const gate = this.gateFor(options.gate);
     const ctx = scanContext(this.d);
-    const base = eventUrl(this.d.identity.issuer, this.d.identity.eid);
-    const results: ScanResult[] = [];
-    for (let i = 0; i < tokens.length;) {
-      if (isShortCode(tokens[i]!)) {
-        results.push(await scanCode(ctx, await this.d.roster(), base, tokens[i++]!, gate, options.offline === true));
-      } else if (options.offline) {
-        let end = i;
-        while (end < tokens.length && !isShortCode(tokens[end]!)) end++;
-        results.push(...(await scanOffline(ctx, tokens.slice(i, end), gate)));
-        i = end;
-      } else results.push(await scanOnline(ctx, tokens[i++]!, gate));
-    }
-    return results;
+    const offline = options.offline === true;
+    return this.named(
+      await scanInOrder(
+        tokens,
+        offline,
+        async (typed) => scanCode(ctx, await this.d.roster(), this.eventBase, typed, gate, offline),
+        (run) => scanOffline(ctx, run, gate),
+        (token) => scanOnline(ctx, token, gate),
+      ),
+    );
   }
 
   /**
-   * Exit scans, one verdict each in order (`exit`, or `reject`: `not_inside` when the device knows
-   * the holder is not in), every scan durably stored before it returns; online one at a time.
+   * Exit scans of tokens or typed short codes (resolved as at the entry), one verdict each in order
+   * (`exit`, or `reject`: `not_inside` when the device knows the holder is not in), every scan durably
+   * stored before it returns; online one at a time.
    */
   async exit(tokens: readonly string[], options: ScanOptions = {}): Promise<ScanResult[]> {
     const gate = this.gateFor(options.gate);
     const ctx = scanContext(this.d);
-    if (options.offline) return exitOffline(ctx, tokens, gate);
-    const results: ScanResult[] = [];
-    for (const token of tokens) results.push(await exitOnline(ctx, token, gate));
-    return results;
+    const offline = options.offline === true;
+    return this.named(
+      await scanInOrder(
+        tokens,
+        offline,
+        async (typed) => exitCode(ctx, await this.d.roster(), this.eventBase, typed, gate, offline),
+        (run) => exitOffline(ctx, run, gate),
+        (token) => exitOnline(ctx, token, gate),
+      ),
+    );
   }
+
+  private get eventBase(): string {
+    return eventUrl(this.d.identity.issuer, this.d.identity.eid);
+  }
+
+  /** Verdicts decided here named from the roster where it is read already (a token's scan never waits for it). */
+  private named = (results: ScanResult[]) => namedByRoster(results, this.d.rosterIfRead());
 
   /** Whether this device's key may find holders by name (`scope.allow_search` at enrolment). */
   get allowSearch(): boolean {

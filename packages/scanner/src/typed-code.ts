@@ -8,8 +8,10 @@ import { normalShortCode } from '@ticket-issuer/protocol';
 import { IssuerHttpError, isKeyRejected, isTransient, ScannerError } from './errors.ts';
 import type { NamedHolder } from './holder-judgement.ts';
 import { namedFromRoster } from './holder-lookup.ts';
+import { NO_ANSWER } from './manual.ts';
 import { checkInTyped, type CodeTicket, unknownCode } from './named-scan.ts';
 import type { Roster } from './roster.ts';
+import type { KnownRules } from './rules.ts';
 import type { IssuerContact, ScanContext, ScanResult } from './scan-result.ts';
 
 /** Two halves of five, apart or not (dashes, spaces): how a short code is printed and typed. */
@@ -22,11 +24,11 @@ const CODE_SHAPE = /^\s*[0-9a-z]{5}[\s-]*[0-9a-z]{5}\s*$/i;
  */
 export const isShortCode = (input: string): boolean => CODE_SHAPE.test(input) && normalShortCode(input) !== null;
 
-/** The issuer's ticket for a code; null when it has none (404). */
-async function askByCode(ctx: ScanContext, eventUrl: string, code: string): Promise<CodeTicket | null> {
+/** The issuer's ticket for a typed code; null when it has none (404). */
+export async function askByCode(ctx: ScanContext, eventUrl: string, typed: string): Promise<CodeTicket | null> {
   try {
     const answer = (await ctx.client.read(
-      `${eventUrl}/tickets/by-code/${encodeURIComponent(code)}`,
+      `${eventUrl}/tickets/by-code/${encodeURIComponent(normalShortCode(typed)!)}`,
       ctx.onlineTimeoutMs,
     )) as Partial<CodeTicket>;
     if (typeof answer.tid !== 'string') throw new ScannerError('INVALID_ANSWER', 'by-code answer without its tid');
@@ -36,6 +38,22 @@ async function askByCode(ctx: ScanContext, eventUrl: string, code: string): Prom
     throw error;
   }
 }
+
+/** Whether a ticket's type could change a verdict: a declared type's rules, or a gate admitting some types. */
+const typeBound = (rules: KnownRules): boolean =>
+  rules.ticketTypes.length > 0 || [...rules.gates.values()].some((gate) => gate.admits !== null);
+
+/** A code the device cannot judge without the issuer: nobody is let in, nothing is queued (as `no_answer`). */
+const undecided = (tid: string, contact: IssuerContact): ScanResult => ({
+  verdict: 'reject',
+  reason: NO_ANSWER,
+  tid,
+  source: 'offline',
+  idempotency_key: null,
+  issuer_contact: contact,
+  attention: false,
+  checkin_texts: [],
+});
 
 /** Resolves and judges a typed code on the device alone (`contact`: what asking the issuer came to). */
 async function scanCodeHere(
@@ -47,10 +65,12 @@ async function scanCodeHere(
 ): Promise<ScanResult> {
   const found = await roster.resolve(typed);
   if (found === null) return unknownCode('offline', contact);
-  const { line } = found;
-  // Known by its digest alone: no name nor type on the device; the event's rules judge it.
-  const holder: NamedHolder = line ? namedFromRoster(line) : { tid: found.tid, ticket_type: '' };
-  const ticket = { tid: found.tid, holder_name: line?.holder_name ?? null, ticket_type: line?.ticket_type ?? null };
+  const { line, ticket_type: type } = found;
+  // A digest kept without its type (an older issuer's) is not judged by a guess where a type could matter.
+  if (type === null && typeBound(ctx.rules)) return undecided(found.tid, contact);
+  // Known by its digest: no name on the device, but its type, whose rules judge it.
+  const holder: NamedHolder = line ? namedFromRoster(line) : { tid: found.tid, ticket_type: type ?? '' };
+  const ticket = { tid: found.tid, holder_name: line?.holder_name ?? null, ticket_type: type };
   return checkInTyped(ctx, ticket, holder, gate, false, contact);
 }
 
@@ -66,7 +86,7 @@ export async function scanCode(
   if (offline) return scanCodeHere(ctx, roster, typed, gate, 'not_asked');
   let ticket: CodeTicket | null;
   try {
-    ticket = await askByCode(ctx, eventUrl, normalShortCode(typed)!);
+    ticket = await askByCode(ctx, eventUrl, typed);
   } catch (error) {
     if (isKeyRejected(error) || !isTransient(error)) throw error;
     return scanCodeHere(ctx, roster, typed, gate, 'failed');

@@ -58,13 +58,32 @@ export function rosterConformance(withFixture: WithFixture): void {
       const roster = await KeptRoster.open(storage, 'E1');
       await roster.saveTickets([rosterLine(1)], '1.T0001');
       await roster.refuse('key-1');
-      await roster.saveCodes([{ digest: await shortCodeDigest('ABCDE00001'), tid: 'T0001' }], '1.T0001');
-      const again = await KeptRoster.open(await fixture.open(), 'E1');
+      await roster.saveCodes(
+        [
+          { digest: await shortCodeDigest('ABCDE00001'), tid: 'T0001', ticket_type: 'VIP' },
+          { digest: await shortCodeDigest('ABCDE00002'), tid: 'T0002' },
+        ],
+        '1.T0002',
+      );
+      let again = await KeptRoster.open(await fixture.open(), 'E1');
       assert.equal(again.kind, 'codes');
       assert.equal(again.refusedKey, 'key-1');
       assert.equal(again.tickets.size, 0, 'no names');
-      assert.deepEqual(await again.resolve('abcde-00001'), { tid: 'T0001', line: null });
+      assert.deepEqual(await again.resolve('abcde-00001'), { tid: 'T0001', line: null, ticket_type: 'VIP' });
+      assert.deepEqual(await again.resolve('ABCDE00002'), { tid: 'T0002', line: null, ticket_type: null });
+      assert.equal(again.untyped, 1, 'a line kept without its type');
       assert.equal(await again.resolve('ABCDE-00009'), null);
+      // Read again from the start for the types: nothing held until then, the re-read remembered.
+      await again.rereadCodes();
+      again = await KeptRoster.open(await fixture.open(), 'E1');
+      assert.deepEqual([again.kind, again.size, again.reread, again.refusedKey], [null, 0, true, 'key-1']);
+      await again.saveCodes(
+        [{ digest: await shortCodeDigest('ABCDE00002'), tid: 'T0002', ticket_type: 'GA' }],
+        '2.T0002',
+      );
+      again = await KeptRoster.open(await fixture.open(), 'E1');
+      assert.deepEqual([again.kind, again.untyped, again.reread, again.cursor], ['codes', 0, true, '2.T0002']);
+      assert.equal((await again.resolve('abcde00002'))?.ticket_type, 'GA');
       await again.forget();
       const none = await KeptRoster.open(await fixture.open(), 'E1');
       assert.equal(none.kind, null);

@@ -101,7 +101,8 @@ export const codesSchema = {
   summary: "The event's short codes as digests, for resolving a typed code offline",
   description:
     'For any key of the event. `digest` is the lowercase hex SHA-256 of the code’s 10 characters in upper case, ' +
-    'without the dash: a device hashes what was typed (normalized as the by-code route does) and looks it up. Paged ' +
+    'without the dash: a device hashes what was typed (normalized as the by-code route does) and looks it up, and ' +
+    'judges the ticket by its `ticket_type`’s rules (gates, days, hours, limits). Paged ' +
     'like the roster, changes since the cursor included. Rate limited like the changes feed.',
   tags: ['scanner'],
   security: ScannerAuth,
@@ -117,6 +118,7 @@ export const codesSchema = {
             Type.Object({
               digest: Type.String({ pattern: '^[0-9a-f]{64}$' }),
               tid: Type.String(),
+              ticket_type: Type.String({ description: 'the ticket’s type, whose rules judge it offline' }),
             }),
           ),
           ...PAGING,
