@@ -1,6 +1,6 @@
 import type { RosterPosition, RosterTicket, Store } from '../store/store.ts';
 import { invalidRequest } from './errors.ts';
-import { shortCodeDigest, shownShortCode } from './short-codes.ts';
+import { codeDigestNow, shownShortCode } from './short-codes.ts';
 
 /** A roster page's default and largest size (as the changes feed's). */
 export const ROSTER_LIMIT = { default: 500, max: 1000 } as const;
@@ -67,12 +67,10 @@ export async function readRoster(store: Store, eid: string, query: RosterQuery) 
  */
 export async function readCodes(store: Store, eid: string, query: RosterQuery) {
   const { page, next_cursor, has_more } = await rosterPageOf(store, eid, query);
-  const codes = await Promise.all(
-    page.items.map(async ({ ticket }) => ({
-      digest: await shortCodeDigest(ticket.short_code),
-      tid: ticket.tid,
-      ticket_type: ticket.ticket_type,
-    })),
-  );
+  const codes = page.items.map(({ ticket }) => ({
+    digest: codeDigestNow(ticket.short_code),
+    tid: ticket.tid,
+    ticket_type: ticket.ticket_type,
+  }));
   return { codes, next_cursor, has_more };
 }

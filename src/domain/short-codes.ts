@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CROCKFORD_ALPHABET, SHORT_CODE_LENGTH } from '@ticket-issuer/protocol';
 
 // How a code is read and digested is the protocol's, shared with the devices.
@@ -25,3 +25,11 @@ export function newShortCodes(count: number): string[] {
   }
   return codes;
 }
+
+/**
+ * The protocol's `shortCodeDigest` computed with node's hash at once: the same lowercase hex SHA-256 of
+ * the kept code, without Web Crypto's promise per code. A codes page digests up to 1,000 codes, and
+ * every device without the roster pages through the whole event at its first sync; Web Crypto took
+ * about 65 us a code there, this about 4 (a test holds the two equal).
+ */
+export const codeDigestNow = (code: string): string => createHash('sha256').update(code).digest('hex');
