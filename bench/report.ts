@@ -3,9 +3,10 @@
  * into the tables, SQLite on a temporary file (then a fresh PostgreSQL database when one answers and
  * BENCH_REPORT_POSTGRES is not 0): two ticket types, 900,000 holders let in at four gates over twelve
  * hours, a third of them out again an hour later, with the counts the write paths keep (the report's
- * tickets per type and holders per event day as migration 35 fills them). Measured over
- * a real port, beside the bare node:http floor in the same run: (1) the report, median and worst of
- * its requests, and the store's part alone (target: a few milliseconds); (2) each export, its rows per
+ * tickets per type and holders per event day as migration 35 fills them, the exits and re-entries per
+ * minute as migration 36 does). Measured over a real port, beside the bare node:http floor in the same
+ * run: (1) the report, median and worst of its requests, and the store's part alone (target: a few
+ * milliseconds); (2) each export, its rows per
  * second against a bare server streaming the same bytes, and the process's resident memory before
  * and at most while it streams (target: flat, whatever the size).
  *
@@ -19,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { FILL_MINUTE_EXITS_SQL, FILL_MINUTE_REPEATS_SQL } from '../src/store/minute-counts.ts';
 import { FILL_DAY_HOLDERS_SQL, FILL_TYPE_COUNTS_SQL } from '../src/store/report-count-fill.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
@@ -90,6 +92,9 @@ async function seed(raw: Raw, eid: string, postgres: boolean): Promise<void> {
   // The report's kept counts, filled as migration 35 fills them from the rows before it.
   await raw(FILL_TYPE_COUNTS_SQL.replace(/;$/, ''));
   await raw(FILL_DAY_HOLDERS_SQL.replace(/;$/, ''));
+  // The exits and re-entries per minute, as migration 36 fills them.
+  await raw(FILL_MINUTE_EXITS_SQL.replace(/;$/, ''));
+  await raw(FILL_MINUTE_REPEATS_SQL.replace(/;$/, ''));
 }
 
 /** Milliseconds of `work`. */

@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Page } from '../store.ts';
+import { MINUTE_COUNTS_SQL } from '../minute-counts.ts';
 import { DAY_HOLDERS_SQL, TYPE_COUNTS_SQL } from '../report-counts.ts';
 import {
   ENTRIES_PER_MINUTE_SQL,
-  EXITS_PER_MINUTE_SQL,
   EXPORT_TICKETS_SQL,
-  REPEATS_PER_MINUTE_SQL,
   toDayHolders,
   toExportedTicket,
   toMinuteMoves,
@@ -19,8 +18,7 @@ import { all, numbered, type Tx } from './queries.ts';
 const TYPE_COUNTS = numbered(TYPE_COUNTS_SQL);
 const GATE_COUNTS = numbered(GATE_COUNTS_SQL);
 const ENTRIES_PER_MINUTE = numbered(ENTRIES_PER_MINUTE_SQL);
-const EXITS_PER_MINUTE = numbered(EXITS_PER_MINUTE_SQL);
-const REPEATS_PER_MINUTE = numbered(REPEATS_PER_MINUTE_SQL);
+const MINUTE_COUNTS = numbered(MINUTE_COUNTS_SQL);
 const DAY_HOLDERS = numbered(DAY_HOLDERS_SQL);
 const EXPORT_TICKETS = numbered(EXPORT_TICKETS_SQL);
 
@@ -36,9 +34,8 @@ export class PostgresReportStore implements ReportStore {
       const dayHolders = toDayHolders(await all<Row>(db, DAY_HOLDERS, [eid]));
       const gates = occupancyOf(await all<CountRow>(db, GATE_COUNTS, [eid])).gates;
       const entries = await all<Row>(db, ENTRIES_PER_MINUTE, [eid]);
-      const exits = await all<Row>(db, EXITS_PER_MINUTE, [eid]);
-      const repeats = await all<Row>(db, REPEATS_PER_MINUTE, [eid]);
-      return { types, dayHolders, gates, minutes: toMinuteMoves(entries, exits, repeats) };
+      const kept = await all<Row>(db, MINUTE_COUNTS, [eid]);
+      return { types, dayHolders, gates, minutes: toMinuteMoves(entries, kept) };
     });
   }
 
