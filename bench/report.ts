@@ -104,10 +104,26 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-/** GETs `url` and reads its body to the end: the bytes, and the highest RSS seen meanwhile (sampled every 10 ms). */
-async function drain(url: string, headers: Record<string, string> = {}): Promise<{ bytes: number; peakRss: number }> {
-  let peakRss = process.memoryUsage.rss();
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 10);
+/** The highest resident memory, JS heap and memory outside the heap (Buffers) seen. */
+interface Peaks {
+  rss: number;
+  heap: number;
+  external: number;
+}
+
+const sample = (peaks: Peaks): Peaks => {
+  const m = process.memoryUsage();
+  return {
+    rss: Math.max(peaks.rss, m.rss),
+    heap: Math.max(peaks.heap, m.heapUsed),
+    external: Math.max(peaks.external, m.external),
+  };
+};
+
+/** GETs `url` and reads its body to the end: the bytes, and the highest memory seen meanwhile (sampled every 10 ms). */
+async function drain(url: string, headers: Record<string, string> = {}): Promise<{ bytes: number; peaks: Peaks }> {
+  let peaks = sample({ rss: 0, heap: 0, external: 0 });
+  const sampler = setInterval(() => (peaks = sample(peaks)), 10);
   try {
     const bytes = await new Promise<number>((resolve, reject) => {
       http
@@ -119,7 +135,7 @@ async function drain(url: string, headers: Record<string, string> = {}): Promise
         })
         .on('error', reject);
     });
-    return { bytes, peakRss: Math.max(peakRss, process.memoryUsage.rss()) };
+    return { bytes, peaks: sample(peaks) };
   } finally {
     clearInterval(sampler);
   }
@@ -151,7 +167,17 @@ interface Result {
   report: number[];
   storeOnly: number[];
   bareGet: number[];
-  exports: { name: string; rows: number; ms: number; bareMs: number; mb: number; rssBefore: number; rssPeak: number }[];
+  /** An admin GET of the event itself: the route's own floor (authentication, one row, serialization). */
+  eventGet: number[];
+  exports: {
+    name: string;
+    rows: number;
+    ms: number;
+    bareMs: number;
+    mb: number;
+    before: NodeJS.MemoryUsage;
+    peaks: Peaks;
+  }[];
 }
 
 async function measure(store: Store, raw: Raw, postgres: boolean): Promise<Result> {
@@ -174,10 +200,11 @@ async function measure(store: Store, raw: Raw, postgres: boolean): Promise<Resul
       if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
       return res.text();
     });
-  const result: Result = { report: [], storeOnly: [], bareGet: [], exports: [] };
+  const result: Result = { report: [], storeOnly: [], bareGet: [], eventGet: [], exports: [] };
   await get(`${base}/admin/v1/events/${eid}/report`, admin);
   for (let i = 0; i < REPORTS; i++) {
     result.bareGet.push(await timed(() => get(bare.url)));
+    result.eventGet.push(await timed(() => get(`${base}/admin/v1/events/${eid}`, admin)));
     result.report.push(await timed(() => get(`${base}/admin/v1/events/${eid}/report`, admin)));
     result.storeOnly.push(await timed(() => store.reports.reportCounts(eid)));
   }
@@ -188,13 +215,13 @@ async function measure(store: Store, raw: Raw, postgres: boolean): Promise<Resul
   ] as const;
   for (const [name, rows] of files.filter(([file]) => EXPORTS === 'both' || file.startsWith(EXPORTS))) {
     global.gc?.();
-    const rssBefore = process.memoryUsage.rss();
-    let drained = { bytes: 0, peakRss: 0 };
+    const before = process.memoryUsage();
+    let drained = { bytes: 0, peaks: { rss: 0, heap: 0, external: 0 } };
     const ms = await timed(async () => (drained = await drain(`${base}/admin/v1/events/${eid}/export/${name}`, admin)));
     const floor = await bareCsv(rows, 'x'.repeat(Math.max(1, Math.round(drained.bytes / rows) - 2)) + '\r\n');
     const bareMs = await timed(() => drain(floor.url));
     await floor.close();
-    result.exports.push({ name, rows, ms, bareMs, mb: drained.bytes / 1e6, rssBefore, rssPeak: drained.peakRss });
+    result.exports.push({ name, rows, ms, bareMs, mb: drained.bytes / 1e6, before, peaks: drained.peaks });
   }
   await app.close();
   return result;
@@ -255,24 +282,24 @@ process.stdout.write(
     '',
     `The report over a real port (${REPORTS} requests), beside a GET of the bare node:http floor in the same run; the store's reads alone (\`reportCounts\`):`,
     '',
-    '| store | report median, ms | max | store reads median, ms | bare GET median, ms | report / bare | load (1, 5, 15 min) |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| store | report median, ms | max | store reads median, ms | admin GET of the event median, ms | bare GET median, ms | report / bare | load (1, 5, 15 min) |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
     ...results.map(({ name, result: r, load }) =>
       r === null
-        ? `| ${name} | skipped: no PostgreSQL | | | | | ${load} |`
-        : `| ${name} | ${ms(quantile(r.report, 0.5))} | ${ms(Math.max(...r.report))} | ${ms(quantile(r.storeOnly, 0.5))} | ${ms(quantile(r.bareGet, 0.5))} | ${(quantile(r.report, 0.5) / quantile(r.bareGet, 0.5)).toFixed(0)} | ${load} |`,
+        ? `| ${name} | skipped: no PostgreSQL | | | | | | ${load} |`
+        : `| ${name} | ${ms(quantile(r.report, 0.5))} | ${ms(Math.max(...r.report))} | ${ms(quantile(r.storeOnly, 0.5))} | ${ms(quantile(r.eventGet, 0.5))} | ${ms(quantile(r.bareGet, 0.5))} | ${(quantile(r.report, 0.5) / quantile(r.bareGet, 0.5)).toFixed(0)} | ${load} |`,
     ),
     '',
-    'Each export read to its end over a real port, beside a bare node:http server streaming as many bytes in rows of the same length; resident memory of the process (client included) before and at most during it:',
+    'Each export read to its end over a real port, beside a bare node:http server streaming as many bytes in rows of the same length; resident memory, JS heap in use and memory outside the heap (Buffers) of the process (client included), before and at most during it:',
     '',
-    '| store | export | rows | MB | seconds | rows/s | bare seconds | export / bare | RSS before, MiB | RSS peak, MiB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | export | rows | MB | seconds | rows/s | bare seconds | export / bare | RSS before, MiB | RSS peak, MiB | heap before, MiB | heap peak, MiB | external before, MiB | external peak, MiB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...results.flatMap(({ name, result: r }) =>
       r === null
-        ? [`| ${name} | skipped | | | | | | | | |`]
+        ? [`| ${name} | skipped | | | | | | | | | | | | |`]
         : r.exports.map(
             (e) =>
-              `| ${name} | ${e.name} | ${e.rows.toLocaleString('en-US')} | ${e.mb.toFixed(0)} | ${(e.ms / 1000).toFixed(1)} | ${Math.round(e.rows / (e.ms / 1000)).toLocaleString('en-US')} | ${(e.bareMs / 1000).toFixed(2)} | ${(e.ms / e.bareMs).toFixed(0)} | ${mib(e.rssBefore)} | ${mib(e.rssPeak)} |`,
+              `| ${name} | ${e.name} | ${e.rows.toLocaleString('en-US')} | ${e.mb.toFixed(0)} | ${(e.ms / 1000).toFixed(1)} | ${Math.round(e.rows / (e.ms / 1000)).toLocaleString('en-US')} | ${(e.bareMs / 1000).toFixed(2)} | ${(e.ms / e.bareMs).toFixed(0)} | ${mib(e.before.rss)} | ${mib(e.peaks.rss)} | ${mib(e.before.heapUsed)} | ${mib(e.peaks.heap)} | ${mib(e.before.external)} | ${mib(e.peaks.external)} |`,
           ),
     ),
     '',
