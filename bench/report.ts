@@ -3,9 +3,10 @@
  * into the tables, SQLite on a temporary file (then a fresh PostgreSQL database when one answers and
  * BENCH_REPORT_POSTGRES is not 0): two ticket types, 900,000 holders let in at four gates over twelve
  * hours, a third of them out again an hour later, with the counts the write paths keep (the report's
- * tickets per type and holders per event day as migration 35 fills them). Measured over
- * a real port, beside the bare node:http floor in the same run: (1) the report, median and worst of
- * its requests, and the store's part alone (target: a few milliseconds); (2) each export, its rows per
+ * tickets per type and holders per event day as migration 35 fills them, the exits and re-entries per
+ * minute as migration 36 does). Measured over a real port, beside the bare node:http floor in the same
+ * run: (1) the report, median and worst of its requests, and the store's part alone (target: a few
+ * milliseconds); (2) each export, its rows per
  * second against a bare server streaming the same bytes, and the process's resident memory before
  * and at most while it streams (target: flat, whatever the size).
  *
@@ -19,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { FILL_MINUTE_EXITS_SQL, FILL_MINUTE_REPEATS_SQL } from '../src/store/minute-counts.ts';
 import { FILL_DAY_HOLDERS_SQL, FILL_TYPE_COUNTS_SQL } from '../src/store/report-count-fill.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
@@ -90,6 +92,9 @@ async function seed(raw: Raw, eid: string, postgres: boolean): Promise<void> {
   // The report's kept counts, filled as migration 35 fills them from the rows before it.
   await raw(FILL_TYPE_COUNTS_SQL.replace(/;$/, ''));
   await raw(FILL_DAY_HOLDERS_SQL.replace(/;$/, ''));
+  // The exits and re-entries per minute, as migration 36 fills them.
+  await raw(FILL_MINUTE_EXITS_SQL.replace(/;$/, ''));
+  await raw(FILL_MINUTE_REPEATS_SQL.replace(/;$/, ''));
 }
 
 /** Milliseconds of `work`. */
@@ -99,10 +104,26 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-/** GETs `url` and reads its body to the end: the bytes, and the highest RSS seen meanwhile (sampled every 10 ms). */
-async function drain(url: string, headers: Record<string, string> = {}): Promise<{ bytes: number; peakRss: number }> {
-  let peakRss = process.memoryUsage.rss();
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 10);
+/** The highest resident memory, JS heap and memory outside the heap (Buffers) seen. */
+interface Peaks {
+  rss: number;
+  heap: number;
+  external: number;
+}
+
+const sample = (peaks: Peaks): Peaks => {
+  const m = process.memoryUsage();
+  return {
+    rss: Math.max(peaks.rss, m.rss),
+    heap: Math.max(peaks.heap, m.heapUsed),
+    external: Math.max(peaks.external, m.external),
+  };
+};
+
+/** GETs `url` and reads its body to the end: the bytes, and the highest memory seen meanwhile (sampled every 10 ms). */
+async function drain(url: string, headers: Record<string, string> = {}): Promise<{ bytes: number; peaks: Peaks }> {
+  let peaks = sample({ rss: 0, heap: 0, external: 0 });
+  const sampler = setInterval(() => (peaks = sample(peaks)), 10);
   try {
     const bytes = await new Promise<number>((resolve, reject) => {
       http
@@ -114,7 +135,7 @@ async function drain(url: string, headers: Record<string, string> = {}): Promise
         })
         .on('error', reject);
     });
-    return { bytes, peakRss: Math.max(peakRss, process.memoryUsage.rss()) };
+    return { bytes, peaks: sample(peaks) };
   } finally {
     clearInterval(sampler);
   }
@@ -146,7 +167,17 @@ interface Result {
   report: number[];
   storeOnly: number[];
   bareGet: number[];
-  exports: { name: string; rows: number; ms: number; bareMs: number; mb: number; rssBefore: number; rssPeak: number }[];
+  /** An admin GET of the event itself: the route's own floor (authentication, one row, serialization). */
+  eventGet: number[];
+  exports: {
+    name: string;
+    rows: number;
+    ms: number;
+    bareMs: number;
+    mb: number;
+    before: NodeJS.MemoryUsage;
+    peaks: Peaks;
+  }[];
 }
 
 async function measure(store: Store, raw: Raw, postgres: boolean): Promise<Result> {
@@ -169,10 +200,11 @@ async function measure(store: Store, raw: Raw, postgres: boolean): Promise<Resul
       if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
       return res.text();
     });
-  const result: Result = { report: [], storeOnly: [], bareGet: [], exports: [] };
+  const result: Result = { report: [], storeOnly: [], bareGet: [], eventGet: [], exports: [] };
   await get(`${base}/admin/v1/events/${eid}/report`, admin);
   for (let i = 0; i < REPORTS; i++) {
     result.bareGet.push(await timed(() => get(bare.url)));
+    result.eventGet.push(await timed(() => get(`${base}/admin/v1/events/${eid}`, admin)));
     result.report.push(await timed(() => get(`${base}/admin/v1/events/${eid}/report`, admin)));
     result.storeOnly.push(await timed(() => store.reports.reportCounts(eid)));
   }
@@ -183,13 +215,13 @@ async function measure(store: Store, raw: Raw, postgres: boolean): Promise<Resul
   ] as const;
   for (const [name, rows] of files.filter(([file]) => EXPORTS === 'both' || file.startsWith(EXPORTS))) {
     global.gc?.();
-    const rssBefore = process.memoryUsage.rss();
-    let drained = { bytes: 0, peakRss: 0 };
+    const before = process.memoryUsage();
+    let drained = { bytes: 0, peaks: { rss: 0, heap: 0, external: 0 } };
     const ms = await timed(async () => (drained = await drain(`${base}/admin/v1/events/${eid}/export/${name}`, admin)));
     const floor = await bareCsv(rows, 'x'.repeat(Math.max(1, Math.round(drained.bytes / rows) - 2)) + '\r\n');
     const bareMs = await timed(() => drain(floor.url));
     await floor.close();
-    result.exports.push({ name, rows, ms, bareMs, mb: drained.bytes / 1e6, rssBefore, rssPeak: drained.peakRss });
+    result.exports.push({ name, rows, ms, bareMs, mb: drained.bytes / 1e6, before, peaks: drained.peaks });
   }
   await app.close();
   return result;
@@ -250,24 +282,24 @@ process.stdout.write(
     '',
     `The report over a real port (${REPORTS} requests), beside a GET of the bare node:http floor in the same run; the store's reads alone (\`reportCounts\`):`,
     '',
-    '| store | report median, ms | max | store reads median, ms | bare GET median, ms | report / bare | load (1, 5, 15 min) |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| store | report median, ms | max | store reads median, ms | admin GET of the event median, ms | bare GET median, ms | report / bare | load (1, 5, 15 min) |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
     ...results.map(({ name, result: r, load }) =>
       r === null
-        ? `| ${name} | skipped: no PostgreSQL | | | | | ${load} |`
-        : `| ${name} | ${ms(quantile(r.report, 0.5))} | ${ms(Math.max(...r.report))} | ${ms(quantile(r.storeOnly, 0.5))} | ${ms(quantile(r.bareGet, 0.5))} | ${(quantile(r.report, 0.5) / quantile(r.bareGet, 0.5)).toFixed(0)} | ${load} |`,
+        ? `| ${name} | skipped: no PostgreSQL | | | | | | ${load} |`
+        : `| ${name} | ${ms(quantile(r.report, 0.5))} | ${ms(Math.max(...r.report))} | ${ms(quantile(r.storeOnly, 0.5))} | ${ms(quantile(r.eventGet, 0.5))} | ${ms(quantile(r.bareGet, 0.5))} | ${(quantile(r.report, 0.5) / quantile(r.bareGet, 0.5)).toFixed(0)} | ${load} |`,
     ),
     '',
-    'Each export read to its end over a real port, beside a bare node:http server streaming as many bytes in rows of the same length; resident memory of the process (client included) before and at most during it:',
+    'Each export read to its end over a real port, beside a bare node:http server streaming as many bytes in rows of the same length; resident memory, JS heap in use and memory outside the heap (Buffers) of the process (client included), before and at most during it:',
     '',
-    '| store | export | rows | MB | seconds | rows/s | bare seconds | export / bare | RSS before, MiB | RSS peak, MiB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | export | rows | MB | seconds | rows/s | bare seconds | export / bare | RSS before, MiB | RSS peak, MiB | heap before, MiB | heap peak, MiB | external before, MiB | external peak, MiB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...results.flatMap(({ name, result: r }) =>
       r === null
-        ? [`| ${name} | skipped | | | | | | | | |`]
+        ? [`| ${name} | skipped | | | | | | | | | | | | |`]
         : r.exports.map(
             (e) =>
-              `| ${name} | ${e.name} | ${e.rows.toLocaleString('en-US')} | ${e.mb.toFixed(0)} | ${(e.ms / 1000).toFixed(1)} | ${Math.round(e.rows / (e.ms / 1000)).toLocaleString('en-US')} | ${(e.bareMs / 1000).toFixed(2)} | ${(e.ms / e.bareMs).toFixed(0)} | ${mib(e.rssBefore)} | ${mib(e.rssPeak)} |`,
+              `| ${name} | ${e.name} | ${e.rows.toLocaleString('en-US')} | ${e.mb.toFixed(0)} | ${(e.ms / 1000).toFixed(1)} | ${Math.round(e.rows / (e.ms / 1000)).toLocaleString('en-US')} | ${(e.bareMs / 1000).toFixed(2)} | ${(e.ms / e.bareMs).toFixed(0)} | ${mib(e.before.rss)} | ${mib(e.peaks.rss)} | ${mib(e.before.heapUsed)} | ${mib(e.peaks.heap)} | ${mib(e.before.external)} | ${mib(e.peaks.external)} |`,
           ),
     ),
     '',

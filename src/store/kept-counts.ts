@@ -34,6 +34,13 @@ export const ARRIVAL_COUNTS: KeptCount = {
   counts: ['entries'],
 };
 
+/** Exits and re-entries (entries made while counted inside) per event and minute (minute-counts.ts). */
+export const MINUTE_COUNTS: KeptCount = {
+  table: 'minute_counts',
+  keys: ['eid', 'minute'],
+  counts: ['exits', 'repeats'],
+};
+
 /** The report's counts per event and ticket type (report-counts.ts). */
 export const TYPE_COUNTS: KeptCount = {
   table: 'type_counts',

@@ -6,6 +6,8 @@
  * - entries made while the holder was counted inside (re-entries that leave occupancy as it was), by
  *   time: the hours' occupancy (a partial index, empty at most events);
  * - exits by time (the feed's `checked_out` changes, automatic exits included): the hours' exits.
+ * Migration 36 keeps those two per minute instead (`minute_counts`, see minute-counts.ts) and drops
+ * their indexes.
  * The same SQL on SQLite and PostgreSQL (`TRUE` is 1 on SQLite).
  */
 export const REPORT_MIGRATION = {

@@ -2,10 +2,11 @@
  * The event report's reads (SQL shared by every backend, `?` placeholders; see report-migration.ts for
  * the indexes they read). What is kept as it happens is read as kept: the tickets per type
  * (`type_counts`) and the holders per event day (`day_holders`, see report-counts.ts), the gates'
- * entries and exits (`gate_counts`) and the entries per minute (`arrival_counts`), all moved back by
- * an annul. The exits and the re-entries per minute are grouped by index. Annulled entries never
- * count: they left the kept counts, and the entry reads skip rows with `annulled_at`.
+ * entries and exits (`gate_counts`), the entries per minute (`arrival_counts`) and the exits and
+ * re-entries per minute (`minute_counts`, see minute-counts.ts), all moved back by an annul. Annulled
+ * entries never count: they left the kept counts, and the entry reads skip rows with `annulled_at`.
  */
+import { toMinuteCounts } from './minute-counts.ts';
 import { type Row, TICKET_COLUMNS_SQL, toTicket } from './rows.ts';
 import type { MinuteMoves, TypeCounts } from './report-records.ts';
 import type { ExportedTicket } from './report-store.ts';
@@ -14,14 +15,6 @@ import type { TicketRecord } from './ticket-records.ts';
 /** Entries per minute of scan time (param: eid), from the kept arrivals (every gate together). */
 export const ENTRIES_PER_MINUTE_SQL = `SELECT minute, SUM(entries) AS moves FROM arrival_counts
   WHERE eid = ? GROUP BY minute`;
-
-/** Exits per minute (param: eid): the feed's `checked_out` changes, automatic exits included. */
-export const EXITS_PER_MINUTE_SQL = `SELECT substr(at, 1, 16) AS minute, COUNT(*) AS moves FROM changes
-  WHERE eid = ? AND type = 'checked_out' GROUP BY substr(at, 1, 16)`;
-
-/** Counted entries made while the holder was counted inside already, per minute (param: eid). */
-export const REPEATS_PER_MINUTE_SQL = `SELECT substr(scanned_at, 1, 16) AS minute, COUNT(*) AS moves FROM entries
-  WHERE eid = ? AND annulled_at IS NULL AND was_inside = TRUE GROUP BY substr(scanned_at, 1, 16)`;
 
 /** Type rows as numbers (PostgreSQL answers counts as strings), in type order. */
 export const toTypeCounts = (rows: Row[]): TypeCounts[] =>
@@ -39,20 +32,20 @@ export const toTypeCounts = (rows: Row[]): TypeCounts[] =>
 export const toDayHolders = (rows: Row[]): Map<string, number> =>
   new Map(rows.map((row) => [row.day as string, Number(row.holders)]));
 
-/** Merges the per-minute reads into one row per minute with any move, in time order. */
-export function toMinuteMoves(entries: Row[], exits: Row[], repeats: Row[]): MinuteMoves[] {
+/** Merges the per-minute reads (entries, and the kept exits and repeats) into one row per minute with any move, in time order. */
+export function toMinuteMoves(entries: Row[], kept: Row[]): MinuteMoves[] {
   const minutes = new Map<string, MinuteMoves>();
-  const add = (rows: Row[], field: 'entries' | 'exits' | 'repeats') => {
-    for (const row of rows) {
-      const minute = row.minute as string;
-      const moves = minutes.get(minute) ?? { minute, entries: 0, exits: 0, repeats: 0 };
-      moves[field] += Number(row.moves);
-      minutes.set(minute, moves);
-    }
+  const at = (minute: string) => {
+    const moves = minutes.get(minute) ?? { minute, entries: 0, exits: 0, repeats: 0 };
+    minutes.set(minute, moves);
+    return moves;
   };
-  add(entries, 'entries');
-  add(exits, 'exits');
-  add(repeats, 'repeats');
+  for (const row of entries) at(row.minute as string).entries += Number(row.moves);
+  for (const row of toMinuteCounts(kept)) {
+    const moves = at(row.minute);
+    moves.exits += row.exits;
+    moves.repeats += row.repeats;
+  }
   return [...minutes.values()]
     .filter((m) => m.entries !== 0 || m.exits !== 0 || m.repeats !== 0)
     .sort((a, b) => (a.minute < b.minute ? -1 : a.minute > b.minute ? 1 : 0));

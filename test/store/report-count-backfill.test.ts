@@ -13,24 +13,31 @@ import { liveKey } from './live-key.ts';
 import { keptReportCounts, recountReport, runReportMix } from './report-counts-mix.ts';
 
 /**
- * Migration 35 counts once what came before it: a store that ran the report's mix without its kept
- * tables and entry days (dropped, migration 31's index back, the migration forgotten) migrates again
- * on opening and reads the same counts as the store that kept them with each change.
+ * Migrations 35 and 36 count once what came before them: a store that ran the report's mix without
+ * its kept tables and entry days (dropped, migration 31's indexes back, the migrations forgotten)
+ * migrates again on opening and reads the same counts, and the same moves per minute, as the store
+ * that kept them with each change.
  */
 const FORGET = `DROP TABLE type_counts; DROP TABLE day_holders; ALTER TABLE entries DROP COLUMN day;
+  DROP TABLE minute_counts;
   CREATE INDEX entries_counted_by_time ON entries (eid, scanned_at, tid) WHERE annulled_at IS NULL;
-  DELETE FROM schema_migrations WHERE version = 35;`;
+  CREATE INDEX entries_repeats_by_time ON entries (eid, scanned_at) WHERE annulled_at IS NULL AND was_inside = TRUE;
+  CREATE INDEX changes_exits_by_time ON changes (eid, at) WHERE type = 'checked_out';
+  DELETE FROM schema_migrations WHERE version IN (35, 36);`;
 
 async function backfillMatches(open: () => Promise<Store>, forget: () => Promise<void>): Promise<void> {
   let store = await open();
   const event = await runReportMix(store, await liveKey(store));
   const kept = await keptReportCounts(store, event.eid);
   assert.deepEqual(kept, await recountReport(store, event));
+  const { minutes } = await store.reports.reportCounts(event.eid);
+  assert.ok(minutes.some((m) => m.exits > 0));
   await store.close();
   await forget();
   store = await open();
   try {
     assert.deepEqual(await keptReportCounts(store, event.eid), kept);
+    assert.deepEqual((await store.reports.reportCounts(event.eid)).minutes, minutes);
   } finally {
     await store.close();
   }
@@ -38,7 +45,7 @@ async function backfillMatches(open: () => Promise<Store>, forget: () => Promise
 
 const pgAvailability = await postgresAvailability('report count backfill on PostgreSQL');
 
-describe('migration 35 counts the report’s tickets per type and holders per day from what came before it', () => {
+describe('migrations 35 and 36 count the report’s tickets per type, holders per day and moves per minute from what came before them', () => {
   itUnless(undefined)('SQLite', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-count-backfill-'));
     const path = join(dir, 'issuer.db');

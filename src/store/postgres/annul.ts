@@ -15,6 +15,7 @@ import {
   SCAN_BY_KEY_SQL,
 } from '../annul.ts';
 import { minuteOf } from '../counters.ts';
+import { BUMP_MINUTE_COUNTS_SQL } from '../minute-counts.ts';
 import { ENTRIES_SQL } from '../entries.ts';
 import { annulledMessage } from '../outbox-data.ts';
 import { TICKET_COLUMNS_SQL } from '../rows.ts';
@@ -34,6 +35,7 @@ const BACK_TO_LAST_ENTRY = numbered(BACK_TO_LAST_ENTRY_SQL);
 const BACK_WHERE_MOVES_LEAVE = numbered(BACK_WHERE_MOVES_LEAVE_SQL);
 const GATE_ENTRY_BACK = numbered(GATE_ENTRY_BACK_SQL);
 const ARRIVAL_BACK = numbered(ARRIVAL_BACK_SQL);
+const BUMP_MINUTE_COUNTS = numbered(BUMP_MINUTE_COUNTS_SQL);
 const ENTRIES = numbered(ENTRIES_SQL);
 const DAY_HOLDER_BACK = numbered(DAY_HOLDER_BACK_SQL);
 
@@ -119,6 +121,7 @@ export function annulEntry(
     );
     await db.query(GATE_ENTRY_BACK, [stillInside ? 1 : 0, attempt.eid, done.gate_key]);
     await db.query(ARRIVAL_BACK, [attempt.eid, minuteOf(done.scanned_at), done.gate_key]);
+    if (done.was_inside) await db.query(BUMP_MINUTE_COUNTS, [attempt.eid, minuteOf(done.scanned_at), 0, -1]);
     if (before === null) await bumpCounters(db, attempt.eid, { checked_in: -1 });
     const ticket = await ticketOf();
     if (before === null)

@@ -52,7 +52,7 @@ const COUNT_OUT = `
 
 /**
  * The exits' changes at consecutive positions (the n-th tid at the first new position plus n - 1), the
- * exits counted under no gate, and each change's message (the n-th data) for every subscribed endpoint,
+ * exits counted under no gate and in the day start's minute, and each change's message (the n-th data) for every subscribed endpoint,
  * at its change's position. Params: eid, at, count, tids, message type, now, message data.
  */
 const RECORD = `
@@ -68,6 +68,10 @@ const RECORD = `
     INSERT INTO gate_counts (eid, gate_key, entries, exits)
     SELECT $1, '', 0, $3::bigint FROM counters -- after the feed counter: every writer's lock order
     ON CONFLICT (eid, gate_key) DO UPDATE SET exits = gate_counts.exits + EXCLUDED.exits
+  ), minute_counted AS (
+    INSERT INTO minute_counts (eid, minute, exits, repeats)
+    SELECT $1, substr($2::text, 1, 16), $3::bigint, 0 FROM counters -- after the feed counter, as gate_counts
+    ON CONFLICT (eid, minute) DO UPDATE SET exits = minute_counts.exits + EXCLUDED.exits
   )
   INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
   SELECT ${NEW_MESSAGE_ID}, s.webhook_id, $5, m.data, counters.last_position - $3::bigint + m.n, $6, 'pending', ${DB_NOW}

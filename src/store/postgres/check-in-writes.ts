@@ -31,8 +31,8 @@ export interface PlannedAttempt {
  * its changes, its scan-log position by the number of its scans; the changes and the scans take the
  * positions just below the new values, in item order. After it, the event's kept counts: entries,
  * exits and repeats per gate, the first entries (its `checked_in` counter), entries per minute and
- * gate (see counters.ts), the ticket types' counts and the event days' holders (report-counts.ts), each
- * row once per batch. Last, each change's message for every subscribed webhook endpoint, with its
+ * gate (see counters.ts), the ticket types' counts and the event days' holders (report-counts.ts), the
+ * exits and re-entries per minute (minute-counts.ts), each row once per batch. Last, each change's message for every subscribed webhook endpoint, with its
  * position.
  */
 const WRITE_SQL = `
@@ -116,6 +116,16 @@ const WRITE_SQL = `
     SELECT eid, substr(at, 1, 16), coalesce(gate_id, ''), count(*) FROM numbered WHERE type = 'checked_in'
     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
     ON CONFLICT (eid, minute, gate_key) DO UPDATE SET entries = arrival_counts.entries + EXCLUDED.entries
+  ), minute_counted AS (
+    INSERT INTO minute_counts (eid, minute, exits, repeats)
+    SELECT m.eid, m.minute, sum(m.exits), sum(m.repeats) FROM (
+      SELECT eid, substr(at, 1, 16) AS minute, 1 AS exits, 0 AS repeats FROM numbered WHERE type = 'checked_out'
+      UNION ALL SELECT e.eid, substr(e.at, 1, 16), 0, 1 FROM unnest($40::text[], $44::text[], $46::boolean[])
+        AS e (eid, at, was_inside) WHERE e.was_inside) AS m
+    JOIN counters ON counters.eid = m.eid -- after the event's counters
+    GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (eid, minute) DO UPDATE SET exits = minute_counts.exits + EXCLUDED.exits,
+      repeats = minute_counts.repeats + EXCLUDED.repeats
   )
   INSERT INTO webhook_messages (message_id, webhook_id, type, data, position, occurred_at, state, next_attempt_at)
   SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.webhook_id, n.message_type, n.data,

@@ -32,6 +32,8 @@ import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
 import { bumpTypeCounts, keepCheckInCounts } from './counters.ts';
 import { COUNT_DAY_HOLDER_SQL } from '../report-counts.ts';
+import { BUMP_MINUTE_COUNTS_SQL } from '../minute-counts.ts';
+import { minuteOf } from '../counters.ts';
 import { all, type Db, numbered, one, type Tx } from './queries.ts';
 import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL, REPEAT_SQL } from '../entries.ts';
@@ -165,6 +167,8 @@ function recordAttempt(
     }
     // After the entry's change, which wrote the gate's row.
     if (plan.repeat) await db.query(REPEAT, [attempt.eid, attempt.gate_id ?? '']);
+    if (plan.entry?.wasInside === true)
+      await db.query(BUMP_MINUTE_COUNTS, [attempt.eid, minuteOf(plan.entry.at), 0, 1]);
     await keepCheckInCounts(db, attempt.eid, plan.firstEntry ? 1 : 0, duplicate ? [attempt.idempotency_key] : []);
     await bumpTypeCounts(db, plan.typeCounts);
     if (plan.dayHolder !== null) await db.query(COUNT_DAY_HOLDER, [attempt.eid, plan.dayHolder]);
@@ -179,6 +183,7 @@ const GATE_COUNTS = numbered(GATE_COUNTS_SQL);
 const ENTRIES = numbered(ENTRIES_SQL);
 const INSERT_ENTRY = numbered(INSERT_ENTRY_SQL);
 const REPEAT = numbered(REPEAT_SQL);
+const BUMP_MINUTE_COUNTS = numbered(BUMP_MINUTE_COUNTS_SQL);
 
 /** Appends a refused attempt (outcome `refused`, with the reason) to the event's scan log; nothing else changes. */
 export async function logRefusedAttempt(db: Db, attempt: CheckInAttempt, reason: string): Promise<void> {

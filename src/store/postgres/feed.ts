@@ -82,11 +82,14 @@ export async function appendChange(
   // After the counter row: the lock order of every writer (see the check-in batch).
   if (type === 'checked_in' || type === 'checked_out') {
     const entry = type === 'checked_in' ? 1 : 0;
-    // An entry also counts in its minute (the arrivals chart), in the same statement.
+    // An entry also counts in its minute (the arrivals chart), an exit in its own (the report), in the same statement.
     await db.query(
       `WITH arrived AS (
          INSERT INTO arrival_counts (eid, minute, gate_key, entries) SELECT $1, substr($5::text, 1, 16), $2, 1 WHERE $6::boolean
-         ON CONFLICT (eid, minute, gate_key) DO UPDATE SET entries = arrival_counts.entries + 1)
+         ON CONFLICT (eid, minute, gate_key) DO UPDATE SET entries = arrival_counts.entries + 1),
+       exited AS (
+         INSERT INTO minute_counts (eid, minute, exits, repeats) SELECT $1, substr($5::text, 1, 16), 1, 0 WHERE NOT $6::boolean
+         ON CONFLICT (eid, minute) DO UPDATE SET exits = minute_counts.exits + 1)
        INSERT INTO gate_counts (eid, gate_key, entries, exits) VALUES ($1, $2, $3, $4)
          ON CONFLICT (eid, gate_key) DO UPDATE
          SET entries = gate_counts.entries + EXCLUDED.entries, exits = gate_counts.exits + EXCLUDED.exits`,

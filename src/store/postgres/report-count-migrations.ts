@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { minuteCountsMigrationSql } from '../minute-counts.ts';
 import { EntryDays, FILL_DAY_HOLDERS_SQL, FILL_TYPE_COUNTS_SQL } from '../report-count-fill.ts';
 import { all } from './queries.ts';
 
@@ -28,7 +29,7 @@ async function fillEntryDays(client: pg.PoolClient): Promise<void> {
   }
 }
 
-/** Migration 35 of the PostgreSQL store, as SQLite's (see ../sqlite/report-count-migrations.ts). */
+/** Migrations 35 and 36 of the PostgreSQL store, as SQLite's (see ../sqlite/report-count-migrations.ts). */
 export const REPORT_COUNT_POSTGRES_MIGRATIONS: readonly {
   version: number;
   sql: string;
@@ -55,4 +56,5 @@ export const REPORT_COUNT_POSTGRES_MIGRATIONS: readonly {
     fill: fillEntryDays,
     after: FILL_DAY_HOLDERS_SQL,
   },
+  { version: 36, sql: minuteCountsMigrationSql('TEXT COLLATE "C"', 'BIGINT') },
 ];

@@ -20,7 +20,7 @@ import { annulledMessage } from '../outbox-data.ts';
 import { TICKET_COLUMNS_SQL, toTicket } from '../rows.ts';
 import type { TicketRecord } from '../store.ts';
 import type { SqliteContext } from './context.ts';
-import { bumpCounters, bumpTypeCounts } from './counters.ts';
+import { bumpCounters, bumpTypeCounts, countRepeat } from './counters.ts';
 import { DAY_HOLDER_BACK_SQL, typeCountsMoved } from '../report-counts.ts';
 import { appendChange } from './feed.ts';
 
@@ -98,6 +98,7 @@ export function annulEntry(
     );
     c.run(GATE_ENTRY_BACK_SQL, Number(stillInside), attempt.eid, done.gate_key);
     c.run(ARRIVAL_BACK_SQL, attempt.eid, minuteOf(done.scanned_at), done.gate_key);
+    if (done.was_inside === 1) countRepeat(c, attempt.eid, done.scanned_at, -1);
     const ticket = ticketOf();
     if (before === null) bumpTypeCounts(c, typeCountsMoved({ ...ticket, checked_in_at: done.scanned_at }, ticket));
     if (done.day !== null) c.run(DAY_HOLDER_BACK_SQL, attempt.eid, done.day, scan.tid);

@@ -15,6 +15,7 @@ import {
 } from '../auto-exit.ts';
 import type { Row } from '../rows.ts';
 import type { SqliteContext } from './context.ts';
+import { countExits } from './counters.ts';
 import { NEW_ID } from './outbox.ts';
 
 /** Holders counted out by one batch of statements. */
@@ -82,6 +83,7 @@ function countOut(c: SqliteContext, run: AutoExitRun, tids: string[], subscribed
   const first = last - tids.length + 1;
   c.run(FEED_SQL, run.eid, first, run.at, list);
   c.run(COUNT_EXITS_SQL, run.eid, tids.length);
+  countExits(c, run.eid, run.at, tids.length);
   if (!subscribed) return;
   const data = JSON.stringify(exitMessageData(run, tids));
   c.run(MESSAGES_SQL, AUTO_EXIT_MESSAGE_TYPE, first, run.now, run.now, data, AUTO_EXIT_MESSAGE_TYPE, run.eid);

@@ -32,7 +32,7 @@ import { UPSERT_PRESENCE_SQL } from '../entries.ts';
 import { appendChange } from './feed.ts';
 import { fanOutConflicts } from './outbox.ts';
 import { mayConflict } from '../conflicts.ts';
-import { bumpCounters, bumpTypeCounts, countDayHolder, recordConflicts } from './counters.ts';
+import { bumpCounters, bumpTypeCounts, countDayHolder, countRepeat, recordConflicts } from './counters.ts';
 import { type LateExit, NOT_INSIDE_SQL } from '../late-exit.ts';
 import { ENTRIES_SQL, entryValues, INSERT_ENTRY_SQL } from '../entries.ts';
 import { GATE_COUNTS } from '../kept-counts.ts';
@@ -152,6 +152,7 @@ function applyPlan(c: SqliteContext, attempt: CheckInAttempt, plan: CheckInPlan)
   if (plan.entry !== null) {
     const values = entryValues(attempt, plan.entry);
     c.run(INSERT_ENTRY_SQL, ...values.map((v) => (typeof v === 'boolean' ? Number(v) : v)));
+    if (plan.entry.wasInside) countRepeat(c, attempt.eid, plan.entry.at, 1);
   }
   if (plan.firstEntry) bumpCounters(c, attempt.eid, { checked_in: 1 });
   bumpTypeCounts(c, plan.typeCounts);

@@ -10,7 +10,7 @@ import {
 } from '../counters.ts';
 import type { TypeCountsMoved } from '../report-counts.ts';
 import type { Row } from '../rows.ts';
-import { ARRIVAL_COUNTS, DAY_HOLDERS, EVENT_COUNTS, TYPE_COUNTS } from '../kept-counts.ts';
+import { ARRIVAL_COUNTS, DAY_HOLDERS, EVENT_COUNTS, MINUTE_COUNTS, TYPE_COUNTS } from '../kept-counts.ts';
 import type { SqliteContext } from './context.ts';
 
 const RECORD_CONFLICTS = recordConflictsSql('IN (SELECT value FROM json_each(?))');
@@ -48,6 +48,16 @@ export function recordConflicts(c: SqliteContext, eid: string, keys: string[]): 
 /** Counts an entry in its minute and gate; inside the caller's transaction (see bumpCounters). */
 export function countArrival(c: SqliteContext, eid: string, at: string, gateId: string | null): void {
   c.counts.add(ARRIVAL_COUNTS, [eid, minuteOf(at), gateId ?? ''], { entries: 1 });
+}
+
+/** Counts exits in the minute of `at` (minute-counts.ts); inside the caller's transaction (see bumpCounters). */
+export function countExits(c: SqliteContext, eid: string, at: string, exits: number): void {
+  c.counts.add(MINUTE_COUNTS, [eid, minuteOf(at)], { exits });
+}
+
+/** Moves the re-entries of the minute of `at` (1: one made, -1: one annulled); inside the caller's transaction. */
+export function countRepeat(c: SqliteContext, eid: string, at: string, repeats: number): void {
+  c.counts.add(MINUTE_COUNTS, [eid, minuteOf(at)], { repeats });
 }
 
 /** The event's entries per minute and gate. */

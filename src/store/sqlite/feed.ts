@@ -5,7 +5,7 @@ import { type ChangeExtra, toChange } from '../change-rows.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import type { SqliteContext } from './context.ts';
 import { fanOut } from './outbox.ts';
-import { countArrival } from './counters.ts';
+import { countArrival, countExits } from './counters.ts';
 import { GATE_COUNTS } from '../kept-counts.ts';
 
 /**
@@ -44,6 +44,7 @@ export function appendChange(
     c.counts.add(GATE_COUNTS, [eid, extra.gate_id ?? ''], moves);
   }
   if (type === 'checked_in') countArrival(c, eid, at, extra.gate_id ?? null);
+  if (type === 'checked_out') countExits(c, eid, at, 1);
   if (message !== null) fanOut(c, { ...message, position });
 }
 

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { minuteCountsMigrationSql } from '../minute-counts.ts';
 import { EntryDays, FILL_DAY_HOLDERS_SQL, FILL_TYPE_COUNTS_SQL } from '../report-count-fill.ts';
 
 /** Gives every entry its event day, in the zone of its event. */
@@ -23,7 +24,8 @@ function fillEntryDays(db: Database.Database): void {
  * Migration 35 of the SQLite store: the event report's counts kept (see ../report-counts.ts): each
  * entry's event day, the tickets per event and type, the holders per event day; filled here from the
  * rows before it. Migration 31's index of counted entries by time served only the day's distinct
- * holders, which are kept now: it goes, one index fewer for every entry to write.
+ * holders, which are kept now: it goes, one index fewer for every entry to write. Migration 36: the
+ * exits and re-entries per minute kept (see ../minute-counts.ts), filled from the feed and the entries.
  */
 export const REPORT_COUNT_SQLITE_MIGRATIONS: readonly {
   version: number;
@@ -51,4 +53,5 @@ export const REPORT_COUNT_SQLITE_MIGRATIONS: readonly {
     fill: fillEntryDays,
     after: FILL_DAY_HOLDERS_SQL,
   },
+  { version: 36, sql: minuteCountsMigrationSql('TEXT', 'INTEGER') },
 ];

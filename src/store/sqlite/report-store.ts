@@ -1,10 +1,9 @@
 import type { Page } from '../store.ts';
+import { MINUTE_COUNTS_SQL } from '../minute-counts.ts';
 import { DAY_HOLDERS_SQL, TYPE_COUNTS_SQL } from '../report-counts.ts';
 import {
   ENTRIES_PER_MINUTE_SQL,
-  EXITS_PER_MINUTE_SQL,
   EXPORT_TICKETS_SQL,
-  REPEATS_PER_MINUTE_SQL,
   toDayHolders,
   toExportedTicket,
   toMinuteMoves,
@@ -26,11 +25,7 @@ export class SqliteReportStore implements ReportStore {
       types: toTypeCounts(c.all<Row>(TYPE_COUNTS_SQL, eid)),
       dayHolders: toDayHolders(c.all<Row>(DAY_HOLDERS_SQL, eid)),
       gates: occupancyOf(c.all<CountRow>(GATE_COUNTS_SQL, eid)).gates,
-      minutes: toMinuteMoves(
-        c.all<Row>(ENTRIES_PER_MINUTE_SQL, eid),
-        c.all<Row>(EXITS_PER_MINUTE_SQL, eid),
-        c.all<Row>(REPEATS_PER_MINUTE_SQL, eid),
-      ),
+      minutes: toMinuteMoves(c.all<Row>(ENTRIES_PER_MINUTE_SQL, eid), c.all<Row>(MINUTE_COUNTS_SQL, eid)),
     };
   }
 
