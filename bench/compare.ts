@@ -7,7 +7,8 @@
  * it. The bare node:http floor is loaded in every pair too. Prints, per store and body, the median of
  * the pairs' throughput ratios A/B with their min and max, each side's median ratio to the floor, and
  * each issuer's CPU time per check-in (from /proc: it moves less than throughput when others load the
- * machine) with the median of the pairs' ratios A/B.
+ * machine) with the median of the pairs' ratios A/B, and on PostgreSQL the same of its database's
+ * backends (the server shares the machine's cores with the issuer: its work per check-in counts too).
  * Run: npm run bench:compare <git-ref> [sqlite|postgres]…
  *      (BENCH_COMPARE_PAIRS, default 6; BENCH_COMPARE_CHECK_INS per round, default 4,000)
  */
@@ -45,6 +46,8 @@ interface Side {
   scanner: { headers: Record<string, string>; id: string };
   tickets: { tid: string; token: string }[];
   drop: (() => Promise<void>) | null;
+  /** The CPU seconds of the database's backends (PostgreSQL), or null. */
+  backendCpu: (() => Promise<number>) | null;
 }
 
 async function startSide(name: 'A' | 'B', root: string | undefined, backend: string): Promise<Side | null> {
@@ -61,16 +64,21 @@ async function startSide(name: 'A' | 'B', root: string | undefined, backend: str
   for (let issued = 0; issued < needed; issued += 10_000)
     tickets.push(...(await issuer.issue(eid, Math.min(10_000, needed - issued))));
   const scanner = await scannerOf(issuer, eid);
-  return { name, issuer, eid, scanner, tickets, drop: database?.drop ?? null };
+  const backendCpu = database?.backendCpuSeconds ?? null;
+  return { name, issuer, eid, scanner, tickets, drop: database?.drop ?? null, backendCpu };
 }
 
-/** A round's load, and the issuer's CPU time per check-in in it (ms, every thread; NaN without /proc). */
-type Round = LoadResult & { cpuMs: number };
+/**
+ * A round's load, and the issuer's CPU time per check-in in it (ms, every thread; NaN without /proc),
+ * and on PostgreSQL its database backends' (NaN on SQLite, whose work is the issuer's own).
+ */
+type Round = LoadResult & { cpuMs: number; dbCpuMs: number };
 
 /** First scans of `count` distinct tickets of the side's event, CONNECTIONS at a time. */
 async function checkIns(side: Side, count: number, body: Body): Promise<Round> {
   const tickets = side.tickets.splice(0, count);
   const cpuBefore = cpuSeconds(side.issuer.pid) ?? Number.NaN;
+  const dbBefore = (await side.backendCpu?.()) ?? Number.NaN;
   const result = await load({
     url: `${side.issuer.url}/api/v1/tickets/check-in`,
     connections: CONNECTIONS,
@@ -87,7 +95,8 @@ async function checkIns(side: Side, count: number, body: Body): Promise<Round> {
     }),
   });
   const cpuMs = (((cpuSeconds(side.issuer.pid) ?? Number.NaN) - cpuBefore) * 1000) / count;
-  return { ...result, cpuMs };
+  const dbCpuMs = ((((await side.backendCpu?.()) ?? Number.NaN) - dbBefore) * 1000) / count;
+  return { ...result, cpuMs, dbCpuMs };
 }
 
 const bareBody = () => ({
@@ -142,8 +151,10 @@ async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUr
         `${backend} pair ${n} (${order[0]!.name} first, load ${loadAverage()}): floor ${pair.floor.toFixed(0)}/s; ` +
           BODIES.map(
             (body) =>
-              `${body} A ${pair.a[body].rate.toFixed(0)}/s p99 ${pair.a[body].p99} ms ${pair.a[body].cpuMs.toFixed(2)} ms CPU, ` +
-              `B ${pair.b[body].rate.toFixed(0)}/s p99 ${pair.b[body].p99} ms ${pair.b[body].cpuMs.toFixed(2)} ms CPU`,
+              `${body} A ${pair.a[body].rate.toFixed(0)}/s p99 ${pair.a[body].p99} ms ${pair.a[body].cpuMs.toFixed(2)} ms CPU` +
+              ` ${pair.a[body].dbCpuMs.toFixed(2)} ms database CPU, ` +
+              `B ${pair.b[body].rate.toFixed(0)}/s p99 ${pair.b[body].p99} ms ${pair.b[body].cpuMs.toFixed(2)} ms CPU` +
+              ` ${pair.b[body].dbCpuMs.toFixed(2)} ms database CPU`,
           ).join('; ') +
           (errors > 0 ? `; ${errors} errors` : ''),
       );
@@ -154,11 +165,14 @@ async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUr
       const p99 = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].p99)).toFixed(0);
       const cpu = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].cpuMs)).toFixed(3);
       const cpuRatios = pairs.map((p) => p.a[body].cpuMs / p.b[body].cpuMs);
+      const dbCpu = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].dbCpuMs)).toFixed(3);
+      const dbCpuRatios = pairs.map((p) => p.a[body].dbCpuMs / p.b[body].dbCpuMs);
       summary.push(
         `| ${backend} | ${body === 'plain' ? 'without' : 'with'} ticket_token | ${median(ratios).toFixed(3)} ` +
           `(${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}) | ${ofFloor('a')} | ${ofFloor('b')} | ` +
           `${p99('a')} ms | ${p99('b')} ms | ${ratios.filter((r) => r > 1).length} of ${PAIRS} | ` +
-          `${cpu('a')} ms | ${cpu('b')} ms | ${median(cpuRatios).toFixed(3)} (${Math.min(...cpuRatios).toFixed(3)}–${Math.max(...cpuRatios).toFixed(3)}) |`,
+          `${cpu('a')} ms | ${cpu('b')} ms | ${median(cpuRatios).toFixed(3)} (${Math.min(...cpuRatios).toFixed(3)}–${Math.max(...cpuRatios).toFixed(3)}) | ` +
+          `${dbCpu('a')} ms | ${dbCpu('b')} ms | ${median(dbCpuRatios).toFixed(3)} |`,
       );
     }
   } finally {
@@ -183,7 +197,8 @@ try {
 say(`\nA: this checkout; B: ${ref}; medians over ${PAIRS} pairs; load average at the end ${loadAverage()}`);
 say(
   '| store | body | A/B throughput, median (min–max) | A / floor | B / floor | A p99 | B p99 | A faster in | ' +
-    'A CPU per check-in | B CPU per check-in | A/B CPU, median (min–max) |',
+    'A CPU per check-in | B CPU per check-in | A/B CPU, median (min–max) | ' +
+    'A database CPU per check-in | B database CPU per check-in | A/B database CPU, median |',
 );
-say('|---|---|---|---|---|---|---|---|---|---|---|');
+say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const row of summary) say(row);

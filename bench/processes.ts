@@ -49,7 +49,11 @@ export function cpuSeconds(pid: number): number | null {
 export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A fresh PostgreSQL database for one run, or null when no server answers. */
-export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+export async function freshPostgres(): Promise<{
+  url: string;
+  drop: () => Promise<void>;
+  backendCpuSeconds: () => Promise<number>;
+} | null> {
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
   try {
     await admin.connect();
@@ -65,6 +69,14 @@ export async function freshPostgres(): Promise<{ url: string; drop: () => Promis
     drop: async () => {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
+    },
+    // The CPU time of the server's backends now connected to the database (the server runs on this
+    // machine: its processes' /proc entries), what the issuer's statements cost on the database side.
+    backendCpuSeconds: async () => {
+      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+        name,
+      ]);
+      return rows.reduce((sum, { pid }) => sum + (cpuSeconds(pid) ?? Number.NaN), 0);
     },
   };
 }

@@ -20,6 +20,12 @@ export interface EventEntryRules extends EntryRules {
  */
 export class EventSettingsCache {
   private readonly entries = new Map<string, { rules: EventEntryRules; readAt: number }>();
+  /**
+   * The read of an event's settings under way: the check-ins that find none fresh while it runs wait
+   * for it rather than read again, so a burst of scans at an expired entry reads once, not once each
+   * (hundreds of reads at once would wait for the store's connections past its bound).
+   */
+  private readonly reading = new Map<string, Promise<EventEntryRules>>();
 
   constructor(
     private readonly store: Store,
@@ -30,6 +36,30 @@ export class EventSettingsCache {
   async rules(eid: string): Promise<EventEntryRules> {
     const cached = this.entries.get(eid);
     if (cached && this.now() - cached.readAt < SETTINGS_TTL_MS) return cached.rules;
+    const pending = this.reading.get(eid);
+    if (pending) return pending;
+    // Kept only if the read is still the event's current one: a `forget` while it ran wins.
+    const current = () => this.reading.get(eid) === read;
+    const read: Promise<EventEntryRules> = this.read(eid).then(
+      (rules) => {
+        if (current()) {
+          this.reading.delete(eid);
+          // A bounded map: settings of events no longer scanned are dropped rather than kept for ever.
+          if (this.entries.size >= 10_000) this.entries.clear();
+          this.entries.set(eid, { rules, readAt: this.now() });
+        }
+        return rules;
+      },
+      (error: unknown) => {
+        if (current()) this.reading.delete(eid);
+        throw error;
+      },
+    );
+    this.reading.set(eid, read);
+    return read;
+  }
+
+  private async read(eid: string): Promise<EventEntryRules> {
     const [event, types] = await Promise.all([this.store.events.getEvent(eid), this.store.events.listTicketTypes(eid)]);
     const calendar: EventRules = {
       reentry: event?.reentry ?? false,
@@ -39,15 +69,11 @@ export class EventSettingsCache {
     };
     // An event with an end bounds every type without valid_days by its days.
     calendar.event_days = event ? eventDaysOf(event.event_date, event.ends_at, calendar) : null;
-    const rules: EventEntryRules = {
+    return {
       event: calendar,
       types,
       reentry: calendar.reentry || types.some((type) => reentryMode(type, calendar) !== 'none'),
     };
-    // A bounded map: settings of events no longer scanned are dropped rather than kept for ever.
-    if (this.entries.size >= 10_000) this.entries.clear();
-    this.entries.set(eid, { rules, readAt: this.now() });
-    return rules;
   }
 
   /** Whether some holder of the event may come in again; false for an unknown event. */
@@ -58,5 +84,6 @@ export class EventSettingsCache {
   /** Forgets an event's settings (after this instance changed them or its ticket types). */
   forget(eid: string): void {
     this.entries.delete(eid);
+    this.reading.delete(eid);
   }
 }

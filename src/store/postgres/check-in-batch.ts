@@ -23,8 +23,11 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 
 /**
  * Check-ins and exits that arrive together on one instance, of events with or without re-entry, are
- * applied in one transaction of five round trips (locks, ticket locks, read, write, commit) instead of about ten
- * each. Locks are taken in one global order, so two instances (or two batches in flight) never wait on
+ * applied in one transaction of two round trips instead of about ten each: its connection is pipelined
+ * (the pool's `pipeline`), so the locks, the ticket locks and the read are sent together, and the write
+ * and the COMMIT together; the server still runs them one after the other, each statement with its own
+ * snapshot. The statements with parameters are named, so each connection parses them once (the
+ * server keeps their plans). Locks are taken in one global order, so two instances (or two batches in flight) never wait on
  * each other in a cycle: idempotency keys by their lock number, then tickets by tid (FOR UPDATE,
  * ordered), then the holders' presence by tid, then the feed counters by eid. The decisions are made
  * here in the process, item after item, by the same `decide` as the single path, and each becomes a
@@ -117,18 +120,32 @@ export class CheckInBatcher {
     let broken: Error | undefined;
     try {
       const attempts = batch.map((item) => item.attempt);
-      await client.query(lockSql(attempts));
       // The tickets too, before the read: its snapshot then holds every row their last writer inserted
       // (an entry, a holder's first presence), which a lock waited for inside the read would not show.
-      await client.query(LOCK_TICKETS_SQL, [[...new Set(attempts.map((a) => a.tid))]]);
-      const state = await readState(client, attempts);
+      const [, , state] = await inOrder([
+        client.query(lockSql(attempts)),
+        client.query({
+          name: 'check-in-batch-lock',
+          text: LOCK_TICKETS_SQL,
+          values: [[...new Set(attempts.map((a) => a.tid))]],
+        }),
+        readState(client, attempts),
+      ] as const);
       const plan = decideAll(batch, state);
+      let written: Promise<unknown> = Promise.resolve();
       if (plan.scans.length > 0) {
         const write = batchWrite(plan.remembered, plan.scans, plan.planned);
-        await client.query(write.text, write.values);
-        await reportConflicts(client, plan.scans);
+        written = client.query(write);
+        const conflicts = conflictsByEvent(plan.scans);
+        // Rare: the conflicts' statements follow the write, and the COMMIT follows them.
+        if (conflicts.size > 0) {
+          await written;
+          await reportConflicts(client, conflicts);
+        }
       }
-      await client.query('COMMIT');
+      const [, commit] = await inOrder([written, client.query('COMMIT')] as const);
+      // An aborted transaction's COMMIT answers ROLLBACK; an earlier statement's error has been thrown.
+      if (commit.command !== 'COMMIT') throw new Error(`the batch's COMMIT answered ${commit.command}`);
       this.committedBatches += 1;
       return () => plan.answers.forEach((answer, i) => settleOne(batch[i]!, answer));
     } catch (error) {
@@ -172,11 +189,23 @@ function lockSql(attempts: CheckInAttempt[]): string {
 }
 
 /**
- * The conflict messages of the batch's duplicate scans (`already_used` ones, and admissions made offline
- * that the entry rules refuse), and the tickets they put in conflict counted (rare: more statements
- * only when there are some).
+ * Statements sent together on the pipelined connection, answered in the order they were sent: waits
+ * for all of them (none is left unheard) and throws the first one's error, the cause (those after it
+ * fail only because the transaction was aborted).
  */
-async function reportConflicts(client: pg.PoolClient, scans: LoggedScan[]): Promise<void> {
+async function inOrder<T extends readonly unknown[]>(sent: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(sent);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw asError(outcome.reason);
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
+}
+
+/**
+ * The batch's duplicate scans that make conflict messages (`already_used` ones, and admissions made
+ * offline that the entry rules refuse), by event: their keys and the first one's time.
+ */
+function conflictsByEvent(scans: LoggedScan[]): Map<string, { keys: string[]; at: string }> {
   const byEvent = new Map<string, { keys: string[]; at: string }>();
   for (const s of scans) {
     if (!mayConflict(s.outcome, s.attempt.admitted_offline) || s.replay) continue;
@@ -184,6 +213,14 @@ async function reportConflicts(client: pg.PoolClient, scans: LoggedScan[]): Prom
     entry.keys.push(s.attempt.idempotency_key);
     byEvent.set(s.attempt.eid, entry);
   }
+  return byEvent;
+}
+
+/** The conflict messages, and the tickets they put in conflict counted (more statements only when there are some). */
+async function reportConflicts(
+  client: pg.PoolClient,
+  byEvent: Map<string, { keys: string[]; at: string }>,
+): Promise<void> {
   for (const [eid, { keys, at }] of byEvent) {
     await fanOutConflicts(client, eid, keys, at);
     await keepCheckInCounts(client, eid, 0, keys);

@@ -21,8 +21,13 @@ export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { timeoutMs: 3_750 };
  * connection dies between statements; unheard, that event would end the process). The broken client
  * is then discarded by the pool, and the next statement reports the failure to its caller.
  */
-export async function boundedPool(url: string, timeouts: PoolTimeouts): Promise<pg.Pool> {
+export async function boundedPool(
+  url: string,
+  timeouts: PoolTimeouts,
+  options: Pick<pg.PoolConfig, 'max' | 'pipeline'> = {},
+): Promise<pg.Pool> {
   const pool = new (await driver()).Pool({
+    ...options,
     connectionString: url,
     application_name: 'ticket-issuer',
     connectionTimeoutMillis: timeouts.timeoutMs,

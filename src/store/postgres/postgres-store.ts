@@ -28,6 +28,9 @@ import * as checkIns from './check-ins.ts';
 import * as settings from './settings.ts';
 import type pg from 'pg';
 
+/** How many check-in batches may be in flight at once (each on a connection of its own). */
+const BATCHES_IN_FLIGHT = 2;
+
 /**
  * The shared store: PostgreSQL, for several issuer instances behaving as one. Every method is one
  * transaction: a single statement runs on the pool (PostgreSQL makes it atomic and gives it one
@@ -55,8 +58,15 @@ export class PostgresStore implements Store {
   readonly people: PeopleStore;
   readonly sso: SsoStore;
 
-  private constructor(private readonly pool: pg.Pool) {
-    this.batcher = new CheckInBatcher(pool, (attempt, decide) => checkIns.withPresence(this.tx, attempt, decide));
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly batchPool: pg.Pool,
+  ) {
+    this.batcher = new CheckInBatcher(
+      batchPool,
+      (attempt, decide) => checkIns.withPresence(this.tx, attempt, decide),
+      BATCHES_IN_FLIGHT,
+    );
     this.audit = postgresAudit(pool, this.tx);
     this.people = new PostgresPeopleStore(pool, (work) => this.tx(work));
     this.sso = postgresSso(pool, this.tx);
@@ -85,7 +95,9 @@ export class PostgresStore implements Store {
     } finally {
       await migrations.end();
     }
-    return new PostgresStore(auditedPool(await boundedPool(url, timeouts)));
+    // The check-in batches have connections of their own, pipelined (see CheckInBatcher): one each.
+    const batchPool = await boundedPool(url, timeouts, { max: BATCHES_IN_FLIGHT, pipeline: true });
+    return new PostgresStore(auditedPool(await boundedPool(url, timeouts)), batchPool);
   }
 
   /** Runs `work` between BEGIN and COMMIT on one client; rolls back (or drops a broken client) on failure. */
@@ -102,6 +114,7 @@ export class PostgresStore implements Store {
 
   /** Releases every pooled connection. */
   async close(): Promise<void> {
+    if (!this.batchPool.ended) await this.batchPool.end();
     if (!this.pool.ended) await this.pool.end();
   }
 }
