@@ -34,6 +34,8 @@ export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; why: 'unkn
  */
 export class RecentKeys {
   private readonly entries = new Map<string, { key: ApiKeyRecord; until: number }>();
+  /** The lookups under way by hash: a burst of requests with one key reads it once, not once each. */
+  private readonly reading = new Map<string, Promise<ApiKeyRecord | null>>();
 
   constructor(
     private readonly ttlMs = 1000,
@@ -47,6 +49,19 @@ export class RecentKeys {
     if (entry.until > nowMs) return entry.key;
     this.entries.delete(presentedHash);
     return null;
+  }
+
+  /**
+   * The store's record under this hash, read once for every request that asks while the read runs (a
+   * scanner's 1,000 queued scans arriving at once would otherwise take the store's every connection,
+   * each waiting for the same row). A failed read fails every request that waited for it.
+   */
+  lookup(presentedHash: string, read: () => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
+    const pending = this.reading.get(presentedHash);
+    if (pending) return pending;
+    const reading = read().finally(() => this.reading.delete(presentedHash));
+    this.reading.set(presentedHash, reading);
+    return reading;
   }
 
   /** Remembers a key in good standing; a full cache starts afresh rather than grow. */
@@ -73,7 +88,8 @@ export async function checkApiKey(
     return standing === true ? { ok: true, key: remembered } : { ok: false, why: standing };
   }
   // The hash finds the key and is then compared in constant time with what was found.
-  const key = await store.scanners.findApiKey(presentedHash);
+  const find = () => store.scanners.findApiKey(presentedHash);
+  const key = await (recent ? recent.lookup(presentedHash, find) : find());
   if (!hashMatches(presentedHash, key?.key_hash ?? null) || !key) return { ok: false, why: 'unknown' };
   const standing = keyStanding(key, now);
   if (standing !== true) return { ok: false, why: standing };

@@ -56,9 +56,10 @@ export async function authenticateScanner(
   if (!check.ok) throw unauthorizedKey(check.why);
   const lastSeen = check.key.last_seen_at;
   if (lastSeen === null || Date.parse(now) - Date.parse(lastSeen) >= LAST_SEEN_RESOLUTION_MS) {
-    await store.scanners.touchApiKey(check.key.api_key_id, now);
-    // The remembered record moves on too, so that a cached key is not touched on every request.
+    // The remembered record moves on first, so that the requests sharing it (a cached key, or one
+    // lookup for a burst) do not each touch it while this write runs.
     check.key.last_seen_at = now;
+    await store.scanners.touchApiKey(check.key.api_key_id, now);
   }
   return check.key;
 }
