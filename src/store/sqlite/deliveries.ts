@@ -1,6 +1,12 @@
 /**
  * The mail outbox on SQLite: queueing tickets' emails, claims under a lease per claim (one process,
  * timed by the app's clock), the ends of attempts, and the lists.
+ *
+ * A claim and a batch of ends are units of the group commit (`group-commit.ts`), in a savepoint of the
+ * transaction the check-ins arriving with them commit in, not transactions of their own: each of those
+ * was a commit and an fsync of the WAL of its own (two per email while the gates were busy), and a
+ * group of check-ins that came in behind one waited for that fsync before its own could start. Each is
+ * still all or nothing, and answered once durable.
  */
 import {
   type ClaimDeliveries,
@@ -21,7 +27,8 @@ import { DELIVERIES } from '../lease-tables.ts';
 import { page, type Row } from '../rows.ts';
 import type { Page } from '../store.ts';
 import type { SqliteContext } from './context.ts';
-import { claimDue } from './leases.ts';
+import type { GroupCommit } from './group-commit.ts';
+import { anyDue, leaseDue } from './leases.ts';
 
 const ASKED = 'SELECT value FROM json_each(?)';
 
@@ -57,21 +64,27 @@ export function queue(c: SqliteContext, r: QueueDeliveries): Promise<QueueAnswer
   });
 }
 
-/** Takes due deliveries, each under a lease of its own; a look that finds none is a read. */
-export async function claim(c: SqliteContext, r: ClaimDeliveries): Promise<ClaimedDelivery[]> {
-  const leaseUntil = new Date(Date.parse(r.now) + r.leaseSeconds * 1000).toISOString();
-  const rows = await claimDue<Row>(c, DELIVERIES, {
+/** Takes due deliveries, each under a lease of its own, in the next group; a look that finds none is a read. */
+export async function claim(c: SqliteContext, group: GroupCommit, r: ClaimDeliveries): Promise<ClaimedDelivery[]> {
+  const lease = {
     now: r.now,
-    leaseUntil,
+    leaseUntil: new Date(Date.parse(r.now) + r.leaseSeconds * 1000).toISOString(),
     limit: r.limit,
     returning: 'tid, eid, email, attempts, lease_token',
-  });
+  };
+  if (!anyDue(c, DELIVERIES, lease)) return [];
+  // The lease's condition is read again inside the group: what was due may have been claimed meanwhile.
+  const rows = await group.run(() => leaseDue<Row>(c, DELIVERIES, lease));
   return rows.map(toClaimedDelivery);
 }
 
-/** Records the attempts' ends, each under the claim that made it; a retry is due its delay after the attempt's end. */
-export function finish(c: SqliteContext, results: DeliveryResult[]): Promise<void> {
-  return c.tx(() => {
+/**
+ * Records the attempts' ends in one unit of the next group, each under the claim that made it; a retry
+ * is due its delay after the attempt's end.
+ */
+export function finish(c: SqliteContext, group: GroupCommit, results: DeliveryResult[]): Promise<void> {
+  if (results.length === 0) return Promise.resolve();
+  return group.run(() => {
     for (const r of results) {
       const o = r.outcome;
       const next =
