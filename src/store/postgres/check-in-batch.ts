@@ -26,8 +26,7 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
  * applied in one transaction of two round trips instead of about ten each: its connection is pipelined
  * (the pool's `pipeline`), so the locks, the ticket locks and the read are sent together, and the write
  * and the COMMIT together; the server still runs them one after the other, each statement with its own
- * snapshot. The statements with parameters are named, so each connection parses them once (the
- * server keeps their plans). Locks are taken in one global order, so two instances (or two batches in flight) never wait on
+ * snapshot. Locks are taken in one global order, so two instances (or two batches in flight) never wait on
  * each other in a cycle: idempotency keys by their lock number, then tickets by tid (FOR UPDATE,
  * ordered), then the holders' presence by tid, then the feed counters by eid. The decisions are made
  * here in the process, item after item, by the same `decide` as the single path, and each becomes a
@@ -124,18 +123,14 @@ export class CheckInBatcher {
       // (an entry, a holder's first presence), which a lock waited for inside the read would not show.
       const [, , state] = await inOrder([
         client.query(lockSql(attempts)),
-        client.query({
-          name: 'check-in-batch-lock',
-          text: LOCK_TICKETS_SQL,
-          values: [[...new Set(attempts.map((a) => a.tid))]],
-        }),
+        client.query(LOCK_TICKETS_SQL, [[...new Set(attempts.map((a) => a.tid))]]),
         readState(client, attempts),
       ] as const);
       const plan = decideAll(batch, state);
       let written: Promise<unknown> = Promise.resolve();
       if (plan.scans.length > 0) {
         const write = batchWrite(plan.remembered, plan.scans, plan.planned);
-        written = client.query(write);
+        written = client.query(write.text, write.values);
         const conflicts = conflictsByEvent(plan.scans);
         // Rare: the conflicts' statements follow the write, and the COMMIT follows them.
         if (conflicts.size > 0) {

@@ -58,18 +58,14 @@ export const knownKey = (eid: string, idempotencyKey: string) => `${eid}\u0000${
 /** Reads what the batch's attempts need, in one statement, once their keys and tickets are locked. */
 export async function readState(client: pg.PoolClient, attempts: CheckInAttempt[]): Promise<BatchState> {
   const gated = attempts.filter((a) => a.gate_id !== null);
-  const { rows } = await client.query<Row>({
-    name: 'check-in-batch-read',
-    text: READ_SQL,
-    values: [
-      [...new Set(attempts.map((a) => a.tid))],
-      [...new Set(attempts.map((a) => a.api_key_id))],
-      attempts.map((a) => a.eid),
-      attempts.map((a) => a.idempotency_key),
-      gated.map((a) => a.eid),
-      gated.map((a) => a.gate_id!),
-    ],
-  });
+  const { rows } = await client.query<Row>(READ_SQL, [
+    [...new Set(attempts.map((a) => a.tid))],
+    [...new Set(attempts.map((a) => a.api_key_id))],
+    attempts.map((a) => a.eid),
+    attempts.map((a) => a.idempotency_key),
+    gated.map((a) => a.eid),
+    gated.map((a) => a.gate_id!),
+  ]);
   const row = rows[0]!;
   const list = <T>(value: unknown) => (value ?? []) as T[];
   const presence = new Map(list<Presence & { tid: string }>(row.presence).map(({ tid, ...p }) => [tid, p]));

@@ -148,7 +148,7 @@ export function batchWrite(
   remembered: Remembered[],
   scans: LoggedScan[],
   planned: PlannedAttempt[],
-): { name: string; text: string; values: unknown[] } {
+): { text: string; values: unknown[] } {
   const column = <T, V>(items: T[], pick: (item: T) => V): V[] => items.map(pick);
   const changes = planned.flatMap(({ attempt, plan }) => plan.changes.map((change) => ({ eid: attempt.eid, change })));
   const tickets = finalRows(planned, (plan) => plan.checkedInAt);
@@ -158,7 +158,6 @@ export function batchWrite(
   const typeCounts = planned.flatMap(({ plan }) => plan.typeCounts);
   const dayHolders = planned.filter(({ plan }) => plan.dayHolder !== null);
   return {
-    name: 'check-in-batch-write',
     text: WRITE_SQL,
     values: [
       column(remembered, (r) => r.attempt.eid),
