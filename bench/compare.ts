@@ -72,6 +72,11 @@ async function startSide(name: 'A' | 'B', root: string | undefined, backend: str
  * A round's load, and the issuer's CPU time per check-in in it (ms, every thread; NaN without /proc),
  * and on PostgreSQL its database backends' (NaN on SQLite, whose work is the issuer's own).
  */
+/** A figure, or "n/a" where there is none (the database's CPU on SQLite, whose work is the issuer's). */
+const numberOrNone = (value: number): string => (Number.isFinite(value) ? value.toFixed(3) : 'n/a');
+const msOrNone = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(3)} ms` : 'n/a');
+const dbCpuOf = (ms: number): string => (Number.isFinite(ms) ? ` ${ms.toFixed(2)} ms database CPU` : '');
+
 type Round = LoadResult & { cpuMs: number; dbCpuMs: number };
 
 /** First scans of `count` distinct tickets of the side's event, CONNECTIONS at a time. */
@@ -152,9 +157,10 @@ async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUr
           BODIES.map(
             (body) =>
               `${body} A ${pair.a[body].rate.toFixed(0)}/s p99 ${pair.a[body].p99} ms ${pair.a[body].cpuMs.toFixed(2)} ms CPU` +
-              ` ${pair.a[body].dbCpuMs.toFixed(2)} ms database CPU, ` +
+              dbCpuOf(pair.a[body].dbCpuMs) +
+              ', ' +
               `B ${pair.b[body].rate.toFixed(0)}/s p99 ${pair.b[body].p99} ms ${pair.b[body].cpuMs.toFixed(2)} ms CPU` +
-              ` ${pair.b[body].dbCpuMs.toFixed(2)} ms database CPU`,
+              dbCpuOf(pair.b[body].dbCpuMs),
           ).join('; ') +
           (errors > 0 ? `; ${errors} errors` : ''),
       );
@@ -165,14 +171,14 @@ async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUr
       const p99 = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].p99)).toFixed(0);
       const cpu = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].cpuMs)).toFixed(3);
       const cpuRatios = pairs.map((p) => p.a[body].cpuMs / p.b[body].cpuMs);
-      const dbCpu = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].dbCpuMs)).toFixed(3);
+      const dbCpu = (side: 'a' | 'b') => msOrNone(median(pairs.map((p) => p[side][body].dbCpuMs)));
       const dbCpuRatios = pairs.map((p) => p.a[body].dbCpuMs / p.b[body].dbCpuMs);
       summary.push(
         `| ${backend} | ${body === 'plain' ? 'without' : 'with'} ticket_token | ${median(ratios).toFixed(3)} ` +
           `(${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}) | ${ofFloor('a')} | ${ofFloor('b')} | ` +
           `${p99('a')} ms | ${p99('b')} ms | ${ratios.filter((r) => r > 1).length} of ${PAIRS} | ` +
           `${cpu('a')} ms | ${cpu('b')} ms | ${median(cpuRatios).toFixed(3)} (${Math.min(...cpuRatios).toFixed(3)}–${Math.max(...cpuRatios).toFixed(3)}) | ` +
-          `${dbCpu('a')} ms | ${dbCpu('b')} ms | ${median(dbCpuRatios).toFixed(3)} |`,
+          `${dbCpu('a')} | ${dbCpu('b')} | ${numberOrNone(median(dbCpuRatios))} |`,
       );
     }
   } finally {
