@@ -84,15 +84,38 @@ export async function scanCode(
   offline: boolean,
 ): Promise<ScanResult> {
   if (offline) return scanCodeHere(ctx, roster, typed, gate, 'not_asked');
+  return byCode(
+    ctx,
+    eventUrl,
+    typed,
+    (ticket) => {
+      const line = roster.tickets.get(ticket.tid);
+      const holder: NamedHolder = line
+        ? namedFromRoster(line)
+        : { tid: ticket.tid, ticket_type: ticket.ticket_type ?? '' };
+      return checkInTyped(ctx, ticket, holder, gate, true);
+    },
+    () => scanCodeHere(ctx, roster, typed, gate, 'failed'),
+  );
+}
+
+/**
+ * A typed code asked of the issuer: `found` with the ticket it names, an unknown ticket's answer when it
+ * names none, and `here` (the device's own judgement) on a failure without the issuer's answer.
+ */
+export async function byCode(
+  ctx: ScanContext,
+  eventUrl: string,
+  typed: string,
+  found: (ticket: CodeTicket) => Promise<ScanResult>,
+  here: () => Promise<ScanResult>,
+): Promise<ScanResult> {
   let ticket: CodeTicket | null;
   try {
     ticket = await askByCode(ctx, eventUrl, typed);
   } catch (error) {
     if (isKeyRejected(error) || !isTransient(error)) throw error;
-    return scanCodeHere(ctx, roster, typed, gate, 'failed');
+    return here();
   }
-  if (ticket === null) return unknownCode('issuer', 'answered');
-  const line = roster.tickets.get(ticket.tid);
-  const holder: NamedHolder = line ? namedFromRoster(line) : { tid: ticket.tid, ticket_type: ticket.ticket_type ?? '' };
-  return checkInTyped(ctx, ticket, holder, gate, true);
+  return ticket === null ? unknownCode('issuer', 'answered') : found(ticket);
 }

@@ -6,14 +6,13 @@
  */
 import { DEFAULT_EVENT_RULES, exitOutcome, gateNotes, holderAtScan, rulesFor } from '@ticket-issuer/protocol';
 import { entriesOf, holderOnDevice } from './device-knowledge.ts';
-import { isKeyRejected, isTransient } from './errors.ts';
 import { exitScan, sendExit } from './exit.ts';
 import type { CodeTicket } from './named-scan.ts';
 import { unknownCode } from './named-scan.ts';
 import type { Roster } from './roster.ts';
 import { offlineResult, offlineTicket } from './scan.ts';
 import type { IssuerContact, ScanContext, ScanResult } from './scan-result.ts';
-import { askByCode } from './typed-code.ts';
+import { byCode } from './typed-code.ts';
 import type { OfflineVerdict } from './verdict.ts';
 
 /** The device's verdict on letting a ticket's holder out, known by its tid. */
@@ -77,13 +76,11 @@ export async function exitCode(
     return exitTicket(ctx, ticket, gate, false, contact);
   };
   if (offline) return here('not_asked');
-  let ticket: CodeTicket | null;
-  try {
-    ticket = await askByCode(ctx, eventUrl, typed);
-  } catch (error) {
-    if (isKeyRejected(error) || !isTransient(error)) throw error;
-    return here('failed');
-  }
-  if (ticket === null) return unknownCode('issuer', 'answered');
-  return exitTicket(ctx, ticket, gate, true, 'answered');
+  return byCode(
+    ctx,
+    eventUrl,
+    typed,
+    (ticket) => exitTicket(ctx, ticket, gate, true, 'answered'),
+    () => here('failed'),
+  );
 }
