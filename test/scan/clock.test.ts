@@ -11,6 +11,7 @@ import {
   launchBrowser,
   openPhone,
   startScanIssuer,
+  verdictMatching,
   verdictOf,
   webScannerLink,
   type RunningIssuer,
@@ -57,7 +58,7 @@ describe('a phone whose clock runs 10 minutes fast', { skip }, () => {
       await context.setOffline(true);
       await page.getByText('Offline', { exact: true }).waitFor();
       await checkCode(page, grace!.ticket_token);
-      assert.match(await verdictOf(page, 'Admit'), /Decided on this device/);
+      assert.match(await verdictMatching(page, /#2/), /^Admit\s+#2.*Decided on this device/);
       await context.setOffline(false);
       await page.waitForFunction(() => document.querySelector('[data-testid="queued"]')?.textContent === '0', null, {
         timeout: 15_000,

@@ -11,17 +11,12 @@ import {
   launchBrowser,
   openPhone,
   startScanIssuer,
+  verdictMatching,
   webScannerLink,
   type RunningIssuer,
 } from './harness.ts';
 
 const skip = browserSkipReason() ?? false;
-
-/** Waits until the verdict's text matches `pattern`, then returns it. */
-async function verdictMatching(page: Page, pattern: RegExp): Promise<string> {
-  await page.getByTestId('verdict').filter({ hasText: pattern }).waitFor({ timeout: 10_000 });
-  return ((await page.getByTestId('verdict').textContent()) ?? '').trim();
-}
 
 const attentionOf = (page: Page) => page.getByTestId('verdict').getAttribute('data-attention');
 

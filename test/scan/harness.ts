@@ -127,6 +127,15 @@ export async function verdictOf(page: Page, word: VerdictWord, timeout = 10_000)
   return ((await verdict.textContent()) ?? '').trim();
 }
 
+/**
+ * Waits until the verdict's text matches `pattern`, then returns it: unlike `verdictOf`, it cannot take
+ * the verdict shown before (a second Admit after a first).
+ */
+export async function verdictMatching(page: Page, pattern: RegExp): Promise<string> {
+  await page.getByTestId('verdict').filter({ hasText: pattern }).waitFor({ timeout: 10_000 });
+  return ((await page.getByTestId('verdict').textContent()) ?? '').trim();
+}
+
 /** Types a ticket code and presses **Check**. */
 export async function checkCode(page: Page, code: string): Promise<void> {
   await page.getByLabel('Ticket code').fill(code);

@@ -12,6 +12,7 @@ import {
   launchBrowser,
   openPhone,
   startScanIssuer,
+  verdictMatching,
   verdictOf,
   webScannerLink,
   type RunningIssuer,
@@ -24,12 +25,6 @@ const verdictColour = (page: Page) =>
   page.getByTestId('verdict').evaluate((element) => getComputedStyle(element).backgroundColor);
 const headerColour = (page: Page) =>
   page.locator('header').evaluate((element) => getComputedStyle(element).backgroundColor);
-
-/** Waits until the verdict's text matches `pattern`, then returns it. */
-async function verdictMatching(page: Page, pattern: RegExp): Promise<string> {
-  await page.getByTestId('verdict').filter({ hasText: pattern }).waitFor({ timeout: 10_000 });
-  return ((await page.getByTestId('verdict').textContent()) ?? '').trim();
-}
 
 describe('the web scanner’s verdicts at the door', { skip }, () => {
   let issuer: RunningIssuer;
