@@ -50,6 +50,8 @@ export class GroupCommit {
   private queue: Job[] = [];
   /** The fsync of the last group, while it runs. */
   private syncing: Promise<void> | null = null;
+  /** What the next groups wait for (see `hold`), while it runs. */
+  private held: Promise<void> | null = null;
   /** How many groups were committed: what a benchmark or a test reads to see grouping at work. */
   committedGroups = 0;
 
@@ -72,7 +74,24 @@ export class GroupCommit {
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.queue.length === 1 && this.syncing === null) setImmediate(() => this.flush());
+      if (this.queue.length === 1 && this.syncing === null && this.held === null) setImmediate(() => this.flush());
+    });
+  }
+
+  /**
+   * Begins no group until `task` has ended (the checkpointer's last pass before the WAL restarts,
+   * see checkpointer.ts): units queue meanwhile, and form the next group. Once at a time.
+   */
+  hold(task: () => Promise<unknown>): void {
+    if (this.held !== null) return;
+    const held = task().then(
+      () => undefined,
+      () => undefined,
+    );
+    this.held = held;
+    void held.then(() => {
+      this.held = null;
+      if (this.syncing === null) this.flush();
     });
   }
 
@@ -127,8 +146,8 @@ export class GroupCommit {
     void syncing.then(() => {
       if (this.syncing !== syncing) return;
       this.syncing = null;
-      // The units that waited for this fsync form the next group.
-      this.flush();
+      // The units that waited for this fsync form the next group (once any hold has ended).
+      if (this.held === null) this.flush();
     });
   }
 }

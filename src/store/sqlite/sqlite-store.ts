@@ -15,7 +15,7 @@ import { SqliteWalletPushStore } from './wallet-pushes.ts';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Store } from '../store.ts';
-import { Checkpointer } from './checkpointer.ts';
+import { Checkpointer, type CheckpointerOptions } from './checkpointer.ts';
 import { SqliteContext } from './context.ts';
 import { GroupCommit } from './group-commit.ts';
 import { migrate } from './migrations.ts';
@@ -68,7 +68,11 @@ export class SqliteStore implements Store {
   private closing = false;
   readonly people: PeopleStore;
 
-  constructor(path: string) {
+  constructor(
+    path: string,
+    /** The checkpointer's pace and sizes, for tests (see CheckpointerOptions). */
+    private readonly options: { checkpoints?: Omit<CheckpointerOptions, 'onRestartWanted'> } = {},
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     // Only hashes and sealed keys are inside, but an event's guest list is nobody else's business;
@@ -131,7 +135,11 @@ export class SqliteStore implements Store {
   /** Starts checkpointing from a worker thread (once; never while closing). */
   private startCheckpointer(path: string): void {
     if (this.closing || this.checkpointer !== null) return;
-    this.checkpointer = new Checkpointer(resolve(path), () => this.db.pragma('wal_autocheckpoint = 1000'));
+    this.checkpointer = new Checkpointer(resolve(path), () => this.db.pragma('wal_autocheckpoint = 1000'), {
+      ...this.options.checkpoints,
+      // The worker's last pass before the WAL restarts runs while no group commits (see checkpointer.ts).
+      onRestartWanted: () => this.groupCommit.hold(() => this.checkpointer?.drain() ?? Promise.resolve()),
+    });
   }
 
   /** How many fsyncs made commits durable (null when SQLite syncs by itself): for tests and benchmarks. */
