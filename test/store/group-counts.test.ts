@@ -1,44 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decide, withoutTypes } from '../../src/domain/decide.ts';
-import type { CheckInAttempt, CheckInDecider, EventRecord, TicketRecord } from '../../src/store/store.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
-
-/** A file store with an event, its tickets and an enrolled key (a file store: its commits are grouped). */
-async function seeded(count: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'group-counts-'));
-  const store = new SqliteStore(join(dir, 'issuer.db'));
-  const event = newEvent();
-  await store.events.createEvent(event);
-  const tickets = Array.from({ length: count }, () => newTicket(event.eid));
-  await store.tickets.createTickets(tickets);
-  const token = newToken(event.eid);
-  await store.scanners.createEnrollmentToken(token);
-  const key = newApiKey();
-  assert.equal((await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind, 'enrolled');
-  const attempt = (ticket: TicketRecord, gateId: string | null, scannedAt: string): CheckInAttempt => ({
-    eid: event.eid,
-    tid: ticket.tid,
-    idempotency_key: randomUUID(),
-    fingerprint: `fp:${ticket.tid}`,
-    api_key_id: key.api_key_id,
-    scanner_id: key.scanner_id,
-    gate_id: gateId,
-    scanned_at: scannedAt,
-    received_at: scannedAt,
-    admitted_offline: false,
-  });
-  const close = async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { store, event, tickets, attempt, scannedAt: token.created_at, close };
-}
+import type { CheckInDecider, EventRecord } from '../../src/store/store.ts';
+import { seededSqlite } from './seeded-store.ts';
 
 /** The domain's decision; `poisoned` makes the unit throw after its plan was applied (its answer cannot be stored). */
 function decider(event: EventRecord, scannedAt: string, poisoned = false): CheckInDecider {
@@ -64,7 +28,7 @@ function decider(event: EventRecord, scannedAt: string, poisoned = false): Check
 
 describe('kept counts of a group commit on SQLite', () => {
   it('a group counts each committed entry once per gate and minute; a unit that rolled back counts nothing', async () => {
-    const { store, event, tickets, attempt, scannedAt, close } = await seeded(60);
+    const { store, event, tickets, attempt, scannedAt, close } = await seededSqlite(60);
     try {
       const gates = ['north', 'south', null];
       const failing = new Set([7, 8, 31, 59]);
@@ -114,7 +78,7 @@ describe('kept counts of a group commit on SQLite', () => {
   });
 
   it('feed positions of a group follow on without a gap: a unit that rolled back gives its position back', async () => {
-    const { store, event, tickets, attempt, scannedAt, close } = await seeded(40);
+    const { store, event, tickets, attempt, scannedAt, close } = await seededSqlite(40);
     try {
       const failing = new Set([0, 5, 6, 39]);
       const scan = (i: number) =>

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { decide, withoutTypes } from '../../src/domain/decide.ts';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
+import { seededSqlite } from './seeded-store.ts';
 
 describe('the WAL restarts under a steady load (SQLite)', () => {
   it('a hold keeps groups from beginning until it ends; the units queued meanwhile form one group', async () => {
@@ -33,42 +29,19 @@ describe('the WAL restarts under a steady load (SQLite)', () => {
   });
 
   it('steady check-ins keep the WAL near its restart size, and every one is kept', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wal-restart-'));
-    const file = join(dir, 'issuer.db');
-    // Small sizes and a fast pace, so that a few thousand check-ins cross them many times.
-    const store = new SqliteStore(file, { checkpoints: { intervalMs: 10, restartFrames: 256, drainFrames: 64 } });
     const count = 4_000;
+    // Small sizes and a fast pace, so that a few thousand check-ins cross them many times.
+    const seeded = await seededSqlite(count, { checkpoints: { intervalMs: 10, restartFrames: 256, drainFrames: 64 } });
+    const { store, file, event, tickets, attempt, scannedAt } = seeded;
     try {
-      const event = newEvent();
-      await store.events.createEvent(event);
-      const tickets = Array.from({ length: count }, () => newTicket(event.eid));
-      await store.tickets.createTickets(tickets);
-      const token = newToken(event.eid);
-      await store.scanners.createEnrollmentToken(token);
-      const key = newApiKey();
-      await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key);
-      const at = token.created_at;
       const types = withoutTypes(false);
       let next = 0;
       let largestWal = 0;
       const worker = async () => {
         while (next < count) {
           const i = next++;
-          const result = await store.checkIns.checkIn(
-            {
-              eid: event.eid,
-              tid: tickets[i]!.tid,
-              idempotency_key: randomUUID(),
-              fingerprint: `fp:${i}`,
-              api_key_id: key.api_key_id,
-              scanner_id: key.scanner_id,
-              gate_id: null,
-              scanned_at: at,
-              received_at: at,
-              admitted_offline: false,
-            },
-            (stored, gate, entries) =>
-              decide(stored, event.eid, at, null, stored?.ticket_token ?? null, { gate, entries }, types),
+          const result = await store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), (stored, gate, entries) =>
+            decide(stored, event.eid, scannedAt, null, stored?.ticket_token ?? null, { gate, entries }, types),
           );
           assert.equal(result.kind === 'answered' && result.answer.http_status, 200);
           if (i % 100 === 0) largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
@@ -80,11 +53,7 @@ describe('the WAL restarts under a steady load (SQLite)', () => {
       assert.ok(largestWal < 16 * 1024 * 1024, `the WAL reached ${(largestWal / 1048576).toFixed(1)} MiB`);
       assert.ok(checkpointer.drains > 0, 'the worker drained the WAL while check-ins went on');
       assert.equal(checkpointer.lastError, null);
-    } finally {
       await store.close();
-    }
-    const reopened = new SqliteStore(file);
-    try {
       const db = new Database(file, { readonly: true });
       const { n } = db.prepare('SELECT COUNT(*) AS n FROM tickets WHERE checked_in_at IS NOT NULL').get() as {
         n: number;
@@ -92,8 +61,7 @@ describe('the WAL restarts under a steady load (SQLite)', () => {
       db.close();
       assert.equal(n, count, 'every check-in is in the database after the restarts');
     } finally {
-      await reopened.close();
-      rmSync(dir, { recursive: true, force: true });
+      await seeded.close();
     }
   });
 });

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CheckInAttempt, TicketRecord } from '../../src/store/store.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
+
+/**
+ * A file store (its commits are grouped) with an event, `count` tickets and an enrolled key, and the
+ * attempt of a first scan of any of them. `close` closes the store and removes its directory.
+ */
+export async function seededSqlite(count: number, options: ConstructorParameters<typeof SqliteStore>[1] = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'seeded-store-'));
+  const file = join(dir, 'issuer.db');
+  const store = new SqliteStore(file, options);
+  const event = newEvent();
+  await store.events.createEvent(event);
+  const tickets = Array.from({ length: count }, () => newTicket(event.eid));
+  await store.tickets.createTickets(tickets);
+  const token = newToken(event.eid);
+  await store.scanners.createEnrollmentToken(token);
+  const key = newApiKey();
+  assert.equal((await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind, 'enrolled');
+  const attempt = (ticket: TicketRecord, gateId: string | null, scannedAt: string): CheckInAttempt => ({
+    eid: event.eid,
+    tid: ticket.tid,
+    idempotency_key: randomUUID(),
+    fingerprint: `fp:${ticket.tid}`,
+    api_key_id: key.api_key_id,
+    scanner_id: key.scanner_id,
+    gate_id: gateId,
+    scanned_at: scannedAt,
+    received_at: scannedAt,
+    admitted_offline: false,
+  });
+  const close = async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { store, file, event, tickets, attempt, scannedAt: token.created_at, close };
+}
