@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +9,8 @@ import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { WalSync } from '../../src/store/sqlite/wal-sync.ts';
 import { testIssuer } from '../helpers/app.ts';
-import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
 import { assertMixedBatchAnswered } from '../helpers/mixed-batch.ts';
+import { seededSqlite } from './seeded-store.ts';
 
 function table() {
   const db = new Database(':memory:');
@@ -155,22 +154,10 @@ describe('group commit on SQLite', () => {
 
   it('a group of check-ins keeps its savepoints’ page copies in memory, not in a temporary file', async (t) => {
     if (!existsSync('/proc/self/fd')) return t.skip('no /proc/self/fd here to see open files');
-    const dir = mkdtempSync(join(tmpdir(), 'wal-savepoints-'));
-    const store = new SqliteStore(join(dir, 'issuer.db'));
+    // Enough check-ins in one group that some of them split pages and copy more than the 64 KiB
+    // SQLite keeps in memory by default before it moves a savepoint's copies to a temporary file.
+    const { store, event, tickets, attempt, scannedAt, close } = await seededSqlite(600);
     try {
-      const event = newEvent();
-      await store.events.createEvent(event);
-      // Enough check-ins in one group that some of them split pages and copy more than the 64 KiB
-      // SQLite keeps in memory by default before it moves a savepoint's copies to a temporary file.
-      const tickets = Array.from({ length: 600 }, () => newTicket(event.eid));
-      await store.tickets.createTickets(tickets);
-      const token = newToken(event.eid);
-      await store.scanners.createEnrollmentToken(token);
-      const key = newApiKey();
-      assert.equal(
-        (await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind,
-        'enrolled',
-      );
       // Read while the group's transaction is open, from inside each check-in's savepoint.
       const openFiles = new Set<string>();
       const seeOpenFiles = () => {
@@ -182,36 +169,21 @@ describe('group commit on SQLite', () => {
           }
         }
       };
-      const scannedAt = token.created_at;
       const syncsBefore = store.walSyncs!;
       const answers = await Promise.all(
         tickets.map((ticket) =>
-          store.checkIns.checkIn(
-            {
-              eid: event.eid,
-              tid: ticket.tid,
-              idempotency_key: randomUUID(),
-              fingerprint: `fp:${ticket.tid}`,
-              api_key_id: key.api_key_id,
-              scanner_id: key.scanner_id,
-              gate_id: token.gate_id,
-              scanned_at: scannedAt,
-              received_at: scannedAt,
-              admitted_offline: false,
-            },
-            (stored, gate, entries) => {
-              seeOpenFiles();
-              return decide(
-                stored,
-                event.eid,
-                scannedAt,
-                null,
-                stored?.ticket_token ?? null,
-                { gate, entries },
-                withoutTypes(false),
-              );
-            },
-          ),
+          store.checkIns.checkIn(attempt(ticket, 'gate-a', scannedAt), (stored, gate, entries) => {
+            seeOpenFiles();
+            return decide(
+              stored,
+              event.eid,
+              scannedAt,
+              null,
+              stored?.ticket_token ?? null,
+              { gate, entries },
+              withoutTypes(false),
+            );
+          }),
         ),
       );
       assert.deepEqual(
@@ -223,8 +195,7 @@ describe('group commit on SQLite', () => {
       const temporary = [...openFiles].filter((file) => file.endsWith('(deleted)'));
       assert.deepEqual(temporary, [], 'SQLite opened a temporary file during the group');
     } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 
