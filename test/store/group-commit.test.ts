@@ -4,7 +4,6 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decide, withoutTypes } from '../../src/domain/decide.ts';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { WalSync } from '../../src/store/sqlite/wal-sync.ts';
@@ -156,7 +155,7 @@ describe('group commit on SQLite', () => {
     if (!existsSync('/proc/self/fd')) return t.skip('no /proc/self/fd here to see open files');
     // Enough check-ins in one group that some of them split pages and copy more than the 64 KiB
     // SQLite keeps in memory by default before it moves a savepoint's copies to a temporary file.
-    const { store, event, tickets, attempt, scannedAt, close } = await seededSqlite(600);
+    const { store, tickets, attempt, scannedAt, judge, close } = await seededSqlite(600);
     try {
       // Read while the group's transaction is open, from inside each check-in's savepoint.
       const openFiles = new Set<string>();
@@ -174,15 +173,7 @@ describe('group commit on SQLite', () => {
         tickets.map((ticket) =>
           store.checkIns.checkIn(attempt(ticket, 'gate-a', scannedAt), (stored, gate, entries) => {
             seeOpenFiles();
-            return decide(
-              stored,
-              event.eid,
-              scannedAt,
-              null,
-              stored?.ticket_token ?? null,
-              { gate, entries },
-              withoutTypes(false),
-            );
+            return judge(stored, gate, entries);
           }),
         ),
       );

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decide, withoutTypes } from '../../src/domain/decide.ts';
-import type { CheckInDecider, EventRecord } from '../../src/store/store.ts';
+import type { CheckInDecider } from '../../src/store/store.ts';
 import { seededSqlite } from './seeded-store.ts';
 
-/** The domain's decision; `poisoned` makes the unit throw after its plan was applied (its answer cannot be stored). */
-function decider(event: EventRecord, scannedAt: string, poisoned = false): CheckInDecider {
+/** The seed's decision; `poisoned` makes the unit throw after its plan was applied (its answer cannot be stored). */
+function decider(judge: CheckInDecider, poisoned = false): CheckInDecider {
   return (stored, gate, entries) => {
-    const verdict = decide(
-      stored,
-      event.eid,
-      scannedAt,
-      null,
-      stored?.ticket_token ?? null,
-      { gate, entries },
-      withoutTypes(false),
-    );
+    const verdict = judge(stored, gate, entries);
     if (!poisoned) return verdict;
     const body = {
       toJSON: () => {
@@ -28,13 +19,13 @@ function decider(event: EventRecord, scannedAt: string, poisoned = false): Check
 
 describe('kept counts of a group commit on SQLite', () => {
   it('a group counts each committed entry once per gate and minute; a unit that rolled back counts nothing', async () => {
-    const { store, event, tickets, attempt, scannedAt, close } = await seededSqlite(60);
+    const { store, event, tickets, attempt, scannedAt, judge, close } = await seededSqlite(60);
     try {
       const gates = ['north', 'south', null];
       const failing = new Set([7, 8, 31, 59]);
       const outcomes = await Promise.allSettled(
         tickets.map((ticket, i) =>
-          store.checkIns.checkIn(attempt(ticket, gates[i % 3]!, scannedAt), decider(event, scannedAt, failing.has(i))),
+          store.checkIns.checkIn(attempt(ticket, gates[i % 3]!, scannedAt), decider(judge, failing.has(i))),
         ),
       );
       assert.deepEqual(
@@ -64,9 +55,9 @@ describe('kept counts of a group commit on SQLite', () => {
       for (const i of failing) assert.equal((await store.tickets.getTicket(tickets[i]!.tid))!.checked_in_at, null);
 
       // A second scan of an admitted ticket writes no count; a later group adds to the same rows.
-      const again = await store.checkIns.checkIn(attempt(tickets[0]!, 'north', scannedAt), decider(event, scannedAt));
+      const again = await store.checkIns.checkIn(attempt(tickets[0]!, 'north', scannedAt), decider(judge));
       assert.equal(again.kind === 'answered' && (again.answer.body as { status: string }).status, 'already_used');
-      await store.checkIns.checkIn(attempt(tickets[7]!, 'north', scannedAt), decider(event, scannedAt));
+      await store.checkIns.checkIn(attempt(tickets[7]!, 'north', scannedAt), decider(judge));
       assert.equal((await store.events.countTickets(event.eid)).checked_in, admitted + 1);
       assert.equal(
         (await store.checkIns.occupancy(event.eid)).gates.find((g) => g.gate_id === 'north')!.entries,
@@ -78,11 +69,11 @@ describe('kept counts of a group commit on SQLite', () => {
   });
 
   it('feed positions of a group follow on without a gap: a unit that rolled back gives its position back', async () => {
-    const { store, event, tickets, attempt, scannedAt, close } = await seededSqlite(40);
+    const { store, event, tickets, attempt, scannedAt, judge, close } = await seededSqlite(40);
     try {
       const failing = new Set([0, 5, 6, 39]);
       const scan = (i: number) =>
-        store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), decider(event, scannedAt, failing.has(i)));
+        store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), decider(judge, failing.has(i)));
       // Queued for the next group; the revocation commits at once, in a transaction of its own, before it.
       const first = tickets.slice(0, 20).map((_, i) => scan(i));
       await store.tickets.revokeTicket(tickets[30]!.tid, scannedAt, null);

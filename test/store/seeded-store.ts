@@ -3,13 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CheckInAttempt, TicketRecord } from '../../src/store/store.ts';
+import { decide, withoutTypes } from '../../src/domain/decide.ts';
+import type { CheckInAttempt, CheckInDecider, TicketRecord } from '../../src/store/store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
 
 /**
  * A file store (its commits are grouped) with an event, `count` tickets and an enrolled key, and the
- * attempt of a first scan of any of them. `close` closes the store and removes its directory.
+ * attempt of a first scan of any of them, judged by `judge` (the domain's decision at the seed's time,
+ * no ticket types). `close` closes the store and removes its directory.
  */
 export async function seededSqlite(count: number, options: ConstructorParameters<typeof SqliteStore>[1] = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'seeded-store-'));
@@ -35,9 +37,12 @@ export async function seededSqlite(count: number, options: ConstructorParameters
     received_at: scannedAt,
     admitted_offline: false,
   });
+  const scannedAt = token.created_at;
+  const judge: CheckInDecider = (stored, gate, entries) =>
+    decide(stored, event.eid, scannedAt, null, stored?.ticket_token ?? null, { gate, entries }, withoutTypes(false));
   const close = async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { store, file, event, tickets, attempt, scannedAt: token.created_at, close };
+  return { store, file, event, tickets, attempt, scannedAt, judge, close };
 }

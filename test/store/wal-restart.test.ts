@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
-import { decide, withoutTypes } from '../../src/domain/decide.ts';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
 import { seededSqlite } from './seeded-store.ts';
 
@@ -32,17 +31,14 @@ describe('the WAL restarts under a steady load (SQLite)', () => {
     const count = 4_000;
     // Small sizes and a fast pace, so that a few thousand check-ins cross them many times.
     const seeded = await seededSqlite(count, { checkpoints: { intervalMs: 10, restartFrames: 256, drainFrames: 64 } });
-    const { store, file, event, tickets, attempt, scannedAt } = seeded;
+    const { store, file, tickets, attempt, scannedAt, judge } = seeded;
     try {
-      const types = withoutTypes(false);
       let next = 0;
       let largestWal = 0;
       const worker = async () => {
         while (next < count) {
           const i = next++;
-          const result = await store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), (stored, gate, entries) =>
-            decide(stored, event.eid, scannedAt, null, stored?.ticket_token ?? null, { gate, entries }, types),
-          );
+          const result = await store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), judge);
           assert.equal(result.kind === 'answered' && result.answer.http_status, 200);
           if (i % 100 === 0) largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
         }
