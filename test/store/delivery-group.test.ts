@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { decide, withoutTypes } from '../../src/domain/decide.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
+import { newTicket } from './conformance.ts';
+import { seededSqlite } from './seeded-store.ts';
 
 /**
  * The mail outbox's writes on SQLite while check-ins flow: a claim and a batch of ends are units of the
@@ -14,18 +10,11 @@ import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
  */
 describe('mail outbox on SQLite beside the group commit', () => {
   it('a claim and the ends of its attempts share the commit and the fsync of the check-ins beside them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'delivery-group-'));
-    const store = new SqliteStore(join(dir, 'issuer.db'));
+    const seeded = await seededSqlite(20, {}, (eid) =>
+      Array.from({ length: 3 }, (_, i) => newTicket(eid, { email: `h${i}@example.org` })),
+    );
+    const { store, event, tickets: scanned, attempt } = seeded;
     try {
-      const event = newEvent();
-      await store.events.createEvent(event);
-      const scanned = Array.from({ length: 20 }, () => newTicket(event.eid));
-      const mailed = Array.from({ length: 3 }, (_, i) => newTicket(event.eid, { email: `h${i}@example.org` }));
-      await store.tickets.createTickets([...scanned, ...mailed]);
-      const token = newToken(event.eid);
-      await store.scanners.createEnrollmentToken(token);
-      const key = newApiKey();
-      await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key);
       const now = new Date().toISOString();
       assert.equal(
         (await store.deliveries.queueDeliveries({ eid: event.eid, tids: null, resend: false, now })).queued,
@@ -33,21 +22,8 @@ describe('mail outbox on SQLite beside the group commit', () => {
       );
       const checkIns = (tickets: typeof scanned) =>
         tickets.map((ticket) =>
-          store.checkIns.checkIn(
-            {
-              eid: event.eid,
-              tid: ticket.tid,
-              idempotency_key: randomUUID(),
-              fingerprint: `fp:${ticket.tid}`,
-              api_key_id: key.api_key_id,
-              scanner_id: key.scanner_id,
-              gate_id: token.gate_id,
-              scanned_at: now,
-              received_at: now,
-              admitted_offline: false,
-            },
-            (stored, gate, entries) =>
-              decide(stored, event.eid, now, null, null, { gate, entries }, withoutTypes(false)),
+          store.checkIns.checkIn(attempt(ticket, 'gate-a', now), (stored, gate, entries) =>
+            decide(stored, event.eid, now, null, null, { gate, entries }, withoutTypes(false)),
           ),
         );
 
@@ -82,8 +58,7 @@ describe('mail outbox on SQLite beside the group commit', () => {
       const counts = await store.deliveries.countDeliveries(event.eid);
       assert.deepEqual(counts, { with_email: 3, queued: 2, sent: 1, failed: 0 });
     } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await seeded.close();
     }
   });
 });

@@ -9,18 +9,24 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
 
 /**
- * A file store (its commits are grouped) with an event, `count` tickets and an enrolled key, and the
+ * A file store (its commits are grouped) with an event, `count` tickets (and `more`) and an enrolled key, and the
  * attempt of a first scan of any of them, judged by `judge` (the domain's decision at the seed's time,
  * no ticket types). `close` closes the store and removes its directory.
  */
-export async function seededSqlite(count: number, options: ConstructorParameters<typeof SqliteStore>[1] = {}) {
+export async function seededSqlite(
+  count: number,
+  options: ConstructorParameters<typeof SqliteStore>[1] = {},
+  /** Tickets of the event issued beside the `count` (e.g. with email addresses), returned as `others`. */
+  more: (eid: string) => TicketRecord[] = () => [],
+) {
   const dir = mkdtempSync(join(tmpdir(), 'seeded-store-'));
   const file = join(dir, 'issuer.db');
   const store = new SqliteStore(file, options);
   const event = newEvent();
   await store.events.createEvent(event);
   const tickets = Array.from({ length: count }, () => newTicket(event.eid));
-  await store.tickets.createTickets(tickets);
+  const others = more(event.eid);
+  await store.tickets.createTickets([...tickets, ...others]);
   const token = newToken(event.eid);
   await store.scanners.createEnrollmentToken(token);
   const key = newApiKey();
@@ -44,5 +50,5 @@ export async function seededSqlite(count: number, options: ConstructorParameters
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { store, file, event, tickets, attempt, scannedAt, judge, close };
+  return { store, file, event, tickets, others, attempt, scannedAt, judge, close };
 }
