@@ -12,7 +12,8 @@ const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
  * A WAL restarts from its beginning only when a write begins with every frame already copied, which
  * never happens while check-ins keep coming: each pass copies what was there when it began, and the
  * next commit lands meanwhile. The WAL then grows for as long as the load lasts (700 MiB for 30,000
- * check-ins), every commit writes to new blocks of the file, and a check-in cost half as much again.
+ * check-ins), and every commit writes its frames into new blocks of the file, which the kernel must
+ * allocate first (the store's CPU per check-in, 7 % more; docs/benchmark.md §21).
  * So once the WAL holds `restartFrames`, the worker runs passes back to back until one finds little
  * left to copy, then asks the store for a `drain`: the store holds its next commits (they queue,
  * the event loop runs on) while one last pass copies the few frames left, and the first commit after
