@@ -96,15 +96,25 @@ export class RedisSentinelCluster {
     return this.sentinelNodes.map((node) => `${HOST}:${node.port}`).join(',');
   }
 
-  /** The master's address as the Sentinels tell it. */
+  /** The master's address as the Sentinels tell it (the first that names one). */
   async master(): Promise<RedisAddress> {
     for (const sentinel of this.sentinelNodes) {
-      const reply = await this.ask(sentinel.port, (c) =>
-        c.call('SENTINEL', 'get-master-addr-by-name', this.masterName),
-      );
-      if (Array.isArray(reply)) return { host: String(reply[0]), port: Number(reply[1]) };
+      const named = await this.namedBy(sentinel.port);
+      if (named) return named;
     }
     throw new Error('no Sentinel names a master');
+  }
+
+  /** The master's port as each Sentinel tells it (`null` for a Sentinel that names none). */
+  async masters(): Promise<(number | null)[]> {
+    return Promise.all(this.sentinelNodes.map(async (sentinel) => (await this.namedBy(sentinel.port))?.port ?? null));
+  }
+
+  private async namedBy(sentinelPort: number): Promise<RedisAddress | null> {
+    const reply = await this.ask(sentinelPort, (c) =>
+      c.call('SENTINEL', 'get-master-addr-by-name', this.masterName),
+    ).catch(() => null);
+    return Array.isArray(reply) ? { host: String(reply[0]), port: Number(reply[1]) } : null;
   }
 
   /** Kills the master with SIGKILL (a machine that died); its port and the moment it went. */
