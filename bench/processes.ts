@@ -3,6 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Issuer } from '../packages/scanner/test/issuer.ts';
 import { withoutRateLimits } from '../src/config-limits.ts';
@@ -83,11 +85,29 @@ export async function freshPostgres(): Promise<{
 
 /** Rate limits out of the way: the benchmark measures the issuer, not its throttle. */
 const UNLIMITED = withoutRateLimits();
+const THIS_CHECKOUT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * A real issuer process, run as `npm start` runs it (the compiled build in dist/), on SQLite (a
- * temporary file) or on the given database, with `extra` settings on top; from `root` (another
- * checkout, built) when given, with `nodeArgs` before the script (a profiler's flags).
+ * The variables and node options of a checkout's start script (`NAME=value exec node <options>
+ * scripts/start.js` in its package.json): what `npm start` runs there. None for a start script of
+ * another shape (an older commit's).
+ */
+export function startScriptOf(root = THIS_CHECKOUT): { env: Record<string, string>; options: string[] } {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const parts = /^((?:\w+=\S+ )*)(?:exec )?node((?: --\S+)*) scripts\/start\.js$/.exec(scripts.start);
+  if (!parts) return { env: {}, options: [] };
+  const words = (text: string) => text.trim().split(' ').filter(Boolean);
+  return {
+    env: Object.fromEntries(words(parts[1]!).map((assignment) => assignment.split('=') as [string, string])),
+    options: words(parts[2]!),
+  };
+}
+
+/**
+ * A real issuer process, run as `npm start` runs it (the compiled build in dist/, with the start
+ * script's variables and node options), on SQLite (a temporary file) or on the given database, with
+ * `extra` settings on top; from `root` (another checkout, built, run as its own start script says)
+ * when given, with `nodeArgs` after the start script's options (a profiler's flags).
  */
 export function startIssuer(
   databaseUrl: string | null,
@@ -95,9 +115,16 @@ export function startIssuer(
   root?: string,
   nodeArgs: string[] = [],
 ): Promise<Issuer> {
-  const env = { ...UNLIMITED, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
+  const start = startScriptOf(root);
+  const env = {
+    ...start.env,
+    ...UNLIMITED,
+    LOG_LEVEL: 'warn',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...extra,
+  };
   // A machine others load may take long to start a process: a benchmark waits rather than fails.
-  return Issuer.start(env, root, { built: true, nodeArgs, startTimeoutMs: 120_000 });
+  return Issuer.start(env, root, { built: true, nodeArgs: [...start.options, ...nodeArgs], startTimeoutMs: 120_000 });
 }
 
 /** A scanner enrolled in `eid` through the API, as an app would be: its bearer header and its scanner_id. */

@@ -17,6 +17,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startScriptOf } from './processes.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 /** When the memory of every start is read, after listening. */
@@ -39,20 +40,7 @@ server.listen(Number(process.env.PORT), '127.0.0.1', () => {
 `,
 );
 
-/**
- * The variables and node options of package.json's start script (`NAME=value exec node <options>
- * scripts/start.js`): what `npm start` runs.
- */
-const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-const startParts = /^((?:\w+=\S+ )*)exec node((?: --\S+)*) scripts\/start\.js$/.exec(startScript)!;
-const START_ENV = Object.fromEntries(
-  startParts[1]!
-    .trim()
-    .split(' ')
-    .filter(Boolean)
-    .map((assignment) => assignment.split('=') as [string, string]),
-);
-const START_OPTIONS = startParts[2]!.trim().split(' ').filter(Boolean);
+const { env: START_ENV, options: START_OPTIONS } = startScriptOf();
 
 interface Variant {
   name: string;
