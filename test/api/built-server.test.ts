@@ -41,7 +41,7 @@ describe('the built server, run as `npm start` runs it', () => {
 
   it('npm start runs the compiled bundle in dist/ with node alone: no TypeScript loader', () => {
     const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
-    assert.equal(scripts.start, 'MALLOC_ARENA_MAX=2 exec node --max-semi-space-size=4 scripts/start.js');
+    assert.equal(scripts.start, 'MALLOC_ARENA_MAX=2 exec node --max-semi-space-size=8 scripts/start.js');
     assert.equal(scripts['reset-admin-token'], 'node scripts/start.js reset-admin-token');
     assert.match(scripts.prepare!, /scripts\/build\.js/, 'npm ci builds dist/');
     const argv = readFileSync(`/proc/${server.process.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);

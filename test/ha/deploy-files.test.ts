@@ -98,7 +98,7 @@ describe('deploy/systemd/ticket-issuer.service', () => {
     assert.equal(unit.environment.MALLOC_ARENA_MAX, '2', 'two malloc arenas, as npm start sets');
     assert.deepEqual(unit.execStart, [
       process.execPath,
-      '--max-semi-space-size=4',
+      '--max-semi-space-size=8',
       join(import.meta.dirname, '..', '..', 'scripts', 'start.js'),
     ]);
   });

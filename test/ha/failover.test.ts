@@ -49,7 +49,7 @@ describe('deploy/ on one machine: PostgreSQL under Patroni, Redis with Sentinel,
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
       assert.deepEqual(cmdline, [
         process.execPath,
-        '--max-semi-space-size=4',
+        '--max-semi-space-size=8',
         join(import.meta.dirname, '..', '..', 'scripts', 'start.js'),
       ]);
     }
