@@ -271,7 +271,11 @@ describe('console in Chromium: ticket types and the event’s calendar', () => {
         });
         await types.getByRole('button', { name: 'Remove ticket type Day pass' }).click();
         await types.getByRole('status').filter({ hasText: 'Ticket type Day pass removed.' }).waitFor();
-        assert.equal(await types.getByRole('button', { name: 'Remove ticket type Day pass' }).count(), 0);
+        assert.equal(
+          await types.getByRole('button', { name: 'Remove ticket type Day pass' }).count(),
+          0,
+          'announced once the list shows it',
+        );
         assert.deepEqual(await rulesOf(types, 'Day pass'), [
           'Every day',
           'All day',

@@ -100,12 +100,14 @@ export function ticketTypes(eid, event) {
     if (!confirm(`Remove the rules of ${name}? Its tickets then follow the event’s entry rules.`)) return;
     try {
       await api('DELETE', `${path}/${encodeURIComponent(name)}`);
-      if (!form.node.hidden) form.close();
-      replace(feedback, message('success', `Ticket type ${name} removed.`));
-      await refresh();
     } catch (error) {
       replace(feedback, message('error', `Ticket type ${name} not removed: ${error.message}`));
+      return;
     }
+    if (!form.node.hidden) form.close();
+    // The list shows the removal before it is announced; a failed reload is left to the next refresh.
+    await refresh().catch(() => undefined);
+    replace(feedback, message('success', `Ticket type ${name} removed.`));
   }
 
   async function refresh() {
