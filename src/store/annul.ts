@@ -8,6 +8,7 @@
  * annulled is the shared rule's (`annulOutcome` in packages/protocol), on facts read here.
  */
 import type { AnnulRefusal } from '@ticket-issuer/protocol';
+import { KEPT_BY_KEY } from './conflicts.ts';
 import type { TicketRecord } from './ticket-records.ts';
 
 /** Which entry: a scanner's own idempotency key, or a line of the scan log (an organizer). */
@@ -34,9 +35,20 @@ export type AnnulResult =
   | { kind: 'refused'; reason: AnnulRefusal }
   | { kind: 'annulled'; ticket: TicketRecord; entries: string[]; again: boolean };
 
-/** The scan a scanner's key names (params: eid, idempotency_key): its first line, not a replay. */
+/**
+ * The scan a scanner's key names (params: eid, idempotency_key, eid, idempotency_key): its line that
+ * is not a replay (one per key: the scans after it under the key are). A `valid` one is found through
+ * its counted entry, any other by index `scans_by_key`, which holds only those (KEPT_BY_KEY). No order:
+ * ordered by scan_id, SQLite would read the event's whole scan log by `scans_by_event` instead.
+ */
 export const SCAN_BY_KEY_SQL = `SELECT scan_id, tid, scanner_id, gate_id, idempotency_key, scanned_at, outcome FROM scans
-  WHERE eid = ? AND idempotency_key = ? AND replay = FALSE ORDER BY scan_id LIMIT 1`;
+  WHERE eid = ? AND idempotency_key = ? AND replay = FALSE AND ${KEPT_BY_KEY()}
+  UNION ALL
+  SELECT s.scan_id, s.tid, s.scanner_id, s.gate_id, s.idempotency_key, s.scanned_at, s.outcome
+    FROM entries e JOIN scans s ON s.eid = e.eid AND s.outcome = 'valid' AND s.tid = e.tid
+      AND s.idempotency_key = e.idempotency_key AND s.replay = FALSE
+   WHERE e.eid = ? AND e.idempotency_key = ?
+  LIMIT 1`;
 
 /** A line of the event's scan log (params: eid, scan_id). */
 export const SCAN_BY_ID_SQL = `SELECT scan_id, tid, scanner_id, gate_id, idempotency_key, scanned_at, outcome FROM scans
@@ -53,9 +65,9 @@ export const LATEST_ENTRY_SQL = `SELECT idempotency_key, scanned_at FROM entries
 /** Marks the entry annulled (params: annulled_at, eid, idempotency_key). */
 export const ANNUL_ENTRY_SQL = 'UPDATE entries SET annulled_at = ? WHERE eid = ? AND idempotency_key = ?';
 
-/** Marks the scan log's lines of the entry (params: annulled_at, eid, idempotency_key). */
+/** Marks the scan log's lines of the entry (params: annulled_at, eid, tid, idempotency_key), by index `scans_by_outcome`. */
 export const ANNUL_SCANS_SQL = `UPDATE scans SET annulled_at = ?
-  WHERE eid = ? AND idempotency_key = ? AND outcome = 'valid'`;
+  WHERE eid = ? AND outcome = 'valid' AND tid = ? AND idempotency_key = ?`;
 
 /** The ticket's last entry as it is after the annul (params: checked_in_at or null, tid). */
 export const BACK_TO_LAST_ENTRY_SQL = 'UPDATE tickets SET checked_in_at = ? WHERE tid = ?';

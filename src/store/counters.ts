@@ -1,4 +1,4 @@
-import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, IS_CONFLICT } from './conflicts.ts';
+import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, IS_CONFLICT, KEPT_BY_KEY } from './conflicts.ts';
 import type { Row } from './rows.ts';
 import type { ArrivalCount, EventCounters, TicketRecord } from './store.ts';
 
@@ -67,7 +67,7 @@ export const toCounters = (row: Row | null): EventCounters => ({
 export const recordConflictsSql = (keysIn: string) => `INSERT INTO ticket_conflicts (tid, eid, anchor)
   SELECT d.tid, d.eid, ${ANCHOR('d', 'v')} FROM scans d
     LEFT JOIN scans v ON v.scan_id = ${COLLIDED_WITH('d')}
-   WHERE d.eid = ? AND d.idempotency_key ${keysIn} AND d.outcome IN ${DUPLICATE_OUTCOMES}
+   WHERE d.eid = ? AND d.idempotency_key ${keysIn} AND d.outcome IN ${DUPLICATE_OUTCOMES} AND ${KEPT_BY_KEY('d')}
      AND ${IS_CONFLICT('d', 'v')}
   ON CONFLICT (tid) DO NOTHING`;
 

@@ -17,6 +17,8 @@ import {
   type TestIssuer,
 } from '../helpers/app.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
+import { ANNUL_SCANS_SQL, SCAN_BY_KEY_SQL } from '../../src/store/annul.ts';
+import { numbered } from '../../src/store/postgres/queries.ts';
 
 /**
  * A double scan writes its `checkin.conflict` messages in its own transaction (inside the group
@@ -29,6 +31,12 @@ import { freshDatabase, itUnless, postgresAvailability } from '../helpers/servic
 const LOG_SIZE = 20_000;
 /** A statement that reads the scans a double scan just logged, by their idempotency keys (the fan-out's among them). */
 const readsLoggedScans = (sql: string) => /FROM scans d\b/.test(sql) && /\bd\.idempotency_key\b/.test(sql);
+/** The annul's statements that pick a scan by a scanner's key: finding it, and marking its lines. */
+const annulByKey = (sql: string) =>
+  sql === SCAN_BY_KEY_SQL ||
+  sql === ANNUL_SCANS_SQL ||
+  sql === numbered(SCAN_BY_KEY_SQL) ||
+  sql === numbered(ANNUL_SCANS_SQL);
 const MINUTE = 60_000;
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * MINUTE).toISOString();
 
@@ -42,6 +50,8 @@ interface Backend {
   count(store: Store, sql: string): Promise<number>;
   /** The access path of scans `d` in the plan of each statement the app ran that reads the scans it logged. */
   loggedScanPaths(store: Store): Promise<string[]>;
+  /** Every access path to `scans` in the plans of the annul's statements that pick a scan by its key. */
+  annulScanPaths(store: Store): Promise<string[]>;
 }
 
 const sqliteDb = (store: Store) =>
@@ -64,10 +74,22 @@ const sqlite: Backend = {
       return line;
     });
   },
+  annulScanPaths: async (store) => {
+    const ctx = sqliteDb(store);
+    const ran = [...ctx.statements.keys()].filter(annulByKey);
+    assert.equal(ran.length, 2, 'the annul found its scan and marked its lines');
+    return ran.flatMap((sql) => {
+      const values = Array.from(sql.matchAll(/\?/g), () => 'x');
+      const plan = ctx.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[];
+      return plan.map((p) => p.detail).filter((detail) => /^(SEARCH|SCAN) (scans|s)\b/.test(detail));
+    });
+  },
 };
 
 /** Each statement the app sent PostgreSQL that reads the scans it logged, by text, with its last values. */
 const pgLoggedScanReads = new Map<string, unknown[]>();
+/** The annul's statements by key the app sent PostgreSQL, with their last values. */
+const pgAnnulReads = new Map<string, unknown[]>();
 const poolOf = (store: Store) => (store as unknown as { pool: pg.Pool }).pool;
 const pgAvailability = await postgresAvailability('double-scan cost on PostgreSQL');
 
@@ -81,6 +103,7 @@ const postgres: Backend = {
       if (typeof args[0] === 'string' && !args[0].startsWith('EXPLAIN') && readsLoggedScans(args[0])) {
         pgLoggedScanReads.set(args[0], (args[1] as unknown[]) ?? []);
       }
+      if (typeof args[0] === 'string' && annulByKey(args[0])) pgAnnulReads.set(args[0], (args[1] as unknown[]) ?? []);
       return query.apply(this, args);
     } as typeof pg.Client.prototype.query;
     const database = await freshDatabase();
@@ -109,6 +132,21 @@ const postgres: Backend = {
       walk((rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
       assert.equal(found.length, 1, JSON.stringify(rows[0]));
       paths.push(found[0]!);
+    }
+    return paths;
+  },
+  annulScanPaths: async (store) => {
+    assert.equal(pgAnnulReads.size, 2, 'the annul found its scan and marked its lines');
+    const paths: string[] = [];
+    for (const [text, values] of [...pgAnnulReads]) {
+      const { rows } = await poolOf(store).query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+      const walk = (node: Record<string, unknown>) => {
+        if (node['Relation Name'] === 'scans' && String(node['Node Type']).endsWith('Scan')) {
+          paths.push(`${String(node['Node Type'])} ${String(node['Index Name'] ?? '')}`.trim());
+        }
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      };
+      walk((rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
     }
     return paths;
   },
@@ -190,6 +228,46 @@ for (const backend of [sqlite, postgres]) {
       assert.equal((await postCheckIn(t.app, north.apiKey, checkInBody(north, at(-1)))).json().status, 'already_used');
       assert.equal(await conflictMessages(), 1);
       await readByKey();
+    });
+
+    it("an annul by a scanner's key finds the entry's scan through its counted entry, never in the whole log", async () => {
+      // The index by key holds no first entries (most of a log): the entry's scan is found by its ticket.
+      const issued = await adminCall<{ tickets: { tid: string }[] }>(
+        t.app,
+        'POST',
+        `/admin/v1/events/${north.eid}/tickets`,
+        {
+          tickets: [{ holder_name: 'Annulled Entry', ticket_type: 'GA' }],
+        },
+      );
+      const entry: Record<string, unknown> = { ...checkInBody(north, at(-5)), tid: issued.tickets[0]!.tid };
+      assert.equal((await postCheckIn(t.app, north.apiKey, entry)).json().status, 'valid');
+      const annul = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/tickets/check-in/annul',
+        headers: { authorization: `Bearer ${north.apiKey}` },
+        payload: {
+          eid: north.eid,
+          scanner_id: north.scannerId,
+          idempotency_key: entry.idempotency_key,
+          annulled_at: at(0),
+        },
+      });
+      assert.equal(annul.json().status, 'annulled', annul.body);
+      assert.equal(
+        await backend.count(
+          t.store,
+          `SELECT COUNT(*) AS count FROM scans WHERE idempotency_key = '${String(entry.idempotency_key)}' AND annulled_at IS NOT NULL`,
+        ),
+        1,
+        'its line in the scan log is marked',
+      );
+      const paths = await backend.annulScanPaths(t.store);
+      assert.ok(paths.length >= 3, paths.join(' | '));
+      for (const path of paths) {
+        assert.match(path, /scans_by_key|scans_by_outcome/, paths.join(' | '));
+        assert.doesNotMatch(path, /Seq Scan|scans_by_event/, paths.join(' | '));
+      }
     });
   });
 }

@@ -71,7 +71,12 @@ export function annulEntry(
     const scan =
       'scan_id' in target
         ? await one<ScanLine>(db, SCAN_BY_ID, [attempt.eid, target.scan_id])
-        : await one<ScanLine>(db, SCAN_BY_KEY, [attempt.eid, target.idempotency_key]);
+        : await one<ScanLine>(db, SCAN_BY_KEY, [
+            attempt.eid,
+            target.idempotency_key,
+            attempt.eid,
+            target.idempotency_key,
+          ]);
     if (scan === null || ('scanner_id' in target && scan.scanner_id !== target.scanner_id))
       return { kind: 'not_found' };
     await db.query(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1 FOR UPDATE`, [scan.tid]);
@@ -96,7 +101,7 @@ export function annulEntry(
     if (outcome !== 'annulled') return { kind: 'refused', reason: outcome };
     const done = entry!;
     await db.query(ANNUL_ENTRY, [attempt.annulled_at, attempt.eid, scan.idempotency_key]);
-    await db.query(ANNUL_SCANS, [attempt.annulled_at, attempt.eid, scan.idempotency_key]);
+    await db.query(ANNUL_SCANS, [attempt.annulled_at, attempt.eid, scan.tid, scan.idempotency_key]);
     const before = (await one<{ scanned_at: string }>(db, LATEST_ENTRY, [scan.tid]))?.scanned_at ?? null;
     await db.query(BACK_TO_LAST_ENTRY, [before, scan.tid]);
     // Where the remaining moves put the holder: unused (no presence), inside or out by scan time.

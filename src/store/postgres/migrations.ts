@@ -3,6 +3,7 @@ import { searchKey, searchWords } from '../search-key.ts';
 import { all } from './queries.ts';
 import { APPLE_PASS_POSTGRES_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
+import { SCANS_BY_KEY_MIGRATION } from '../scans-by-key-migration.ts';
 import { DELIVERY_COUNT_POSTGRES_MIGRATIONS } from './delivery-count-migrations.ts';
 import { GROUP_POSTGRES_MIGRATIONS } from './group-migrations.ts';
 import { REPORT_COUNT_POSTGRES_MIGRATIONS } from './report-count-migrations.ts';
@@ -521,6 +522,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   // Groups, short codes, the offline roster and scanner clocks (fifth release).
   ...GROUP_POSTGRES_MIGRATIONS,
   ...REPORT_COUNT_POSTGRES_MIGRATIONS,
+  // Scans by key: a first entry no longer writes a line (see ../scans-by-key-migration.ts).
+  SCANS_BY_KEY_MIGRATION,
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -4,7 +4,7 @@
  * in outbox-delivery.ts; the upkeep (outbox-upkeep.ts) clears what disabled and deleted endpoints
  * leave, a bounded batch at a time.
  */
-import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, DUPLICATE_REASON, IS_CONFLICT } from '../conflicts.ts';
+import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, DUPLICATE_REASON, IS_CONFLICT, KEPT_BY_KEY } from '../conflicts.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import { type Db, one } from './queries.ts';
 
@@ -58,6 +58,7 @@ export async function fanOutConflicts(db: Db, eid: string, keys: string[], at: s
      JOIN tickets t ON t.tid = d.tid
      JOIN webhook_subscriptions s ON s.type IN ('checkin.conflict', '*') AND s.eid_key IN (d.eid, '')
      WHERE d.eid = $1 AND d.idempotency_key = ANY($2::text[]) AND d.outcome IN ${DUPLICATE_OUTCOMES}
+       AND ${KEPT_BY_KEY('d')}
        AND ${IS_CONFLICT('d', 'v')}`,
     [eid, keys, at],
   );

@@ -53,7 +53,7 @@ export function annulEntry(
     const scan =
       'scan_id' in target
         ? c.one<ScanLine>(SCAN_BY_ID_SQL, attempt.eid, target.scan_id)
-        : c.one<ScanLine>(SCAN_BY_KEY_SQL, attempt.eid, target.idempotency_key);
+        : c.one<ScanLine>(SCAN_BY_KEY_SQL, attempt.eid, target.idempotency_key, attempt.eid, target.idempotency_key);
     // A key this scanner never used, another scanner's key included: nothing to annul.
     if (scan === null || ('scanner_id' in target && scan.scanner_id !== target.scanner_id))
       return { kind: 'not_found' };
@@ -73,7 +73,7 @@ export function annulEntry(
     if (outcome !== 'annulled') return { kind: 'refused', reason: outcome };
     const done = entry!;
     c.run(ANNUL_ENTRY_SQL, attempt.annulled_at, attempt.eid, scan.idempotency_key);
-    c.run(ANNUL_SCANS_SQL, attempt.annulled_at, attempt.eid, scan.idempotency_key);
+    c.run(ANNUL_SCANS_SQL, attempt.annulled_at, attempt.eid, scan.tid, scan.idempotency_key);
     const before = c.one<{ scanned_at: string }>(LATEST_ENTRY_SQL, scan.tid)?.scanned_at ?? null;
     c.run(BACK_TO_LAST_ENTRY_SQL, before, scan.tid);
     // Where the remaining moves put the holder: unused (no presence), inside or out by scan time.

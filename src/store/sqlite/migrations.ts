@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
+import { SCANS_BY_KEY_MIGRATION } from '../scans-by-key-migration.ts';
 import { DELIVERY_COUNT_SQLITE_MIGRATIONS } from './delivery-count-migrations.ts';
 import { GROUP_SQLITE_MIGRATIONS } from './group-migrations.ts';
 import { REPORT_COUNT_SQLITE_MIGRATIONS } from './report-count-migrations.ts';
@@ -538,6 +539,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   // Groups, short codes, the offline roster and scanner clocks (fifth release).
   ...GROUP_SQLITE_MIGRATIONS,
   ...REPORT_COUNT_SQLITE_MIGRATIONS,
+  // Scans by key: a first entry no longer writes a line (see ../scans-by-key-migration.ts).
+  SCANS_BY_KEY_MIGRATION,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */

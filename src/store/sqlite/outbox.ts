@@ -4,7 +4,7 @@
  * outbox-delivery.ts; the upkeep (outbox-upkeep.ts) clears what disabled and deleted endpoints leave,
  * a batch at a time.
  */
-import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, DUPLICATE_REASON, IS_CONFLICT } from '../conflicts.ts';
+import { ANCHOR, COLLIDED_WITH, DUPLICATE_OUTCOMES, DUPLICATE_REASON, IS_CONFLICT, KEPT_BY_KEY } from '../conflicts.ts';
 import type { OutboxMessage } from '../webhook-records.ts';
 import type { SqliteContext } from './context.ts';
 
@@ -70,6 +70,7 @@ export function fanOutConflicts(c: SqliteContext, eid: string, keys: string[], a
      JOIN tickets t ON t.tid = d.tid
      JOIN webhook_subscriptions s ON s.type IN ('checkin.conflict', '*') AND s.eid_key IN (d.eid, '')
      WHERE d.eid = ? AND d.idempotency_key IN (SELECT value FROM json_each(?)) AND d.outcome IN ${DUPLICATE_OUTCOMES}
+       AND ${KEPT_BY_KEY('d')}
        AND ${IS_CONFLICT('d', 'v')}`,
     at,
     at,
