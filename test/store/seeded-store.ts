@@ -18,8 +18,10 @@ export async function seededSqlite(
   options: ConstructorParameters<typeof SqliteStore>[1] = {},
   /** Tickets of the event issued beside the `count` (e.g. with email addresses), returned as `others`. */
   more: (eid: string) => TicketRecord[] = () => [],
+  /** Where the store's directory is made (a small disk of a test's own, say). */
+  root = tmpdir(),
 ) {
-  const dir = mkdtempSync(join(tmpdir(), 'seeded-store-'));
+  const dir = mkdtempSync(join(root, 'seeded-store-'));
   const file = join(dir, 'issuer.db');
   const store = new SqliteStore(file, options);
   const event = newEvent();

@@ -18,11 +18,28 @@ const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
  * left to copy, then asks the store for a `drain`: the store holds its next commits (they queue,
  * the event loop runs on) while one last pass copies the few frames left, and the first commit after
  * it starts the WAL again from its beginning.
+ *
+ * On a disk with little room the threshold is lower: at most a `freeShare`-th of the space the disk has
+ * left now, so that the WAL never grows into what is left (a 16 MiB disk filled by its own WAL in under
+ * a second of one-at-a-time check-ins, whose groups write twenty pages each). A restart writes over
+ * the pages the WAL has; growing needs new ones.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { statfsSync } = require('node:fs');
+const { dirname } = require('node:path');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
+const frameBytes = db.pragma('page_size', { simple: true }) + 24;
+function restartFrames() {
+  try {
+    const disk = statfsSync(dirname(workerData.path));
+    const fit = Math.floor((disk.bavail * disk.bsize) / workerData.freeShare / frameBytes);
+    return Math.max(2 * workerData.drainFrames, Math.min(workerData.restartFrames, fit));
+  } catch {
+    return workerData.restartFrames;
+  }
+}
 function pass() {
   const [result] = db.pragma('wal_checkpoint(PASSIVE)');
   if (result && result.checkpointed > 0) parentPort.postMessage({ checkpointed: result.checkpointed });
@@ -31,7 +48,7 @@ function pass() {
 function tick() {
   try {
     let result = pass();
-    if (!result || result.log < workerData.restartFrames) return;
+    if (!result || result.log < restartFrames()) return;
     for (let round = 0; round < 10; round++) {
       const copied = result.checkpointed;
       result = pass();
@@ -74,6 +91,8 @@ export interface CheckpointerOptions {
   restartFrames?: number;
   /** What a drain's pass may have left to copy, in frames. */
   drainFrames?: number;
+  /** The WAL restarts from at most this fraction of the disk's free space (1 / freeShare); at least twice drainFrames. */
+  freeShare?: number;
   /** Told when the worker asks for a drain (see WORKER_SOURCE): the store holds its commits for `drain()`. */
   onRestartWanted?: () => void;
 }
@@ -98,10 +117,10 @@ export class Checkpointer {
 
   /** `onFailure` is told when the worker cannot run: the store then checkpoints by itself again. */
   constructor(path: string, onFailure: () => void, options: CheckpointerOptions = {}) {
-    const { intervalMs = 250, restartFrames = 65_536, drainFrames = 512, onRestartWanted } = options;
+    const { intervalMs = 250, restartFrames = 65_536, drainFrames = 512, freeShare = 4, onRestartWanted } = options;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path, intervalMs, restartFrames, drainFrames, driver: DRIVER },
+      workerData: { path, intervalMs, restartFrames, drainFrames, freeShare, driver: DRIVER },
     });
     this.worker.on(
       'message',
