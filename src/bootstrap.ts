@@ -1,3 +1,4 @@
+import { guardRedisStreams } from './redis-streams.ts';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -69,6 +70,7 @@ export async function connectRedis(
   if (config.redisUrl === null && config.redisSentinel === null) return null;
   // Loaded only when configured: ioredis defines every command of Redis as it loads.
   const { Redis } = await import('ioredis');
+  await guardRedisStreams();
   const backOff = (attempt: number) => Math.min(attempt * 100, 2_000);
   const options = {
     maxRetriesPerRequest: 1,
