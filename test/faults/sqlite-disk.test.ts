@@ -18,7 +18,7 @@ import { after, before, describe } from 'node:test';
 import Database from 'better-sqlite3';
 import { call, enrollScanner, type RunningServer, startServer } from '../helpers/server.ts';
 import { itUnless } from '../helpers/services.ts';
-import { seededSqlite } from '../store/seeded-store.ts';
+import { checkInAll, seededSqlite } from '../store/seeded-store.ts';
 
 const ADMIN = 'disk-admin-token-0123456789abcdef';
 
@@ -91,23 +91,13 @@ describe('SQLite on a full disk', () => {
       () => [],
       room,
     );
-    const { store, file, tickets, attempt, scannedAt, judge } = seeded;
+    const { store } = seeded;
     try {
       // The worker checkpoints once the WAL has passed 1 MiB (the seed's tickets): let it start.
       while (store.checkpointer === null || store.checkpointer.checkpoints === 0) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      let next = 0;
-      let largestWal = 0;
-      const worker = async () => {
-        while (next < count) {
-          const i = next++;
-          const result = await store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), judge);
-          assert.equal(result.kind === 'answered' && result.answer.http_status, 200);
-          largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
-        }
-      };
-      await Promise.all(Array.from({ length: 5 }, worker));
+      const largestWal = await checkInAll(seeded, 5);
       // Each check-in writes about six pages: 4,000 of them, 96 MiB of WAL, had it never restarted.
       assert.ok(largestWal < free / 2, `the WAL reached ${largestWal} bytes of the ${free} the disk had left`);
     } finally {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decide, withoutTypes } from '../../src/domain/decide.ts';
@@ -53,4 +53,28 @@ export async function seededSqlite(
     rmSync(dir, { recursive: true, force: true });
   };
   return { store, file, event, tickets, others, attempt, scannedAt, judge, close };
+}
+
+/**
+ * First scans of the seed's tickets, `inFlight` at a time (a group commit busy at every moment), each
+ * answered 200; resolves with the largest WAL seen, read after every `every`-th check-in.
+ */
+export async function checkInAll(
+  seeded: Awaited<ReturnType<typeof seededSqlite>>,
+  inFlight: number,
+  every = 1,
+): Promise<number> {
+  const { store, file, tickets, attempt, scannedAt, judge } = seeded;
+  let next = 0;
+  let largestWal = 0;
+  const worker = async () => {
+    while (next < tickets.length) {
+      const i = next++;
+      const result = await store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), judge);
+      assert.equal(result.kind === 'answered' && result.answer.http_status, 200);
+      if (i % every === 0) largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return largestWal;
 }

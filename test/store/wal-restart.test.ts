@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
-import { seededSqlite } from './seeded-store.ts';
+import { checkInAll, seededSqlite } from './seeded-store.ts';
 
 describe('the WAL restarts under a steady load (SQLite)', () => {
   it('a hold keeps groups from beginning until it ends; the units queued meanwhile form one group', async () => {
@@ -31,19 +30,9 @@ describe('the WAL restarts under a steady load (SQLite)', () => {
     const count = 4_000;
     // Small sizes and a fast pace, so that a few thousand check-ins cross them many times.
     const seeded = await seededSqlite(count, { checkpoints: { intervalMs: 10, restartFrames: 256, drainFrames: 64 } });
-    const { store, file, tickets, attempt, scannedAt, judge } = seeded;
+    const { store, file } = seeded;
     try {
-      let next = 0;
-      let largestWal = 0;
-      const worker = async () => {
-        while (next < count) {
-          const i = next++;
-          const result = await store.checkIns.checkIn(attempt(tickets[i]!, null, scannedAt), judge);
-          assert.equal(result.kind === 'answered' && result.answer.http_status, 200);
-          if (i % 100 === 0) largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
-        }
-      };
-      await Promise.all(Array.from({ length: 25 }, worker));
+      const largestWal = await checkInAll(seeded, 25, 100);
       const checkpointer = store.checkpointer!;
       // Each check-in writes about six pages (24 KiB of WAL): without restarts the WAL would pass 90 MiB.
       assert.ok(largestWal < 16 * 1024 * 1024, `the WAL reached ${(largestWal / 1048576).toFixed(1)} MiB`);
