@@ -38,32 +38,33 @@ export type AnnulResult =
 /**
  * The scan a scanner's key names (params: eid, idempotency_key, eid, idempotency_key): its line that
  * is not a replay (one per key: the scans after it under the key are). A `valid` one is found through
- * its counted entry, any other by index `scans_by_key`, which holds only those (KEPT_BY_KEY). No order:
- * ordered by scan_id, SQLite would read the event's whole scan log by `scans_by_event` instead.
+ * the ticket its remembered answer keeps (`idempotency_keys`' key, then `scans_by_outcome`), any other
+ * by index `scans_by_key`, which holds only those (KEPT_BY_KEY). No order: ordered by scan_id, SQLite
+ * would read the event's whole scan log by `scans_by_event` instead.
  */
 export const SCAN_BY_KEY_SQL = `SELECT scan_id, tid, scanner_id, gate_id, idempotency_key, scanned_at, outcome FROM scans
   WHERE eid = ? AND idempotency_key = ? AND replay = FALSE AND ${KEPT_BY_KEY()}
   UNION ALL
   SELECT s.scan_id, s.tid, s.scanner_id, s.gate_id, s.idempotency_key, s.scanned_at, s.outcome
-    FROM entries e JOIN scans s ON s.eid = e.eid AND s.outcome = 'valid' AND s.tid = e.tid
-      AND s.idempotency_key = e.idempotency_key AND s.replay = FALSE
-   WHERE e.eid = ? AND e.idempotency_key = ?
+    FROM idempotency_keys k JOIN scans s ON s.eid = k.eid AND s.outcome = 'valid' AND s.tid = k.tid
+      AND s.idempotency_key = k.idempotency_key AND s.replay = FALSE
+   WHERE k.eid = ? AND k.idempotency_key = ?
   LIMIT 1`;
 
 /** A line of the event's scan log (params: eid, scan_id). */
 export const SCAN_BY_ID_SQL = `SELECT scan_id, tid, scanner_id, gate_id, idempotency_key, scanned_at, outcome FROM scans
   WHERE eid = ? AND scan_id = ?`;
 
-/** The counted entry under a key (params: eid, idempotency_key). */
+/** The ticket's counted entry under a key (params: tid, idempotency_key), by index `entries_by_ticket`. */
 export const ENTRY_BY_KEY_SQL = `SELECT tid, scanner_id, scanned_at, gate_key, was_inside, annulled_at, day FROM entries
-  WHERE eid = ? AND idempotency_key = ?`;
+  WHERE tid = ? AND idempotency_key = ?`;
 
 /** The ticket's latest counted entry by scan time (param: tid). */
 export const LATEST_ENTRY_SQL = `SELECT idempotency_key, scanned_at FROM entries WHERE tid = ? AND annulled_at IS NULL
   ORDER BY scanned_at DESC, idempotency_key DESC LIMIT 1`;
 
-/** Marks the entry annulled (params: annulled_at, eid, idempotency_key). */
-export const ANNUL_ENTRY_SQL = 'UPDATE entries SET annulled_at = ? WHERE eid = ? AND idempotency_key = ?';
+/** Marks the ticket's entry annulled (params: annulled_at, tid, idempotency_key), by index `entries_by_ticket`. */
+export const ANNUL_ENTRY_SQL = 'UPDATE entries SET annulled_at = ? WHERE tid = ? AND idempotency_key = ?';
 
 /** Marks the scan log's lines of the entry (params: annulled_at, eid, tid, idempotency_key), by index `scans_by_outcome`. */
 export const ANNUL_SCANS_SQL = `UPDATE scans SET annulled_at = ?

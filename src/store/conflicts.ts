@@ -47,7 +47,7 @@ export const CONFLICTS_WITH = (d: string, v: string) =>
 /**
  * Which scans the index `scans_by_key` holds, for a scan `s` (bare `outcome` without one): every
  * outcome but `valid`. A first entry, most of the scan log, is found by key through its counted entry
- * instead (`entries`' primary key, then `scans_by_outcome`), so a check-in writes one random-key index
+ * instead (the remembered answer's ticket, then `scans_by_outcome`), so a check-in writes one random-key index
  * fewer. SQLite uses a partial index only for a query that states its condition word for word: each
  * query by key does, through this.
  */

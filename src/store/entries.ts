@@ -3,9 +3,11 @@ import type { CheckInAttempt } from './store.ts';
 /**
  * A ticket's counted entries (SQL shared by every backend, `?` placeholders): the entries the limits
  * count (`max_entries`, `max_entries_per_day`) and "the last entry" (`min_minutes_between_entries`)
- * is measured from. One row per counted entry, keyed by the scan's idempotency key, written in the
- * entry's transaction: a `valid` entry, or an entry a scanner admitted offline that the rules refuse
- * now (the holder did go in). An annulled entry keeps its row with `annulled_at` and no longer counts.
+ * is measured from. One row per counted entry, written in the entry's transaction: a `valid` entry,
+ * or an entry a scanner admitted offline that the rules refuse now (the holder did go in). Read by its
+ * ticket (`entries_by_ticket`), and by its ticket and the scan's idempotency key to mark one annulled:
+ * there is no index by key (see entries-key-migration.ts). An annulled entry keeps its row with
+ * `annulled_at` and no longer counts.
  */
 
 /** The `scanned_at` of a ticket's counted entries (param: tid), by index `entries_by_ticket`. */

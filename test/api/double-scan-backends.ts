@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { ANNUL_SCANS_SQL, SCAN_BY_KEY_SQL } from '../../src/store/annul.ts';
+import { ANNUL_ENTRY_SQL, ANNUL_SCANS_SQL, ENTRY_BY_KEY_SQL, SCAN_BY_KEY_SQL } from '../../src/store/annul.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { numbered } from '../../src/store/postgres/queries.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -13,12 +13,16 @@ import { freshDatabase, postgresAvailability } from '../helpers/services.ts';
  */
 /** A statement that reads the scans a double scan just logged, by their idempotency keys (the fan-out's among them). */
 const readsLoggedScans = (sql: string) => /FROM scans d\b/.test(sql) && /\bd\.idempotency_key\b/.test(sql);
-/** The annul's statements that pick a scan by a scanner's key: finding it, and marking its lines. */
-const annulByKey = (sql: string) =>
-  sql === SCAN_BY_KEY_SQL ||
-  sql === ANNUL_SCANS_SQL ||
-  sql === numbered(SCAN_BY_KEY_SQL) ||
-  sql === numbered(ANNUL_SCANS_SQL);
+/** The annul's statements that pick rows by an idempotency key: the scan and its entry, found and marked. */
+const ANNUL_BY_KEY = [SCAN_BY_KEY_SQL, ANNUL_SCANS_SQL, ENTRY_BY_KEY_SQL, ANNUL_ENTRY_SQL];
+const annulByKey = (sql: string) => ANNUL_BY_KEY.some((by) => sql === by || sql === numbered(by));
+/** The tables the annul's statements read by key, by their aliases there. */
+const ANNUL_TABLES: Record<string, string> = { scans: 'scans', s: 'scans', entries: 'entries', k: 'idempotency_keys' };
+/** An access path of a plan: the table, and how it is read (its index, or a whole scan). */
+export interface AccessPath {
+  table: string;
+  path: string;
+}
 /** What one backend gives the test: direct SQL, and the plans of the statements the app ran. */
 export interface Backend {
   name: string;
@@ -29,8 +33,8 @@ export interface Backend {
   count(store: Store, sql: string): Promise<number>;
   /** The access path of scans `d` in the plan of each statement the app ran that reads the scans it logged. */
   loggedScanPaths(store: Store): Promise<string[]>;
-  /** Every access path to `scans` in the plans of the annul's statements that pick a scan by its key. */
-  annulScanPaths(store: Store): Promise<string[]>;
+  /** Every access path to a table in the plans of the annul's statements that pick rows by a key. */
+  annulPaths(store: Store): Promise<AccessPath[]>;
 }
 
 const sqliteDb = (store: Store) =>
@@ -53,14 +57,17 @@ export const sqlite: Backend = {
       return line;
     });
   },
-  annulScanPaths: async (store) => {
+  annulPaths: async (store) => {
     const ctx = sqliteDb(store);
     const ran = [...ctx.statements.keys()].filter(annulByKey);
-    assert.equal(ran.length, 2, 'the annul found its scan and marked its lines');
+    assert.equal(ran.length, ANNUL_BY_KEY.length, 'the annul found its scan and entry and marked them');
     return ran.flatMap((sql) => {
       const values = Array.from(sql.matchAll(/\?/g), () => 'x');
       const plan = ctx.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[];
-      return plan.map((p) => p.detail).filter((detail) => /^(SEARCH|SCAN) (scans|s)\b/.test(detail));
+      return plan.flatMap(({ detail }) => {
+        const table = ANNUL_TABLES[/^(?:SEARCH|SCAN) (\w+)/.exec(detail)?.[1] ?? ''];
+        return table === undefined ? [] : [{ table, path: detail }];
+      });
     });
   },
 };
@@ -114,14 +121,15 @@ export const postgres: Backend = {
     }
     return paths;
   },
-  annulScanPaths: async (store) => {
-    assert.equal(pgAnnulReads.size, 2, 'the annul found its scan and marked its lines');
-    const paths: string[] = [];
+  annulPaths: async (store) => {
+    assert.equal(pgAnnulReads.size, ANNUL_BY_KEY.length, 'the annul found its scan and entry and marked them');
+    const paths: AccessPath[] = [];
     for (const [text, values] of [...pgAnnulReads]) {
       const { rows } = await poolOf(store).query(`EXPLAIN (FORMAT JSON) ${text}`, values);
       const walk = (node: Record<string, unknown>) => {
-        if (node['Relation Name'] === 'scans' && String(node['Node Type']).endsWith('Scan')) {
-          paths.push(`${String(node['Node Type'])} ${String(node['Index Name'] ?? '')}`.trim());
+        const table = node['Relation Name'];
+        if (typeof table === 'string' && String(node['Node Type']).endsWith('Scan')) {
+          paths.push({ table, path: `${String(node['Node Type'])} ${String(node['Index Name'] ?? '')}`.trim() });
         }
         for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
       };

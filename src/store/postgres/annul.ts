@@ -84,7 +84,7 @@ export function annulEntry(
       (await one<TicketRecord>(db, `SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = $1`, [scan.tid]))!;
     const entriesOf = async (d: Db) =>
       (await all<{ scanned_at: string }>(d, ENTRIES, [scan.tid])).map((row) => row.scanned_at);
-    const entry = await one<EntryRow>(db, ENTRY_BY_KEY, [attempt.eid, scan.idempotency_key]);
+    const entry = await one<EntryRow>(db, ENTRY_BY_KEY, [scan.tid, scan.idempotency_key]);
     if (entry?.annulled_at != null) {
       return { kind: 'annulled', ticket: await ticketOf(), entries: await entriesOf(db), again: true };
     }
@@ -100,7 +100,7 @@ export function annulEntry(
     });
     if (outcome !== 'annulled') return { kind: 'refused', reason: outcome };
     const done = entry!;
-    await db.query(ANNUL_ENTRY, [attempt.annulled_at, attempt.eid, scan.idempotency_key]);
+    await db.query(ANNUL_ENTRY, [attempt.annulled_at, scan.tid, scan.idempotency_key]);
     await db.query(ANNUL_SCANS, [attempt.annulled_at, attempt.eid, scan.tid, scan.idempotency_key]);
     const before = (await one<{ scanned_at: string }>(db, LATEST_ENTRY, [scan.tid]))?.scanned_at ?? null;
     await db.query(BACK_TO_LAST_ENTRY, [before, scan.tid]);

@@ -37,8 +37,9 @@ export interface PlannedAttempt {
  */
 const WRITE_SQL = `
   WITH remembered AS (
-    INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[])
+    INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at, tid)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[],
+      $57::text[])
   ), counters AS (
     INSERT INTO change_counters (eid, last_position, last_log_position)
     SELECT eid, sum(changes), sum(scans) FROM (
@@ -227,6 +228,8 @@ export function batchWrite(
       column(typeCounts, (m) => m.checked_in_revoked),
       column(dayHolders, (p) => p.attempt.eid),
       column(dayHolders, (p) => p.plan.dayHolder),
+      // $57: each remembered answer's ticket.
+      column(remembered, (r) => r.attempt.tid),
     ],
   };
 }

@@ -138,8 +138,8 @@ function recordAttempt(
     }
     if (plan.entry !== null) await db.query(INSERT_ENTRY, entryValues(attempt, plan.entry));
     await db.query(
-      `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at, tid)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         attempt.eid,
         attempt.idempotency_key,
@@ -149,6 +149,7 @@ function recordAttempt(
         verdict.outcome,
         verdict.reason,
         attempt.received_at,
+        attempt.tid,
       ],
     );
     const duplicate = mayConflict(verdict.outcome, attempt.admitted_offline);

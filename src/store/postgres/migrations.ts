@@ -4,6 +4,7 @@ import { all } from './queries.ts';
 import { APPLE_PASS_POSTGRES_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
 import { SCANS_BY_KEY_MIGRATION } from '../scans-by-key-migration.ts';
+import { ENTRIES_KEY_POSTGRES_MIGRATION } from '../entries-key-migration.ts';
 import { DELIVERY_COUNT_POSTGRES_MIGRATIONS } from './delivery-count-migrations.ts';
 import { GROUP_POSTGRES_MIGRATIONS } from './group-migrations.ts';
 import { REPORT_COUNT_POSTGRES_MIGRATIONS } from './report-count-migrations.ts';
@@ -524,6 +525,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   ...REPORT_COUNT_POSTGRES_MIGRATIONS,
   // Scans by key: a first entry no longer writes a line (see ../scans-by-key-migration.ts).
   SCANS_BY_KEY_MIGRATION,
+  // Entries without an index by key; the remembered answer keeps its ticket (see ../entries-key-migration.ts).
+  ENTRIES_KEY_POSTGRES_MIGRATION,
 ];
 
 /** Writes every ticket's search key, 5,000 tickets a statement, in tid order. */

@@ -60,7 +60,7 @@ export function annulEntry(
     const ticketOf = () =>
       toTicket(c.one<TicketRecord>(`SELECT ${TICKET_COLUMNS_SQL} FROM tickets WHERE tid = ?`, scan.tid)!);
     const entriesOf = () => c.all<{ scanned_at: string }>(ENTRIES_SQL, scan.tid).map((row) => row.scanned_at);
-    const entry = c.one<EntryRow>(ENTRY_BY_KEY_SQL, attempt.eid, scan.idempotency_key);
+    const entry = c.one<EntryRow>(ENTRY_BY_KEY_SQL, scan.tid, scan.idempotency_key);
     if (entry?.annulled_at != null) return { kind: 'annulled', ticket: ticketOf(), entries: entriesOf(), again: true };
     const isEntry = scan.outcome === 'valid' && entry !== null;
     const latest = c.one<{ idempotency_key: string }>(LATEST_ENTRY_SQL, scan.tid);
@@ -72,7 +72,7 @@ export function annulEntry(
     });
     if (outcome !== 'annulled') return { kind: 'refused', reason: outcome };
     const done = entry!;
-    c.run(ANNUL_ENTRY_SQL, attempt.annulled_at, attempt.eid, scan.idempotency_key);
+    c.run(ANNUL_ENTRY_SQL, attempt.annulled_at, scan.tid, scan.idempotency_key);
     c.run(ANNUL_SCANS_SQL, attempt.annulled_at, attempt.eid, scan.tid, scan.idempotency_key);
     const before = c.one<{ scanned_at: string }>(LATEST_ENTRY_SQL, scan.tid)?.scanned_at ?? null;
     c.run(BACK_TO_LAST_ENTRY_SQL, before, scan.tid);

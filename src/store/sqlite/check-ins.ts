@@ -123,8 +123,8 @@ function recordAttempt(
   const verdict = decide(ticket, rows);
   applyPlan(c, attempt, planCheckIn(rows, attempt, verdict).plan);
   c.run(
-    `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO idempotency_keys (eid, idempotency_key, fingerprint, http_status, body, outcome, reason, created_at, tid)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     attempt.eid,
     attempt.idempotency_key,
     attempt.fingerprint,
@@ -133,6 +133,7 @@ function recordAttempt(
     verdict.outcome,
     verdict.reason,
     attempt.received_at,
+    attempt.tid,
   );
   logScan(c, attempt, verdict.outcome, verdict.reason, false);
   if (mayConflict(verdict.outcome, attempt.admitted_offline)) {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { APPLE_PASS_SQLITE_MIGRATIONS } from './apple-pass-migrations.ts';
 import { REPORT_MIGRATION } from '../report-migration.ts';
 import { SCANS_BY_KEY_MIGRATION } from '../scans-by-key-migration.ts';
+import { ENTRIES_KEY_SQLITE_MIGRATION } from '../entries-key-migration.ts';
 import { DELIVERY_COUNT_SQLITE_MIGRATIONS } from './delivery-count-migrations.ts';
 import { GROUP_SQLITE_MIGRATIONS } from './group-migrations.ts';
 import { REPORT_COUNT_SQLITE_MIGRATIONS } from './report-count-migrations.ts';
@@ -541,6 +542,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   ...REPORT_COUNT_SQLITE_MIGRATIONS,
   // Scans by key: a first entry no longer writes a line (see ../scans-by-key-migration.ts).
   SCANS_BY_KEY_MIGRATION,
+  // Entries without an index by key; the remembered answer keeps its ticket (see ../entries-key-migration.ts).
+  ENTRIES_KEY_SQLITE_MIGRATION,
 ];
 
 /** Applies the migrations not applied yet, each in its own transaction; answers how many it applied. */
