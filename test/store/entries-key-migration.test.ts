@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +6,11 @@ import { describe } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { annulOutcome } from '@ticket-issuer/protocol';
-import { decide, withoutTypes } from '../../src/domain/decide.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { CheckInAttempt, CheckInDecider, Store } from '../../src/store/store.ts';
+import type { CheckInAttempt, Store } from '../../src/store/store.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
-import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
+import { seedEvent } from './seeded-store.ts';
 
 /**
  * Migration 38 drops the entries' index by idempotency key and keeps each remembered answer's ticket.
@@ -48,29 +46,9 @@ const POSTGRES_BACK_TO_37 = `
 
 async function upgrades(open: () => Promise<Store>, sql: Sql, backTo37: string, entryIndexes: string): Promise<void> {
   let store = await open();
-  const event = newEvent();
-  await store.events.createEvent(event);
-  const ticket = newTicket(event.eid);
-  await store.tickets.createTickets([ticket]);
-  const token = newToken(event.eid);
-  await store.scanners.createEnrollmentToken(token);
-  const key = newApiKey();
-  assert.equal((await store.scanners.redeemEnrollmentToken(token.token_hash, token.created_at, key)).kind, 'enrolled');
-  const at = token.created_at;
-  const attempt = (): CheckInAttempt => ({
-    eid: event.eid,
-    tid: ticket.tid,
-    idempotency_key: randomUUID(),
-    fingerprint: `fp:${randomUUID()}`,
-    api_key_id: key.api_key_id,
-    scanner_id: key.scanner_id,
-    gate_id: null,
-    scanned_at: at,
-    received_at: at,
-    admitted_offline: false,
-  });
-  const judge: CheckInDecider = (stored, gate, entries) =>
-    decide(stored, event.eid, at, null, stored?.ticket_token ?? null, { gate, entries }, withoutTypes(false));
+  const { event, tickets, key, attempt: attemptOf, scannedAt: at, judge } = await seedEvent(store, 1);
+  const ticket = tickets[0]!;
+  const attempt = () => attemptOf(ticket, null, at);
   const entry = attempt();
   const again = attempt();
   const statusOf = async (a: CheckInAttempt) => {

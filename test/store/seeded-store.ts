@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decide, withoutTypes } from '../../src/domain/decide.ts';
-import type { CheckInAttempt, CheckInDecider, TicketRecord } from '../../src/store/store.ts';
+import type { CheckInAttempt, CheckInDecider, Store, TicketRecord } from '../../src/store/store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { newApiKey, newEvent, newTicket, newToken } from './conformance.ts';
 
@@ -24,6 +24,19 @@ export async function seededSqlite(
   const dir = mkdtempSync(join(root, 'seeded-store-'));
   const file = join(dir, 'issuer.db');
   const store = new SqliteStore(file, options);
+  const seed = await seedEvent(store, count, more);
+  const close = async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { store, file, ...seed, close };
+}
+
+/**
+ * In any store: an event, `count` tickets (and `more`) and an enrolled key, and the attempt of a first
+ * scan of any of them, judged by `judge` (the domain's decision at the seed's time, no ticket types).
+ */
+export async function seedEvent(store: Store, count: number, more: (eid: string) => TicketRecord[] = () => []) {
   const event = newEvent();
   await store.events.createEvent(event);
   const tickets = Array.from({ length: count }, () => newTicket(event.eid));
@@ -48,11 +61,7 @@ export async function seededSqlite(
   const scannedAt = token.created_at;
   const judge: CheckInDecider = (stored, gate, entries) =>
     decide(stored, event.eid, scannedAt, null, stored?.ticket_token ?? null, { gate, entries }, withoutTypes(false));
-  const close = async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { store, file, event, tickets, others, attempt, scannedAt, judge, close };
+  return { event, tickets, others, key, attempt, scannedAt, judge };
 }
 
 /**
