@@ -49,6 +49,71 @@ describe('group commit on SQLite', () => {
     assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 3]);
   });
 
+  it('units run without savepoints: one refused before it writes, or whose write fails, leaves its neighbours as they ran', async () => {
+    const db = table();
+    db.exec('CREATE UNIQUE INDEX t_v ON t (v)');
+    const group = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const runs = [0, 0, 0, 0];
+    const outcomes = await Promise.allSettled([
+      group.run(() => ((runs[0]! += 1), insert.run(1))),
+      group.run(() => {
+        runs[1]! += 1;
+        throw new Error('refused by its decision');
+      }),
+      // A statement that fails changes nothing (SQLite undoes it): nothing of this unit to undo.
+      group.run(() => ((runs[2]! += 1), insert.run(1))),
+      group.run(() => ((runs[3]! += 1), insert.run(3))),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /UNIQUE/);
+    assert.deepEqual(runs, [1, 1, 1, 1], 'each unit ran once');
+    assert.equal(group.groupsRunAgain, 0);
+    assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 3]);
+  });
+
+  it('a unit that throws after writing makes its group run again, each unit in a savepoint; the group’s members count it once', async () => {
+    const db = table();
+    db.exec('CREATE UNIQUE INDEX t_v ON t (v)');
+    const told: string[] = [];
+    const kept: number[] = [];
+    let unit = 0;
+    const member = {
+      beginGroup: () => told.push('begin'),
+      beginUnit: () => (unit = 0),
+      keepUnit: () => kept.push(unit),
+      dropUnit: () => told.push('drop'),
+      flush: () => told.push(`flush ${kept.splice(0).join(',')}`),
+      end: () => (told.push('end'), kept.splice(0)),
+    };
+    const group = new GroupCommit(db, undefined, member);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const runs = [0, 0, 0];
+    const outcomes = await Promise.allSettled([
+      group.run(() => ((runs[0]! += 1), (unit = 1), insert.run(1))),
+      group.run(() => {
+        runs[1]! += 1;
+        insert.run(2);
+        throw new Error('refused after a write');
+      }),
+      group.run(() => ((runs[2]! += 1), (unit = 4), insert.run(4))),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /refused after a write/);
+    assert.deepEqual(runs, [2, 2, 1], 'the units up to the one that wrote ran again, the rest once');
+    assert.equal(group.groupsRunAgain, 1);
+    assert.equal(group.committedGroups, 1);
+    assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 4]);
+    // The first attempt ended unwritten; the second kept the units that committed, once each.
+    assert.deepEqual(told, ['begin', 'drop', 'end', 'begin', 'drop', 'flush 1,4']);
+  });
+
   it('no unit is answered before the commit is durable; a failed fsync fails the whole group', async () => {
     const db = table();
     let release!: (ok: boolean) => void;

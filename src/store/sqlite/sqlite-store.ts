@@ -106,10 +106,10 @@ export class SqliteStore implements Store {
     // What the migrations wrote goes into the database file at once (start-up, off any request): left in
     // the WAL, a fresh database's schema alone filled most of the size that starts the checkpointer.
     if (migrate(this.db) > 0 && this.walSync) this.db.pragma('wal_checkpoint(TRUNCATE)');
-    // Each check-in of a group commit runs in a savepoint, and SQLite copies every page a savepoint
-    // first changes into a sub-journal, a temporary file once it passes 64 KiB: a group wrote each
-    // check-in's pages (about nine) to it, two writes a page, a third of the store's time. In memory,
-    // the copies cost a few microseconds. Nothing else here needs temporary storage of any size: lists
+    // When a group commit runs again with each check-in in a savepoint (see GroupCommit), SQLite copies
+    // every page a savepoint first changes into a sub-journal, a temporary file once it passes 64 KiB:
+    // a group wrote each check-in's pages (about nine) to it, two writes a page, a third of the store's
+    // time. In memory, the copies cost a few microseconds; so do a statement's own, should it fail. Nothing else here needs temporary storage of any size: lists
     // are read in index order, and the conflicts report sorts one page's duplicates and counts the
     // conflicting tickets. The migrations above run before, with SQLite's default.
     this.db.pragma('temp_store = MEMORY');
