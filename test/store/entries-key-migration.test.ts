@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
+import { onEachStoreFile, type StoreFile } from '../helpers/store-files.ts';
 import { annulOutcome } from '@ticket-issuer/protocol';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { CheckInAttempt, Store } from '../../src/store/store.ts';
-import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
+import type { CheckInAttempt } from '../../src/store/store.ts';
 import { seedEvent } from './seeded-store.ts';
 
 /**
@@ -19,13 +11,6 @@ import { seedEvent } from './seeded-store.ts';
  * on what came before it, and then undoes the entry by the scanner's key: found through the answer's
  * ticket, as a new entry is.
  */
-interface Sql {
-  /** Runs statements on the store's database while the store is closed. */
-  exec(sql: string): Promise<void>;
-  /** The first column of each row. */
-  column(sql: string, ...values: string[]): Promise<unknown[]>;
-}
-
 const SQLITE_BACK_TO_37 = `
   CREATE TABLE entries_keyed (
     eid TEXT NOT NULL, idempotency_key TEXT NOT NULL, tid TEXT NOT NULL, scanner_id TEXT NOT NULL,
@@ -44,8 +29,8 @@ const POSTGRES_BACK_TO_37 = `
   ALTER TABLE idempotency_keys DROP COLUMN tid;
   DELETE FROM schema_migrations WHERE version = 38;`;
 
-async function upgrades(open: () => Promise<Store>, sql: Sql, backTo37: string, entryIndexes: string): Promise<void> {
-  let store = await open();
+async function upgrades(sql: StoreFile, backTo37: string, entryIndexes: string): Promise<void> {
+  let store = await sql.open();
   const { event, tickets, key, attempt: attemptOf, scannedAt: at, judge } = await seedEvent(store, 1);
   const ticket = tickets[0]!;
   const attempt = () => attemptOf(ticket, null, at);
@@ -65,7 +50,7 @@ async function upgrades(open: () => Promise<Store>, sql: Sql, backTo37: string, 
     2,
     'at version 37, the entries are indexed by key and by ticket',
   );
-  store = await open();
+  store = await sql.open();
   try {
     assert.deepEqual(
       await sql.column(entryIndexes),
@@ -99,69 +84,14 @@ async function upgrades(open: () => Promise<Store>, sql: Sql, backTo37: string, 
   }
 }
 
-const pgAvailability = await postgresAvailability('the entries-key migration on PostgreSQL');
-
-describe('migration 38: the entries lose their index by key, each remembered answer keeps its ticket', () => {
-  itUnless(undefined)('SQLite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'entries-key-migration-'));
-    const path = join(dir, 'issuer.db');
-    const withDb = <T>(work: (db: Database.Database) => T): T => {
-      const db = new Database(path);
-      try {
-        return work(db);
-      } finally {
-        db.close();
-      }
-    };
-    try {
-      await upgrades(
-        async () => new SqliteStore(path),
-        {
-          exec: async (text) => withDb((db) => void db.exec(text)),
-          column: async (text, ...values) =>
-            withDb(
-              (db) =>
-                db
-                  .prepare(text.replace(/\$\d+/g, '?'))
-                  .pluck()
-                  .all(...values) as unknown[],
-            ),
-        },
-        SQLITE_BACK_TO_37,
-        "SELECT name FROM pragma_index_list('entries') ORDER BY name",
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  itUnless(pgAvailability.skip)('PostgreSQL', async () => {
-    if (pgAvailability.problem !== null) assert.fail(`PostgreSQL is required: ${pgAvailability.problem}`);
-    const database = await freshDatabase();
-    const withClient = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
-        return await work(client);
-      } finally {
-        await client.end();
-      }
-    };
-    try {
-      await upgrades(
-        () => PostgresStore.open(database.url),
-        {
-          exec: (text) => withClient(async (client) => void (await client.query(text))),
-          column: (text, ...values) =>
-            withClient(async (client) =>
-              (await client.query({ text, values, rowMode: 'array' })).rows.map((r) => r[0]),
-            ),
-        },
-        POSTGRES_BACK_TO_37,
-        "SELECT indexname FROM pg_indexes WHERE tablename = 'entries' ORDER BY indexname",
-      );
-    } finally {
-      await database.drop();
-    }
-  });
-});
+await onEachStoreFile(
+  'migration 38: the entries lose their index by key, each remembered answer keeps its ticket',
+  (file) =>
+    file.backend === 'SQLite'
+      ? upgrades(file, SQLITE_BACK_TO_37, "SELECT name FROM pragma_index_list('entries') ORDER BY name")
+      : upgrades(
+          file,
+          POSTGRES_BACK_TO_37,
+          "SELECT indexname FROM pg_indexes WHERE tablename = 'entries' ORDER BY indexname",
+        ),
+);

@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { onEachStoreFile } from '../helpers/store-files.ts';
 import type { Store } from '../../src/store/store.ts';
-import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 import { newEvent, newTicket } from './conformance.ts';
 
 /** What migration 34 added, taken away again, as a store from before it had its tables. */
@@ -60,41 +52,6 @@ async function upgradeGivesCodes(open: () => Promise<Store>, forget: () => Promi
   }
 }
 
-const pgAvailability = await postgresAvailability('group migration on PostgreSQL');
-
-describe('migration 34 gives every earlier ticket a short code and a place in the roster', () => {
-  itUnless(undefined)('SQLite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'group-migration-'));
-    const path = join(dir, 'issuer.db');
-    try {
-      await upgradeGivesCodes(
-        async () => new SqliteStore(path),
-        async () => {
-          const db = new Database(path);
-          db.exec(SQLITE_FORGET);
-          db.close();
-        },
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  itUnless(pgAvailability.skip)('PostgreSQL', async () => {
-    if (pgAvailability.problem !== null) assert.fail(`PostgreSQL is required: ${pgAvailability.problem}`);
-    const database = await freshDatabase();
-    try {
-      await upgradeGivesCodes(
-        () => PostgresStore.open(database.url),
-        async () => {
-          const client = new pg.Client({ connectionString: database.url });
-          await client.connect();
-          await client.query(POSTGRES_FORGET);
-          await client.end();
-        },
-      );
-    } finally {
-      await database.drop();
-    }
-  });
-});
+await onEachStoreFile('migration 34 gives every earlier ticket a short code and a place in the roster', (file) =>
+  upgradeGivesCodes(file.open, () => file.exec(file.backend === 'SQLite' ? SQLITE_FORGET : POSTGRES_FORGET)),
+);

@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { onEachStoreFile } from '../helpers/store-files.ts';
 import type { Store } from '../../src/store/store.ts';
-import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
 import { liveKey } from './live-key.ts';
 import { keptReportCounts, recountReport, runReportMix } from './report-counts-mix.ts';
 
@@ -43,41 +35,7 @@ async function backfillMatches(open: () => Promise<Store>, forget: () => Promise
   }
 }
 
-const pgAvailability = await postgresAvailability('report count backfill on PostgreSQL');
-
-describe('migrations 35 and 36 count the report’s tickets per type, holders per day and moves per minute from what came before them', () => {
-  itUnless(undefined)('SQLite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'report-count-backfill-'));
-    const path = join(dir, 'issuer.db');
-    try {
-      await backfillMatches(
-        async () => new SqliteStore(path),
-        async () => {
-          const db = new Database(path);
-          db.exec(FORGET);
-          db.close();
-        },
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  itUnless(pgAvailability.skip)('PostgreSQL', async () => {
-    if (pgAvailability.problem !== null) assert.fail(`PostgreSQL is required: ${pgAvailability.problem}`);
-    const database = await freshDatabase();
-    try {
-      await backfillMatches(
-        () => PostgresStore.open(database.url),
-        async () => {
-          const client = new pg.Client({ connectionString: database.url });
-          await client.connect();
-          await client.query(FORGET);
-          await client.end();
-        },
-      );
-    } finally {
-      await database.drop();
-    }
-  });
-});
+await onEachStoreFile(
+  'migrations 35 and 36 count the report’s tickets per type, holders per day and moves per minute from what came before them',
+  (file) => backfillMatches(file.open, () => file.exec(FORGET)),
+);
