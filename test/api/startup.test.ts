@@ -170,11 +170,11 @@ describe('start-up and shutdown of the real server', () => {
     const second = await start({ ...env, BASE_URL: '' });
     const doc = await call(`${second.url}/.well-known/ticket-issuer.json`);
     assert.equal(doc.body.iss, 'http://tickets.example:8080', 'PORT changed, identity kept');
-    assert.match(second.stdout(), /keeps the identity http:\/\/tickets\.example:8080/);
+    await second.stdoutShows(/keeps the identity http:\/\/tickets\.example:8080/);
     await second.stop();
     const third = await start({ ...env, BASE_URL: 'https://tickets.example' });
     assert.equal((await call(`${third.url}/.well-known/ticket-issuer.json`)).body.iss, 'https://tickets.example');
-    assert.match(third.stdout(), /BASE_URL changed from http:\/\/tickets\.example:8080 to https:\/\/tickets\.example/);
+    await third.stdoutShows(/BASE_URL changed from http:\/\/tickets\.example:8080 to https:\/\/tickets\.example/);
     assert.match(third.stdout(), /invalid_signature/);
     await third.stop();
   });

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -8,6 +9,11 @@ export interface RunningServer {
   process: ChildProcess;
   stdout: () => string;
   stderr: () => string;
+  /**
+   * Waits until stdout matches `pattern`. The log lines come on stdout, a pipe of their own: one
+   * logged right after the listening line (stderr) may arrive after the start has resolved.
+   */
+  stdoutShows(pattern: RegExp, timeoutMs?: number): Promise<void>;
   /** Sends a signal and waits for the process to end. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -53,6 +59,13 @@ export async function startServer(
     process: child,
     stdout: () => out,
     stderr: () => err,
+    stdoutShows: async (pattern, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(out)) {
+        if (Date.now() > deadline) assert.fail(`stdout did not show ${pattern} in ${timeoutMs} ms:\n${out}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
