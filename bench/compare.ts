@@ -2,13 +2,14 @@
  * This checkout's issuer (A) against another commit's (B), on the same store kind, on one machine
  * whose speed drifts from one minute to the next by more than most changes are worth. Both issuers
  * run side by side (built, as `npm start` runs them), each on its own SQLite file or fresh
- * PostgreSQL database; each pair of rounds loads A then B, or B then A (alternating), with the same
- * check-ins over 50 connections as bench/http.ts: the seed's body without `ticket_token`, then with
- * it. The bare node:http floor is loaded in every pair too. Prints, per store and body, the median of
- * the pairs' throughput ratios A/B with their min and max, each side's median ratio to the floor, and
- * each issuer's CPU time per check-in (from /proc: it moves less than throughput when others load the
- * machine) with the median of the pairs' ratios A/B, and on PostgreSQL the same of its database's
- * backends (the server shares the machine's cores with the issuer: its work per check-in counts too).
+ * PostgreSQL database, both started afresh for every pair (see startPair); each pair of rounds
+ * loads A then B, or B then A (alternating), with the same check-ins over 50 connections as
+ * bench/http.ts: the seed's body without `ticket_token`, then with it. The bare node:http floor is
+ * loaded in every pair too. Prints, per store and body, the median of the pairs' throughput ratios
+ * A/B with their min and max, each side's median ratio to the floor, and each issuer's CPU time per
+ * check-in (from /proc: it moves less than throughput when others load the machine) with the median
+ * of the pairs' ratios A/B, and on PostgreSQL the same of its database's backends (the server shares
+ * the machine's cores with the issuer: its work per check-in counts too).
  * Run: npm run bench:compare <git-ref> [sqlite|postgres]…
  *      (BENCH_COMPARE_PAIRS, default 6; BENCH_COMPARE_CHECK_INS per round, default 4,000)
  */
@@ -60,7 +61,7 @@ async function startSide(name: 'A' | 'B', root: string | undefined, backend: str
   });
   const eid = await issuer.createEvent(`Compare ${name}`);
   const tickets: Side['tickets'] = [];
-  const needed = WARM_UP + PAIRS * PER_ROUND * BODIES.length;
+  const needed = WARM_UP + PER_ROUND * BODIES.length;
   for (let issued = 0; issued < needed; issued += 10_000)
     tickets.push(...(await issuer.issue(eid, Math.min(10_000, needed - issued))));
   const scanner = await scannerOf(issuer, eid);
@@ -124,69 +125,93 @@ const loadAverage = () =>
     .map((n) => n.toFixed(2))
     .join(' ');
 
-async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUrl: string): Promise<void> {
-  const a = await startSide('A', undefined, backend);
-  const b = a && (await startSide('B', otherRoot, backend));
-  if (!a || !b) {
-    say(`${backend}: no PostgreSQL server reachable, skipped`);
-    return;
+/**
+ * One pair's two issuers, started fresh (the first named starts first): a process that stays up for
+ * every pair carries its own lasting bias (memory layout, where its WAL is in its restarts), which
+ * the same code run against itself showed as up to a fifth, the same way in every pair. Started
+ * afresh for each pair, that bias lands in the pairs' spread instead of in their median.
+ */
+async function startPair(
+  backend: 'sqlite' | 'postgres',
+  otherRoot: string,
+  first: 'A' | 'B',
+): Promise<[Side, Side] | null> {
+  const roots = { A: undefined, B: otherRoot };
+  const second = first === 'A' ? 'B' : 'A';
+  const one = await startSide(first, roots[first], backend);
+  if (!one) return null;
+  const two = await startSide(second, roots[second], backend).catch(async (error: unknown) => {
+    await stopSide(one);
+    throw error;
+  });
+  if (!two) {
+    await stopSide(one);
+    return null;
   }
+  return [one, two];
+}
+
+async function stopSide(side: Side): Promise<void> {
+  await side.issuer.stop();
+  rmSync(side.issuer.dataDir, { recursive: true, force: true });
+  await side.drop?.();
+}
+
+async function compare(backend: 'sqlite' | 'postgres', otherRoot: string, bareUrl: string): Promise<void> {
   const floorRun = () =>
     load({ url: bareUrl, connections: CONNECTIONS, amount: PER_ROUND * 3, method: 'POST', body: bareBody });
-  try {
-    // Warm-up (JIT, connections, the store's caches), not counted.
-    await checkIns(a, WARM_UP, 'plain');
-    await checkIns(b, WARM_UP, 'plain');
-    await floorRun();
-    const pairs: Pair[] = [];
-    for (let n = 1; n <= PAIRS; n++) {
-      const order = n % 2 === 1 ? [a, b] : [b, a];
-      const pair = { a: {}, b: {} } as Pair;
+  const pairs: Pair[] = [];
+  for (let n = 1; n <= PAIRS; n++) {
+    const order = await startPair(backend, otherRoot, n % 2 === 1 ? 'A' : 'B');
+    if (!order) {
+      say(`${backend}: no PostgreSQL server reachable, skipped`);
+      return;
+    }
+    const pair = { a: {}, b: {} } as Pair;
+    try {
+      // Warm-up (JIT, connections, the store's caches), not counted.
+      for (const side of order) await checkIns(side, WARM_UP, 'plain');
       const floors = [await floorRun()];
       for (const body of BODIES)
         for (const side of order) pair[side.name === 'A' ? 'a' : 'b'][body] = await checkIns(side, PER_ROUND, body);
       floors.push(await floorRun());
       pair.floor = (floors[0]!.rate + floors[1]!.rate) / 2;
-      pairs.push(pair);
-      const errors = BODIES.flatMap((body) => [pair.a[body], pair.b[body]]).reduce(
-        (sum, r) => sum + r.non2xx + r.errors,
-        0,
-      );
-      say(
-        `${backend} pair ${n} (${order[0]!.name} first, load ${loadAverage()}): floor ${pair.floor.toFixed(0)}/s; ` +
-          BODIES.map(
-            (body) =>
-              `${body} A ${pair.a[body].rate.toFixed(0)}/s p99 ${pair.a[body].p99} ms ${pair.a[body].cpuMs.toFixed(2)} ms CPU` +
-              dbCpuOf(pair.a[body].dbCpuMs) +
-              ', ' +
-              `B ${pair.b[body].rate.toFixed(0)}/s p99 ${pair.b[body].p99} ms ${pair.b[body].cpuMs.toFixed(2)} ms CPU` +
-              dbCpuOf(pair.b[body].dbCpuMs),
-          ).join('; ') +
-          (errors > 0 ? `; ${errors} errors` : ''),
-      );
+    } finally {
+      for (const side of order) await stopSide(side);
     }
-    for (const body of BODIES) {
-      const ratios = pairs.map((p) => p.a[body].rate / p.b[body].rate);
-      const ofFloor = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].rate / p.floor)).toFixed(3);
-      const p99 = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].p99)).toFixed(0);
-      const cpu = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].cpuMs)).toFixed(3);
-      const cpuRatios = pairs.map((p) => p.a[body].cpuMs / p.b[body].cpuMs);
-      const dbCpu = (side: 'a' | 'b') => msOrNone(median(pairs.map((p) => p[side][body].dbCpuMs)));
-      const dbCpuRatios = pairs.map((p) => p.a[body].dbCpuMs / p.b[body].dbCpuMs);
-      summary.push(
-        `| ${backend} | ${body === 'plain' ? 'without' : 'with'} ticket_token | ${median(ratios).toFixed(3)} ` +
-          `(${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}) | ${ofFloor('a')} | ${ofFloor('b')} | ` +
-          `${p99('a')} ms | ${p99('b')} ms | ${ratios.filter((r) => r > 1).length} of ${PAIRS} | ` +
-          `${cpu('a')} ms | ${cpu('b')} ms | ${median(cpuRatios).toFixed(3)} (${Math.min(...cpuRatios).toFixed(3)}–${Math.max(...cpuRatios).toFixed(3)}) | ` +
-          `${dbCpu('a')} | ${dbCpu('b')} | ${numberOrNone(median(dbCpuRatios))} |`,
-      );
-    }
-  } finally {
-    for (const side of [a, b]) {
-      await side.issuer.stop();
-      rmSync(side.issuer.dataDir, { recursive: true, force: true });
-      await side.drop?.();
-    }
+    pairs.push(pair);
+    const errors = BODIES.flatMap((body) => [pair.a[body], pair.b[body]]).reduce(
+      (sum, r) => sum + r.non2xx + r.errors,
+      0,
+    );
+    say(
+      `${backend} pair ${n} (${order[0].name} first, load ${loadAverage()}): floor ${pair.floor.toFixed(0)}/s; ` +
+        BODIES.map(
+          (body) =>
+            `${body} A ${pair.a[body].rate.toFixed(0)}/s p99 ${pair.a[body].p99} ms ${pair.a[body].cpuMs.toFixed(2)} ms CPU` +
+            dbCpuOf(pair.a[body].dbCpuMs) +
+            ', ' +
+            `B ${pair.b[body].rate.toFixed(0)}/s p99 ${pair.b[body].p99} ms ${pair.b[body].cpuMs.toFixed(2)} ms CPU` +
+            dbCpuOf(pair.b[body].dbCpuMs),
+        ).join('; ') +
+        (errors > 0 ? `; ${errors} errors` : ''),
+    );
+  }
+  for (const body of BODIES) {
+    const ratios = pairs.map((p) => p.a[body].rate / p.b[body].rate);
+    const ofFloor = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].rate / p.floor)).toFixed(3);
+    const p99 = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].p99)).toFixed(0);
+    const cpu = (side: 'a' | 'b') => median(pairs.map((p) => p[side][body].cpuMs)).toFixed(3);
+    const cpuRatios = pairs.map((p) => p.a[body].cpuMs / p.b[body].cpuMs);
+    const dbCpu = (side: 'a' | 'b') => msOrNone(median(pairs.map((p) => p[side][body].dbCpuMs)));
+    const dbCpuRatios = pairs.map((p) => p.a[body].dbCpuMs / p.b[body].dbCpuMs);
+    summary.push(
+      `| ${backend} | ${body === 'plain' ? 'without' : 'with'} ticket_token | ${median(ratios).toFixed(3)} ` +
+        `(${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}) | ${ofFloor('a')} | ${ofFloor('b')} | ` +
+        `${p99('a')} ms | ${p99('b')} ms | ${ratios.filter((r) => r > 1).length} of ${PAIRS} | ` +
+        `${cpu('a')} ms | ${cpu('b')} ms | ${median(cpuRatios).toFixed(3)} (${Math.min(...cpuRatios).toFixed(3)}–${Math.max(...cpuRatios).toFixed(3)}) | ` +
+        `${dbCpu('a')} | ${dbCpu('b')} | ${numberOrNone(median(dbCpuRatios))} |`,
+    );
   }
 }
 
