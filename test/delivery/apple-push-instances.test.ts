@@ -12,6 +12,7 @@ import { expectedPassToken, passAuth } from '../helpers/apple-pass.ts';
 import { startLocalApns } from '../helpers/apns-server.ts';
 import { type RunningServer, startServer } from '../helpers/server.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
+import { eventually as waitFor } from '../helpers/eventually.ts';
 
 const files = makeAppleFiles();
 const apns = await startLocalApns(files.apnsPublicKey);
@@ -24,13 +25,7 @@ after(async () => {
   files.remove();
 });
 
-async function eventually(done: () => boolean, what: string, ms = 15_000): Promise<void> {
-  for (let waited = 0; waited < ms; waited += 50) {
-    if (done()) return;
-    await sleep(50);
-  }
-  assert.fail(`not within ${ms} ms: ${what}`);
-}
+const eventually = (done: () => boolean, what: string) => waitFor(what, done, 15_000, 50);
 
 const pg = await postgresAvailability('pass pushes from two instances on PostgreSQL');
 

@@ -8,6 +8,7 @@ import { makeAppleFiles, PASS_TYPE_ID } from '../helpers/apple-certs.ts';
 import { passAuth } from '../helpers/apple-pass.ts';
 import { startLocalApns } from '../helpers/apns-server.ts';
 import { eachBackend } from '../helpers/backends.ts';
+import { eventually as waitFor } from '../helpers/eventually.ts';
 
 const files = makeAppleFiles();
 const apns = await startLocalApns(files.apnsPublicKey);
@@ -39,13 +40,7 @@ async function registerDevice(
 }
 
 /** Waits (at most 10 s) until `done` holds. */
-async function eventually(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let waited = 0; waited < 10_000; waited += 50) {
-    if (await done()) return;
-    await sleep(50);
-  }
-  assert.fail(`not within 10 s: ${what}`);
-}
+const eventually = (done: () => boolean | Promise<boolean>, what: string) => waitFor(what, done, 10_000, 50);
 
 await eachBackend(
   'pass pushes when a ticket changes, through the durable outbox',

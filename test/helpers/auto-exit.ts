@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { localTimeOf } from '@ticket-issuer/protocol';
 import type { App } from '../../src/http/context.ts';
 import { ADMIN_TOKEN, adminCall, enrollScanner } from './app.ts';
+// The automatic exit's loop looks every second (the contract allows 60 s): its tests wait with this.
+export { eventually } from './eventually.ts';
 
 /** A zone with daylight saving, so that day starts are the zone's own, not UTC's. */
 export const ZONE = 'Europe/Berlin';
@@ -156,15 +158,6 @@ export async function status(app: App, g: Gathering, tid: string) {
   });
   assert.equal(res.statusCode, 200, res.body);
   return res.json() as { inside: boolean; checked_in_at: string | null; checked_out_at: string | null };
-}
-
-/** Waits until `check` holds (the loop looks every second; the contract allows 60 s). */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Lets the loop look a few times (to show that something does not happen). */

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { eventually } from './eventually.ts';
 
 export interface RunningServer {
   url: string;
@@ -59,13 +59,10 @@ export async function startServer(
     process: child,
     stdout: () => out,
     stderr: () => err,
-    stdoutShows: async (pattern, timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(out)) {
-        if (Date.now() > deadline) assert.fail(`stdout did not show ${pattern} in ${timeoutMs} ms:\n${out}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
+    stdoutShows: (pattern, timeoutMs = 10_000) =>
+      eventually(`stdout to show ${pattern}`, () => pattern.test(out), timeoutMs, 50).catch((error: Error) => {
+        throw new Error(`${error.message}; it has:\n${out}`);
+      }),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');

@@ -109,9 +109,10 @@ export class SqliteStore implements Store {
     // When a group commit runs again with each check-in in a savepoint (see GroupCommit), SQLite copies
     // every page a savepoint first changes into a sub-journal, a temporary file once it passes 64 KiB:
     // a group wrote each check-in's pages (about nine) to it, two writes a page, a third of the store's
-    // time. In memory, the copies cost a few microseconds; so do a statement's own, should it fail. Nothing else here needs temporary storage of any size: lists
-    // are read in index order, and the conflicts report sorts one page's duplicates and counts the
-    // conflicting tickets. The migrations above run before, with SQLite's default.
+    // time. In memory, the copies cost a few microseconds; so do a statement's own, should it fail.
+    // Nothing else here needs temporary storage of any size: lists are read in index order, and the
+    // conflicts report sorts one page's duplicates and counts the conflicting tickets. The migrations
+    // above run before, with SQLite's default.
     this.db.pragma('temp_store = MEMORY');
     this.groupCommit = new GroupCommit(this.db, () => this.ctx.durable(), this.ctx.grouped);
     const own = { ctx: this.ctx, groupCommit: this.groupCommit };
