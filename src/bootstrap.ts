@@ -97,8 +97,18 @@ export async function connectRedis(
     : new Redis(config.redisUrl!, { ...options, ...(tls !== null ? { tls } : {}) });
   // Without a listener, a connection error would end the process.
   redis.on('error', () => undefined);
+  // A Sentinel's +switch-master heard while the client asks the Sentinels for the master it lost
+  // (ioredis's failover detector of the old connection still listens) cancels that question, and
+  // ioredis then ends the client for good instead of retrying: connect it again, as its own retries would.
+  const again = () => {
+    if (!closing.has(redis)) redis.connect().catch(() => undefined);
+  };
+  redis.on('end', () => setTimeout(again, 500).unref());
   return redis;
 }
+
+/** The clients being closed on purpose: those alone may end. */
+const closing = new WeakSet<Redis>();
 
 export interface Issuer {
   app: App;
@@ -137,6 +147,7 @@ async function openNamedStore(databaseUrl: string, requestTimeoutSeconds: number
 
 /** Quits Redis politely when connected; when it is down there is nothing to say goodbye to. */
 async function closeRedis(redis: Redis): Promise<void> {
+  closing.add(redis);
   if (redis.status === 'ready') {
     const quit = await redis.quit().catch(() => null);
     if (quit !== null) return;
@@ -188,7 +199,7 @@ export async function openIssuer(configured: Config): Promise<Issuer> {
     };
   } catch (error) {
     await store.close();
-    if (redis) redis.disconnect();
+    if (redis) await closeRedis(redis);
     throw error;
   }
 }

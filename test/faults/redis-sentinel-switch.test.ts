@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
+import { Redis } from 'ioredis';
+import { eventually } from '../helpers/eventually.ts';
+import { FakeSentinel } from '../helpers/fake-sentinel.ts';
+import { call, freePort, type RunningServer, startServer } from '../helpers/server.ts';
+import { itUnless } from '../helpers/services.ts';
+
+const ADMIN = 'sentinel-switch-admin-token-0123456789';
+const MASTER_NAME = 'issuer-redis';
+const missing = spawnSync('which', ['redis-server']).status !== 0 ? 'redis-server not installed' : null;
+if (missing !== null) process.stderr.write(`\n!!! ${missing}: the Sentinel switch test SKIPPED\n\n`);
+const it = itUnless(missing ?? undefined);
+
+/** A redis-server of the test's own, without persistence, on a free loopback port. */
+async function redisServer(dir: string): Promise<{ port: number; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''], {
+    stdio: 'ignore',
+  });
+  await eventually(`redis-server on ${port}`, async () => {
+    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      return (await probe.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  });
+  return { port, process: child };
+}
+
+/**
+ * The moment nobody can choose in a real failover: the master is gone, the issuer's client is asking
+ * the Sentinels for the new one, and the `+switch-master` it subscribed to arrives just then. ioredis
+ * cancels that question and then ends the client for good; the issuer has to start it again.
+ */
+describe('a Sentinel’s +switch-master while the issuer is asking for the new master', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'issuer-sentinel-switch-'));
+  const children: ChildProcess[] = [];
+  let sentinel: FakeSentinel;
+  let issuer: RunningServer;
+
+  before(async () => {
+    if (missing) return;
+    const [first, second] = [await redisServer(dir), await redisServer(dir)];
+    children.push(first.process, second.process);
+    sentinel = await FakeSentinel.start(MASTER_NAME, first.port);
+    issuer = await startServer({
+      DATABASE_URL: `sqlite:${join(dir, 'issuer.db')}`,
+      REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`,
+      REDIS_SENTINEL_MASTER: MASTER_NAME,
+      ADMIN_TOKEN: ADMIN,
+    });
+  });
+  after(async () => {
+    await issuer?.stop('SIGKILL');
+    await sentinel?.close();
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const shared = async () => {
+    const res = await fetch(`${issuer.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    return /^issuer_rate_limit_shared 1/m.test(await res.text());
+  };
+
+  it('the issuer counts in the new master again, and /readyz reads Redis ok', async () => {
+    await eventually('the issuer counting in the first master', shared, 10_000);
+    await eventually('the issuer listening for +switch-master', () => sentinel.listening > 0, 5_000);
+
+    sentinel.hold();
+    const [first, second] = children as [ChildProcess, ChildProcess];
+    const gone = once(first, 'exit');
+    first.kill('SIGKILL');
+    await gone;
+    await eventually('the issuer asking the Sentinel for the master', () => sentinel.waiting > 0, 10_000);
+    // The failover, told while the question waits: the issuer's listener hangs up once it has heard it.
+    sentinel.switchMaster(Number(second.spawnargs[2]));
+    await eventually('the issuer hearing +switch-master', () => sentinel.listening === 0, 5_000);
+    sentinel.release();
+
+    await eventually('the issuer counting in the new master', shared, 10_000);
+    const ready = await call(`${issuer.url}/readyz`);
+    assert.equal((ready.body.checks as { redis?: string }).redis, 'ok');
+  });
+});
