@@ -45,15 +45,14 @@ async function redisServer(dir: string): Promise<{ port: number; process: ChildP
  */
 describe('a Sentinel’s +switch-master while the issuer is asking for the new master', () => {
   const dir = mkdtempSync(join(tmpdir(), 'issuer-sentinel-switch-'));
-  const children: ChildProcess[] = [];
+  const masters: { port: number; process: ChildProcess }[] = [];
   let sentinel: FakeSentinel;
   let issuer: RunningServer;
 
   before(async () => {
     if (missing) return;
-    const [first, second] = [await redisServer(dir), await redisServer(dir)];
-    children.push(first.process, second.process);
-    sentinel = await FakeSentinel.start(MASTER_NAME, first.port);
+    masters.push(await redisServer(dir), await redisServer(dir));
+    sentinel = await FakeSentinel.start(MASTER_NAME, masters[0]!.port);
     issuer = await startServer({
       DATABASE_URL: `sqlite:${join(dir, 'issuer.db')}`,
       REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`,
@@ -64,7 +63,9 @@ describe('a Sentinel’s +switch-master while the issuer is asking for the new m
   after(async () => {
     await issuer?.stop('SIGKILL');
     await sentinel?.close();
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const { process: child } of masters) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -78,18 +79,19 @@ describe('a Sentinel’s +switch-master while the issuer is asking for the new m
     await eventually('the issuer listening for +switch-master', () => sentinel.listening > 0, 5_000);
 
     sentinel.hold();
-    const [first, second] = children as [ChildProcess, ChildProcess];
-    const gone = once(first, 'exit');
-    first.kill('SIGKILL');
+    const [first, second] = masters as [(typeof masters)[0], (typeof masters)[0]];
+    const gone = once(first.process, 'exit');
+    first.process.kill('SIGKILL');
     await gone;
     await eventually('the issuer asking the Sentinel for the master', () => sentinel.waiting > 0, 10_000);
     // The failover, told while the question waits: the issuer's listener hangs up once it has heard it.
-    sentinel.switchMaster(Number(second.spawnargs[2]));
+    sentinel.switchMaster(second.port);
     await eventually('the issuer hearing +switch-master', () => sentinel.listening === 0, 5_000);
     sentinel.release();
 
     await eventually('the issuer counting in the new master', shared, 10_000);
     const ready = await call(`${issuer.url}/readyz`);
+    assert.equal(ready.status, 200);
     assert.equal((ready.body.checks as { redis?: string }).redis, 'ok');
   });
 });
