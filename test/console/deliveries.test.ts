@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { fitsWidth, seriousViolations } from '../helpers/axe.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { TestSmtpServer } from '../helpers/smtp-server.ts';
 import {
   admin,
@@ -61,14 +62,6 @@ async function openEvent(page: Page, issuer: RunningIssuer, eid: string, name: s
 const rows = (page: Page) => page.getByRole('list', { name: 'Tickets found' }).getByRole('listitem');
 const received = (email: string) => smtp.received.filter((m) => m.to.includes(email)).length;
 
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!done()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('console in Chromium: sending tickets by email', () => {
   const f = consoleFixture({ SMTP_URL: smtp.url, MAIL_FROM: 'Box Office <tickets@example.org>' });
   before(() => f.open());
@@ -107,7 +100,7 @@ describe('console in Chromium: sending tickets by email', () => {
         await ask.getByRole('button', { name: 'Send 2 emails' }).click();
         await page.getByRole('status').filter({ hasText: '2 emails queued' }).waitFor();
 
-        await until('both answered by the SMTP server', () => received(ada.email!) === 1 && smtp.answered >= 2);
+        await eventually('both answered by the SMTP server', () => received(ada.email!) === 1 && smtp.answered >= 2);
         await adaRow.getByText(/^Sent /).waitFor();
         await bobRow.getByText(/^Failed: .*550.*no such mailbox here/).waitFor();
         await counts.filter({ hasText: '1 sent, 1 failed, 0 queued, 0 not sent yet.' }).waitFor();
@@ -118,7 +111,7 @@ describe('console in Chromium: sending tickets by email', () => {
           .getByRole('status')
           .filter({ hasText: `Queued: the ticket goes to ${ada.email} again.` })
           .waitFor();
-        await until('the second email', () => received(ada.email!) === 2);
+        await eventually('the second email', () => received(ada.email!) === 2);
         await adaRow.getByText(/^Sent /).waitFor();
         assert.ok(bob.tid);
 

@@ -7,6 +7,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { adminCall, type TestIssuer, testIssuer } from '../helpers/app.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { CLIENT_EMAIL, ISSUER_ID, makeKeyFile, type TestKeyFile } from '../helpers/google-key.ts';
 import { GoogleStandIn, testCertificate } from '../helpers/google-services.ts';
 import { freshDatabase, itUnless, postgresAvailability } from '../helpers/services.ts';
@@ -36,15 +37,6 @@ beforeEach(() => {
   google.scripted.length = 0;
   google.objects.clear();
 });
-
-/** Waits until `check` holds (polling), failing with `what` after 10 s. */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const issuerOn = (store: Store, worker = true) => testIssuer({ env, store, googleWallet: { ca, worker, pollMs: 20 } });
 
@@ -96,11 +88,15 @@ for (const backend of backends) {
           {},
           200,
         );
-        await until('both patches', () => google.patches.length === 2);
-        await until('both pushes done', async () =>
-          (await Promise.all([revoked.tid, reissued.tid].map((t) => pushesOf(issuer, t)))).every(
-            (list) => list.length === 1 && list[0]!.state === 'done',
-          ),
+        await eventually('both patches', () => google.patches.length === 2, 10_000, 25);
+        await eventually(
+          'both pushes done',
+          async () =>
+            (await Promise.all([revoked.tid, reissued.tid].map((t) => pushesOf(issuer, t)))).every(
+              (list) => list.length === 1 && list[0]!.state === 'done',
+            ),
+          10_000,
+          25,
         );
         assert.equal(objectOf(revoked.tid).state, 'INACTIVE');
         assert.deepEqual(objectOf(reissued.tid).barcode, { type: 'QR_CODE', value: fresh.ticket_token });
@@ -123,7 +119,7 @@ for (const backend of backends) {
       const second = await issuerOn(store);
       try {
         await second.app.ready(); // as a real start does when it listens
-        await until('the push is sent', () => google.patches.length === 1);
+        await eventually('the push is sent', () => google.patches.length === 1, 10_000, 25);
         assert.equal(objectOf(ticket!.tid).state, 'INACTIVE');
       } finally {
         await second.close();
@@ -136,7 +132,12 @@ for (const backend of backends) {
         const [busy, refused] = (await savedTickets(issuer, 2)) as unknown as [{ tid: string }, { tid: string }];
         google.scripted.push({ status: 503, body: '{"error":{"code":503}}' });
         await adminCall(issuer.app, 'POST', `/admin/v1/tickets/${busy.tid}/revoke`, {});
-        await until('the retry is set', async () => (await pushesOf(issuer, busy.tid))[0]?.attempts === 1);
+        await eventually(
+          'the retry is set',
+          async () => (await pushesOf(issuer, busy.tid))[0]?.attempts === 1,
+          10_000,
+          25,
+        );
         const [waiting] = await pushesOf(issuer, busy.tid);
         assert.equal(waiting!.state, 'pending');
         assert.equal(waiting!.last_status, 503);
@@ -144,14 +145,21 @@ for (const backend of backends) {
         assert.ok(delayS >= 9 && delayS <= 11, `first retry after 10 s ± 10 %, got ${delayS}`);
         assert.equal(objectOf(busy.tid).state, 'ACTIVE');
         issuer.clock.advance(11_000);
-        await until('the retry is sent', async () => (await pushesOf(issuer, busy.tid))[0]?.state === 'done');
+        await eventually(
+          'the retry is sent',
+          async () => (await pushesOf(issuer, busy.tid))[0]?.state === 'done',
+          10_000,
+          25,
+        );
         assert.equal(objectOf(busy.tid).state, 'INACTIVE');
 
         google.scripted.push({ status: 400, body: '{"error":{"code":400,"message":"Invalid resource"}}' });
         await adminCall(issuer.app, 'POST', `/admin/v1/tickets/${refused.tid}/revoke`, {});
-        await until(
+        await eventually(
           'the failure is recorded',
           async () => (await pushesOf(issuer, refused.tid))[0]?.state === 'failed',
+          10_000,
+          25,
         );
         const [failed] = await pushesOf(issuer, refused.tid);
         assert.equal(failed!.last_status, 400);
@@ -174,7 +182,7 @@ describe('Google Wallet pushes with several instances (PostgreSQL)', () => {
       await Promise.all(
         tickets.map((t, i) => adminCall(issuers[i % 3]!.app, 'POST', `/admin/v1/tickets/${t.tid}/revoke`, {})),
       );
-      await until('every push sent', () => google.patches.length >= 30);
+      await eventually('every push sent', () => google.patches.length >= 30, 10_000, 25);
       await new Promise((resolve) => setTimeout(resolve, 300)); // room for a duplicate to show
       const sent = google.patches.map((p) => p.objectId).sort();
       assert.deepEqual(sent, tickets.map((t) => `${ISSUER_ID}.${t.tid}`).sort());

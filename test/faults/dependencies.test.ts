@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../helpers/eventually.ts';
 import { FaultProxy } from '../helpers/fault-proxy.ts';
 import { brokenPromises, eventWithTickets, runScanners } from '../helpers/scan-load.ts';
 import { call, type RunningServer, startServer } from '../helpers/server.ts';
@@ -15,16 +16,6 @@ const postgres = await postgresAvailability('fault tests');
 const redis = await redisForTests();
 const skip = postgres.skip ?? (redis.available ? undefined : `Redis not reachable (${redis.reason})`);
 const it = itUnless(skip);
-
-/** Polls `probe` every 100 ms until it holds; returns how long that took, or throws after `withinMs`. */
-async function waitFor(what: string, withinMs: number, probe: () => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < withinMs) {
-    if (await probe().catch(() => false)) return Date.now() - started;
-    await sleep(100);
-  }
-  throw new Error(`${what}: not within ${withinMs} ms`);
-}
 
 describe('the issuer under faults of PostgreSQL and Redis, made by a proxy between them', () => {
   let pgProxy: FaultProxy;
@@ -85,27 +76,33 @@ describe('the issuer under faults of PostgreSQL and Redis, made by a proxy betwe
 
     // PostgreSQL goes away (connections reset, new ones refused), then goes silent.
     pgProxy.set('reset');
-    await waitFor('/readyz says the store fails', 3000, async () => {
-      const ready = await readiness();
-      const checks = (ready.body.error as { details: { checks: Record<string, string> } }).details.checks;
-      return ready.status === 503 && checks.store === 'error' && ready.headers.get('retry-after') !== null;
-    });
+    await eventually(
+      '/readyz says the store fails',
+      async () => {
+        const ready = await readiness();
+        const checks = (ready.body.error as { details: { checks: Record<string, string> } }).details.checks;
+        return ready.status === 503 && checks.store === 'error' && ready.headers.get('retry-after') !== null;
+      },
+      3000,
+    );
     await sleep(4000);
     pgProxy.set('hang');
     await sleep(5000);
     pgProxy.set('pass');
     const restored = Date.now();
-    const recovery = await waitFor('a check-in is answered 200 again', 5000, async () =>
-      report.okTimes.some((t) => t > restored),
+    const recovery = await eventually(
+      'a check-in is answered 200 again',
+      async () => report.okTimes.some((t) => t > restored),
+      5000,
     );
     assert.ok(recovery <= 5000, `served again ${recovery} ms after PostgreSQL was back`);
-    await waitFor('/readyz is ready again', 5000, async () => (await readiness()).status === 200);
+    await eventually('/readyz is ready again', async () => (await readiness()).status === 200, 5000);
 
     // Redis goes silent, then away; the gates keep going on each instance's own counters.
     await sleep(1000);
     const redisCut = Date.now();
     redisProxy.set('hang');
-    await waitFor('the gauge says limits are local', 5000, async () => (await sharedGauge()) === '0');
+    await eventually('the gauge says limits are local', async () => (await sharedGauge()) === '0', 5000);
     const degraded = await readiness();
     assert.equal(degraded.status, 200, 'a Redis outage takes no instance out of a load balancer');
     assert.deepEqual(degraded.body.checks, { store: 'ok', redis: 'degraded' });
@@ -114,7 +111,7 @@ describe('the issuer under faults of PostgreSQL and Redis, made by a proxy betwe
     await sleep(5000);
     redisProxy.set('pass');
     const redisBack = Date.now();
-    const shared = await waitFor('limits are shared again', 10_000, async () => (await sharedGauge()) === '1');
+    const shared = await eventually('limits are shared again', async () => (await sharedGauge()) === '1', 10_000);
     assert.ok(shared <= 10_000);
     await sleep(1000);
     stop = true;
@@ -169,7 +166,7 @@ describe('the issuer under faults of PostgreSQL and Redis, made by a proxy betwe
         (issuer.stdout() + issuer.stderr()).split('\n').filter((l) => l.includes('rate limits use this instance'));
       assert.equal(warnings().length, 1, 'one warning');
       proxy.set('pass');
-      await waitFor('limits are shared once Redis answers', 10_000, async () => (await gauge()) === '1');
+      await eventually('limits are shared once Redis answers', async () => (await gauge()) === '1', 10_000);
       assert.equal(warnings().length, 1, 'still one warning');
     } finally {
       await issuer.stop();

@@ -9,6 +9,7 @@ import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { call, freePort, type RunningServer, startServer } from '../helpers/server.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { itUnless } from '../helpers/services.ts';
 
 const ADMIN = 'redis-password-admin-token-0123456789';
@@ -18,16 +19,6 @@ const tools = ['redis-server', 'redis-sentinel'].filter((tool) => spawnSync('whi
 const missing = tools.length > 0 ? `${tools.join(' and ')} not installed (apt-get install redis-sentinel)` : null;
 if (missing !== null) process.stderr.write(`\n!!! ${missing}: Redis password tests SKIPPED\n\n`);
 const it = itUnless(missing ?? undefined);
-
-/** Polls `probe` every 100 ms until it holds, or throws after `withinMs`. */
-async function waitFor(what: string, withinMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await sleep(100);
-  }
-  throw new Error(`${what}: not within ${withinMs} ms`);
-}
 
 const gauge = async (server: RunningServer) => {
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
@@ -106,10 +97,14 @@ describe('REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD against a Redis and a Senti
       `sentinel monitor issuer-redis 127.0.0.1 ${redisPort} 1`,
       `sentinel auth-pass issuer-redis ${password}`,
     ]);
-    await waitFor('the Sentinel to know the master', 15_000, async () => {
-      const info = String(await ask(sentinelPort, sentinelPassword, 'INFO', 'sentinel'));
-      return /name=issuer-redis,status=ok/.test(info);
-    });
+    await eventually(
+      'the Sentinel to know the master',
+      async () => {
+        const info = String(await ask(sentinelPort, sentinelPassword, 'INFO', 'sentinel'));
+        return /name=issuer-redis,status=ok/.test(info);
+      },
+      15_000,
+    );
   });
   after(async () => {
     await Promise.all(servers.map((server) => server.stop('SIGKILL')));
@@ -147,10 +142,10 @@ describe('REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD against a Redis and a Senti
       REDIS_PASSWORD: password,
       REDIS_SENTINEL_PASSWORD: sentinelPassword,
     });
-    await waitFor(
+    await eventually(
       'both count in Redis',
-      10_000,
       async () => (await gauge(direct)) === '1' && (await gauge(sentinel)) === '1',
+      10_000,
     );
     assert.equal(await limitsShared(direct, sentinel), true, 'the second sees what the first counted');
     assert.equal(await limitsShared(sentinel, direct), true, 'and the other way round');
@@ -170,7 +165,7 @@ describe('REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD against a Redis and a Senti
       REDIS_SENTINEL_PASSWORD: 'a-wrong-sentinel-password-0123',
     });
     for (const server of [wrongRedis, wrongSentinel]) {
-      await waitFor('the warning', 10_000, async () => logOf(server).includes('rate limits use this instance'));
+      await eventually('the warning', async () => logOf(server).includes('rate limits use this instance'), 10_000);
       assert.equal(await gauge(server), '0');
       assert.equal((await call(`${server.url}/readyz`)).status, 200, 'still ready: Redis is no reason to leave');
       // Its own counters: a client's two requests on the right instance do not count here.

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FaultProxy } from '../helpers/fault-proxy.ts';
 import { RedisSentinelCluster } from '../helpers/redis-sentinel.ts';
 import { call, freePort, type RunningServer, startServer } from '../helpers/server.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { itUnless } from '../helpers/services.ts';
 
 const ADMIN = 'sentinel-admin-token-0123456789abcdef';
@@ -16,16 +17,6 @@ const PREFIX = `sentinel-${process.pid}:`;
 const missing = RedisSentinelCluster.unavailableBecause();
 if (missing !== null) process.stderr.write(`\n!!! ${missing}: Redis Sentinel failover tests SKIPPED\n\n`);
 const it = itUnless(missing ?? undefined);
-
-/** Polls `probe` every 100 ms until it holds; the moment it did, or throws after `withinMs`. */
-async function waitFor(what: string, withinMs: number, probe: () => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < withinMs) {
-    if (await probe().catch(() => false)) return Date.now();
-    await sleep(100);
-  }
-  throw new Error(`${what}: not within ${withinMs} ms`);
-}
 
 const gauge = async (server: RunningServer) => {
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
@@ -103,7 +94,7 @@ describe('Redis found through Sentinel: a master, a replica and three Sentinels 
       LOG_LEVEL: 'warn',
     });
     try {
-      await waitFor('limits shared despite the silent Sentinel', 8000, async () => (await gauge(server)) === '1');
+      await eventually('limits shared despite the silent Sentinel', async () => (await gauge(server)) === '1', 8000);
     } finally {
       await server.stop();
       await silent.close();
@@ -113,10 +104,10 @@ describe('Redis found through Sentinel: a master, a replica and three Sentinels 
 
   it('two instances share their counters on the master the Sentinels name; after the master is killed, again within 10 s of the promotion, with the gauge and /readyz following', async (t) => {
     const [a, b] = servers as [RunningServer, RunningServer];
-    await waitFor(
+    await eventually(
       'both instances count in Redis',
-      10_000,
       async () => (await gauge(a)) === '1' && (await gauge(b)) === '1',
+      10_000,
     );
     assert.deepEqual(await readiness(a), { status: 200, redis: 'ok' });
     assert.equal(await limitsShared(), true, 'B sees what A counted');
@@ -139,10 +130,10 @@ describe('Redis found through Sentinel: a master, a replica and three Sentinels 
     })();
 
     const killed = await cluster.killMaster();
-    await waitFor(
+    await eventually(
       'both gauges say limits are per instance',
-      3000,
       async () => (await gauge(a)) === '0' && (await gauge(b)) === '0',
+      3000,
     );
     for (const server of servers) {
       assert.deepEqual(await readiness(server), { status: 200, redis: 'degraded' }, 'no instance is taken out');
@@ -150,26 +141,29 @@ describe('Redis found through Sentinel: a master, a replica and three Sentinels 
     const promoted = await cluster.waitForPromotion(killed.port);
     assert.notEqual(promoted.port, killed.port);
 
-    const sharedAt = await waitFor('limits shared again', 10_000, () => limitsShared());
+    await eventually('limits shared again', () => limitsShared(), 10_000);
+    const sharedAt = Date.now();
     assert.ok(
       sharedAt - promoted.promotedAt <= 10_000,
       `shared ${sharedAt - promoted.promotedAt} ms after the promotion`,
     );
-    await waitFor(
+    await eventually(
       'both gauges say shared',
-      10_000 - (Date.now() - promoted.promotedAt),
       async () => (await gauge(a)) === '1' && (await gauge(b)) === '1',
+      10_000 - (Date.now() - promoted.promotedAt),
     );
     // The Sentinel that led the failover names the new master first; the others learn it from its
     // hello messages (every 2 s), so the first in the list may still name the dead one for a moment.
-    await waitFor('the Sentinels name the promoted replica', 10_000, async () =>
-      (await cluster.masters()).every((port) => port === promoted.port),
+    await eventually(
+      'the Sentinels name the promoted replica',
+      async () => (await cluster.masters()).every((port) => port === promoted.port),
+      10_000,
     );
     assert.ok((await keysOn(promoted.port)).length > 0, 'the counters now live on the promoted replica');
     // Each Sentinel's `+switch-master` makes the client reconnect, even one already on the promoted
     // replica: a late one can reach idle B after it found the new master, and /readyz reads `degraded`
     // for that reconnection. Ready again within seconds is what counts.
-    await waitFor('B ready with Redis again', 5000, async () => (await readiness(b)).redis === 'ok');
+    await eventually('B ready with Redis again', async () => (await readiness(b)).redis === 'ok', 5000);
 
     t.diagnostic(
       `promoted ${promoted.promotedAt - killed.killedAt} ms after the kill; limits shared again ` +
@@ -212,7 +206,7 @@ describe('Sentinels unreachable from the start', () => {
       });
       assert.equal(event.status, 201, 'the issuer serves without Redis');
       assert.ok(Date.now() - asked < 2000, 'without waiting for Redis');
-      await waitFor('one warning', 5000, async () => warnings(server).length === 1);
+      await eventually('one warning', async () => warnings(server).length === 1, 5000);
     } finally {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../helpers/eventually.ts';
 
 /** A system account: its ids. */
 export function account(name: string): { uid: number; gid: number } {
@@ -156,17 +157,6 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Waits until `check` answers true (it may throw meanwhile), or fails naming `what`. */
-export async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown = null;
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(200);
-  }
-  throw new Error(`waited ${timeoutMs} ms for ${what}${last ? ` (last: ${String(last)})` : ''}`);
-}
+/** Waits until `check` answers true (it may throw meanwhile), looking every 200 ms, or fails naming `what`. */
+export const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs: number) =>
+  eventually(what, check, timeoutMs, 200);

@@ -60,9 +60,12 @@ export async function startServer(
     stdout: () => out,
     stderr: () => err,
     stdoutShows: (pattern, timeoutMs = 10_000) =>
-      eventually(`stdout to show ${pattern}`, () => pattern.test(out), timeoutMs, 50).catch((error: Error) => {
-        throw new Error(`${error.message}; it has:\n${out}`);
-      }),
+      eventually(`stdout to show ${pattern}`, () => pattern.test(out), timeoutMs, 50).then(
+        () => undefined,
+        (error: Error) => {
+          throw new Error(`${error.message}; it has:\n${out}`);
+        },
+      ),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');

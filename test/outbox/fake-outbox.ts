@@ -167,12 +167,3 @@ export function memoryLog(): { log: FastifyBaseLogger; lines: { level: string; m
   };
   return { log: log as unknown as FastifyBaseLogger, lines };
 }
-
-/** Waits until `check` holds (or fails the test after `ms`). */
-export async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}

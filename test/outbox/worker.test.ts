@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { type OutboxWorkerOptions, OutboxWorker } from '../../src/outbox/worker.ts';
-import { FakeOutbox, HeldSender, type Item, memoryLog, type Result, until } from './fake-outbox.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { FakeOutbox, HeldSender, type Item, memoryLog, type Result } from './fake-outbox.ts';
 
 const workers: OutboxWorker<Item, Result>[] = [];
 afterEach(async () => {
@@ -32,20 +33,20 @@ describe('the outbox worker', () => {
     const first = new HeldSender(outbox, 'first');
     const { worker: one } = workerOf(first);
     one.start();
-    await until(() => first.held.has('a'), 'the first worker attempts a');
+    await eventually('the first worker attempts a', () => first.held.has('a'), 3000, 2);
     const firstToken = outbox.rows.get('a')!.token;
     // The first attempt outlives its lease; a second worker claims the item again, with a token of its own.
     outbox.expireLeases();
     const second = new HeldSender(outbox, 'second');
     const { worker: two } = workerOf(second);
     two.start();
-    await until(() => second.held.has('a'), 'the second worker attempts a');
+    await eventually('the second worker attempts a', () => second.held.has('a'), 3000, 2);
     const secondToken = outbox.rows.get('a')!.token;
     assert.notEqual(secondToken, firstToken, 'each claim has a fresh token');
     second.release('a');
-    await until(() => outbox.done().includes('a'), 'the second result is recorded');
+    await eventually('the second result is recorded', () => outbox.done().includes('a'), 3000, 2);
     first.release('a');
-    await until(() => outbox.offered.length === 2, 'the first result is offered too');
+    await eventually('the first result is offered too', () => outbox.offered.length === 2, 3000, 2);
     assert.deepEqual(
       outbox.offered.map((r) => [r.by, r.token]),
       [
@@ -63,14 +64,14 @@ describe('the outbox worker', () => {
     const sender = new HeldSender(outbox, 'w');
     const { worker, lines } = workerOf(sender);
     worker.start();
-    await until(() => sender.held.size === 3, 'three attempts under way');
+    await eventually('three attempts under way', () => sender.held.size === 3, 3000, 2);
     outbox.failRecords = 2;
     sender.release('a');
     sender.release('b');
-    await until(() => outbox.failRecords === 0, 'both failing records were tried');
+    await eventually('both failing records were tried', () => outbox.failRecords === 0, 3000, 2);
     assert.deepEqual(outbox.done(), [], 'nothing recorded while the store fails');
     sender.release('c');
-    await until(() => outbox.done().length === 3, 'all three recorded once the store answers', 5000);
+    await eventually('all three recorded once the store answers', () => outbox.done().length === 3, 5000, 2);
     assert.deepEqual(
       outbox.offered.map((r) => r.id),
       ['a', 'b', 'c'],
@@ -90,7 +91,7 @@ describe('the outbox worker', () => {
     const { worker, lines } = workerOf(sender);
     const started = Date.now();
     worker.start();
-    await until(() => outbox.done().includes('a'), 'a sent after the outage', 5000);
+    await eventually('a sent after the outage', () => outbox.done().includes('a'), 5000, 2);
     assert.ok(Date.now() - started >= 900, 'the next look waited about a second');
     assert.deepEqual(
       lines.map((l) => l.msg),
@@ -104,7 +105,7 @@ describe('the outbox worker', () => {
     const sender = new HeldSender(outbox, 'w');
     const { worker } = workerOf(sender);
     worker.start();
-    await until(() => sender.held.size === 2, 'two attempts under way');
+    await eventually('two attempts under way', () => sender.held.size === 2, 3000, 2);
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
     outbox.add('c');
@@ -126,7 +127,7 @@ describe('the outbox worker', () => {
     sender.claimMs = 100;
     const { worker } = workerOf(sender);
     worker.start();
-    await until(() => sender.claims.length === 1, 'a claim under way');
+    await eventually('a claim under way', () => sender.claims.length === 1, 3000, 2);
     await worker.stop();
     assert.deepEqual(outbox.done(), ['a'], 'the claimed item was attempted and recorded before stop resolved');
     assert.equal(worker.underWay, 0);
@@ -139,14 +140,14 @@ describe('the outbox worker', () => {
     let busy = true;
     const { worker } = workerOf(sender, { busyLimits: { concurrency: 1 }, busy: () => busy });
     worker.start();
-    await until(() => outbox.done().length >= 10, 'ten sent while busy', 5000);
+    await eventually('ten sent while busy', () => outbox.done().length >= 10, 5000, 2);
     assert.equal(sender.mostUnderWay, 1, 'one at a time while busy');
     assert.ok(
       sender.claims.every((c) => c.limit === 1),
       'each busy claim takes one',
     );
     busy = false;
-    await until(() => outbox.done().length === 40, 'the rest sent', 5000);
+    await eventually('the rest sent', () => outbox.done().length === 40, 5000, 2);
     assert.ok(sender.mostUnderWay > 1 && sender.mostUnderWay <= 4, `at most 4 at once (${sender.mostUnderWay})`);
   });
 
@@ -157,7 +158,7 @@ describe('the outbox worker', () => {
     const sender = new HeldSender(outbox, 'w');
     const { worker } = workerOf(sender, { limits: { concurrency: Infinity, claimLimit: 10, perGroup: 2 } });
     worker.start();
-    await until(() => sender.held.has('other'), 'the other group is attempted');
+    await eventually('the other group is attempted', () => sender.held.has('other'), 3000, 2);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const slow = [...sender.held.keys()].filter((id) => id.startsWith('slow'));
     assert.deepEqual(slow, ['slow0', 'slow1'], 'two of the slow group, no more');
@@ -168,7 +169,7 @@ describe('the outbox worker', () => {
       'the claim was told the slow group has no room',
     );
     sender.release('slow0');
-    await until(() => sender.held.has('slow2'), 'a freed slot takes the next of the group');
+    await eventually('a freed slot takes the next of the group', () => sender.held.has('slow2'), 3000, 2);
     for (const id of [...sender.held.keys()]) sender.release(id);
   });
 
@@ -178,7 +179,7 @@ describe('the outbox worker', () => {
     sender.purgeFull = 3;
     const { worker } = workerOf(sender, { purgeEveryMs: 60_000 });
     worker.start();
-    await until(() => sender.purges === 4, 'three full batches and the one that found less');
+    await eventually('three full batches and the one that found less', () => sender.purges === 4, 3000, 2);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(sender.purges, 4, 'then it waits');
   });
