@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import { Redis } from 'ioredis';
 import { eventually } from '../helpers/eventually.ts';
 import { FakeSentinel } from '../helpers/fake-sentinel.ts';
-import { call, freePort, type RunningServer, startServer } from '../helpers/server.ts';
+import { type Node as RedisNode, startRedisServer } from '../helpers/redis-sentinel.ts';
+import { call, type RunningServer, startServer } from '../helpers/server.ts';
 import { itUnless } from '../helpers/services.ts';
 
 const ADMIN = 'sentinel-switch-admin-token-0123456789';
@@ -17,27 +17,6 @@ const missing = spawnSync('which', ['redis-server']).status !== 0 ? 'redis-serve
 if (missing !== null) process.stderr.write(`\n!!! ${missing}: the Sentinel switch test SKIPPED\n\n`);
 const it = itUnless(missing ?? undefined);
 
-/** A redis-server of the test's own, without persistence, on a free loopback port. */
-async function redisServer(dir: string): Promise<{ port: number; process: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''], {
-    stdio: 'ignore',
-  });
-  await eventually(`redis-server on ${port}`, async () => {
-    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      probe.disconnect();
-    }
-  });
-  return { port, process: child };
-}
-
 /**
  * The moment nobody can choose in a real failover: the master is gone, the issuer's client is asking
  * the Sentinels for the new one, and the `+switch-master` it subscribed to arrives just then. ioredis
@@ -45,13 +24,13 @@ async function redisServer(dir: string): Promise<{ port: number; process: ChildP
  */
 describe('a Sentinel’s +switch-master while the issuer is asking for the new master', () => {
   const dir = mkdtempSync(join(tmpdir(), 'issuer-sentinel-switch-'));
-  const masters: { port: number; process: ChildProcess }[] = [];
+  const masters: RedisNode[] = [];
   let sentinel: FakeSentinel;
   let issuer: RunningServer;
 
   before(async () => {
     if (missing) return;
-    masters.push(await redisServer(dir), await redisServer(dir));
+    masters.push(await startRedisServer(dir, 'first'), await startRedisServer(dir, 'second'));
     sentinel = await FakeSentinel.start(MASTER_NAME, masters[0]!.port);
     issuer = await startServer({
       DATABASE_URL: `sqlite:${join(dir, 'issuer.db')}`,
@@ -79,7 +58,7 @@ describe('a Sentinel’s +switch-master while the issuer is asking for the new m
     await eventually('the issuer listening for +switch-master', () => sentinel.listening > 0, 5_000);
 
     sentinel.hold();
-    const [first, second] = masters as [(typeof masters)[0], (typeof masters)[0]];
+    const [first, second] = masters as [RedisNode, RedisNode];
     const gone = once(first.process, 'exit');
     first.process.kill('SIGKILL');
     await gone;

@@ -12,7 +12,7 @@ export interface RedisAddress {
   port: number;
 }
 
-interface Node {
+export interface Node {
   name: string;
   port: number;
   process: ChildProcess;
@@ -195,21 +195,13 @@ export class RedisSentinelCluster {
 
   /** A redis-server without persistence; a replica of `masterPort` when given. Resolves with its port. */
   private async startServer(name: string, masterPort?: number): Promise<number> {
-    const port = await freePort();
-    const dir = join(this.dir, name);
-    mkdirSync(dir);
-    const args = ['--port', String(port), '--bind', HOST, '--dir', dir, '--save', '', '--appendonly', 'no'];
-    if (masterPort !== undefined) args.push('--replicaof', HOST, String(masterPort));
-    this.nodes.set(port, this.spawn(name, port, 'redis-server', args));
-    return port;
+    const node = await startRedisServer(this.dir, name, masterPort);
+    this.nodes.set(node.port, node);
+    return node.port;
   }
 
   private spawn(name: string, port: number, command: string, args: string[]): Node {
-    const log = openSync(join(this.dir, `${name}.log`), 'a');
-    const child = spawn(command, args, { stdio: ['ignore', log, log] });
-    running.add(child);
-    child.once('exit', () => running.delete(child));
-    return { name, port, process: child };
+    return spawnNode(this.dir, name, port, command, args);
   }
 
   /** Until each Sentinel sees the master up with its replicas and the other Sentinels. */
@@ -235,6 +227,27 @@ export class RedisSentinelCluster {
     }
     throw new Error(`the Sentinels did not agree within ${withinMs} ms: ${last}\n${this.logs()}`);
   }
+}
+
+/**
+ * A redis-server of the caller's own in `parent`/`name` (its log beside it), without persistence, on a
+ * free loopback port; a replica of `masterPort` when given. Killed however the test run ends.
+ */
+export async function startRedisServer(parent: string, name: string, masterPort?: number): Promise<Node> {
+  const port = await freePort();
+  const dir = join(parent, name);
+  mkdirSync(dir);
+  const args = ['--port', String(port), '--bind', HOST, '--dir', dir, '--save', '', '--appendonly', 'no'];
+  if (masterPort !== undefined) args.push('--replicaof', HOST, String(masterPort));
+  return spawnNode(parent, name, port, 'redis-server', args);
+}
+
+function spawnNode(parent: string, name: string, port: number, command: string, args: string[]): Node {
+  const log = openSync(join(parent, `${name}.log`), 'a');
+  const child = spawn(command, args, { stdio: ['ignore', log, log] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return { name, port, process: child };
 }
 
 /** A Sentinel's flat `[name, value, name, value, …]` reply as an object. */
