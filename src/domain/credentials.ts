@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, Store } from '../store/store.ts';
 import { keyStanding } from '../store/key-standing.ts';
 import { IssuerError } from './errors.ts';
+import { FreshCache } from './fresh-cache.ts';
 import { hashesEqual, hashSecret } from './ids.ts';
 
 /** Compared against when no stored hash exists, so that a miss costs what a hit costs. */
@@ -28,46 +29,22 @@ export function unauthorizedKey(why: 'unknown' | 'revoked' | 'expired'): IssuerE
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; why: 'unknown' | 'revoked' | 'expired' };
 
 /**
- * Keys found recently, by the hash of the presented credential, each for a second. Only a caller
- * that judges the key again where it acts may use it: check-in does, inside its transaction, so a
- * key revoked on any instance is refused on its very next check-in all the same.
+ * Keys found recently, by the hash of the presented credential, trusted for a second (see
+ * FreshCache: a burst of requests with one key reads it once, and under steady traffic none waits
+ * for it to be read again). Only a caller that judges the key again where it acts may use it:
+ * check-in does, inside its transaction, so a key revoked on any instance is refused on its very next
+ * check-in all the same. Hashes that find no key are not remembered: made-up secrets cannot fill it.
  */
 export class RecentKeys {
-  private readonly entries = new Map<string, { key: ApiKeyRecord; until: number }>();
-  /** The lookups under way by hash: a burst of requests with one key reads it once, not once each. */
-  private readonly reading = new Map<string, Promise<ApiKeyRecord | null>>();
+  private readonly cache: FreshCache<string, ApiKeyRecord | null>;
 
-  constructor(
-    private readonly ttlMs = 1000,
-    private readonly capacity = 10_000,
-  ) {}
-
-  /** The key found under this hash less than a second ago, or null. */
-  get(presentedHash: string, nowMs: number): ApiKeyRecord | null {
-    const entry = this.entries.get(presentedHash);
-    if (!entry) return null;
-    if (entry.until > nowMs) return entry.key;
-    this.entries.delete(presentedHash);
-    return null;
+  constructor(ttlMs = 1000, capacity = 10_000) {
+    this.cache = new FreshCache({ ttlMs, capacity, keep: (key) => key !== null });
   }
 
-  /**
-   * The store's record under this hash, read once for every request that asks while the read runs (a
-   * scanner's 1,000 queued scans arriving at once would otherwise take the store's every connection,
-   * each waiting for the same row). A failed read fails every request that waited for it.
-   */
+  /** The key stored under this hash, remembered or read with `read`; a failed read fails every request that waited for it. */
   lookup(presentedHash: string, read: () => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
-    const pending = this.reading.get(presentedHash);
-    if (pending) return pending;
-    const reading = read().finally(() => this.reading.delete(presentedHash));
-    this.reading.set(presentedHash, reading);
-    return reading;
-  }
-
-  /** Remembers a key in good standing; a full cache starts afresh rather than grow. */
-  set(presentedHash: string, key: ApiKeyRecord, nowMs: number): void {
-    if (this.entries.size >= this.capacity) this.entries.clear();
-    this.entries.set(presentedHash, { key, until: nowMs + this.ttlMs });
+    return this.cache.get(presentedHash, read);
   }
 }
 
@@ -81,18 +58,13 @@ export async function checkApiKey(
   now: string,
   recent: RecentKeys | null = null,
 ): Promise<KeyCheck> {
-  const nowMs = Date.parse(now);
-  const remembered = recent?.get(presentedHash, nowMs);
-  if (remembered) {
-    const standing = keyStanding(remembered, now);
-    return standing === true ? { ok: true, key: remembered } : { ok: false, why: standing };
-  }
   // The hash finds the key and is then compared in constant time with what was found.
-  const find = () => store.scanners.findApiKey(presentedHash);
+  const find = async () => {
+    const key = await store.scanners.findApiKey(presentedHash);
+    return hashMatches(presentedHash, key?.key_hash ?? null) ? key : null;
+  };
   const key = await (recent ? recent.lookup(presentedHash, find) : find());
-  if (!hashMatches(presentedHash, key?.key_hash ?? null) || !key) return { ok: false, why: 'unknown' };
+  if (!key) return { ok: false, why: 'unknown' };
   const standing = keyStanding(key, now);
-  if (standing !== true) return { ok: false, why: standing };
-  recent?.set(presentedHash, key, nowMs);
-  return { ok: true, key };
+  return standing === true ? { ok: true, key } : { ok: false, why: standing };
 }

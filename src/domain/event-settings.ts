@@ -1,6 +1,7 @@
 import { DEFAULT_EVENT_RULES, eventDaysOf, type EventRules, reentryMode } from '@ticket-issuer/protocol';
 import type { Store } from '../store/store.ts';
 import type { EntryRules } from './decide.ts';
+import { FreshCache } from './fresh-cache.ts';
 
 /** How long an instance trusts an event's settings before reading them again. */
 export const SETTINGS_TTL_MS = 1000;
@@ -13,50 +14,26 @@ export interface EventEntryRules extends EntryRules {
 
 /**
  * Each event's entry rules as a check-in needs them (its re-entry, calendar, days and declared ticket
- * types), read from the store at most once a second per instance: a check-in does not pay reads for
- * settings that change once an event, if ever. A change made through this instance applies at once;
+ * types), trusted for a second per instance and read again about twice a second while scans come: a
+ * check-in does not pay reads for settings that change once an event, if ever. A change made through this instance applies at once;
  * one made through another instance within a second. The check-in itself is then decided in the
  * store's transaction, on the ticket, the holder's presence and the ticket's entries as they are.
+ * How the settings are kept and read again: see FreshCache.
  */
 export class EventSettingsCache {
-  private readonly entries = new Map<string, { rules: EventEntryRules; readAt: number }>();
-  /**
-   * The read of an event's settings under way: the check-ins that find none fresh while it runs wait
-   * for it rather than read again, so a burst of scans at an expired entry reads once, not once each
-   * (hundreds of reads at once would wait for the store's connections past its bound).
-   */
-  private readonly reading = new Map<string, Promise<EventEntryRules>>();
+  /** Unknown events are remembered too (the spec's rules alone): a scan names its event, any event. */
+  private readonly cache: FreshCache<string, EventEntryRules>;
 
   constructor(
     private readonly store: Store,
-    private readonly now: () => number = () => Date.now(),
-  ) {}
+    now?: () => number,
+  ) {
+    this.cache = new FreshCache({ ttlMs: SETTINGS_TTL_MS, now });
+  }
 
   /** The event's entry rules; an unknown event has none (the spec's rules alone). */
-  async rules(eid: string): Promise<EventEntryRules> {
-    const cached = this.entries.get(eid);
-    if (cached && this.now() - cached.readAt < SETTINGS_TTL_MS) return cached.rules;
-    const pending = this.reading.get(eid);
-    if (pending) return pending;
-    // Kept only if the read is still the event's current one: a `forget` while it ran wins.
-    const current = () => this.reading.get(eid) === read;
-    const read: Promise<EventEntryRules> = this.read(eid).then(
-      (rules) => {
-        if (current()) {
-          this.reading.delete(eid);
-          // A bounded map: settings of events no longer scanned are dropped rather than kept for ever.
-          if (this.entries.size >= 10_000) this.entries.clear();
-          this.entries.set(eid, { rules, readAt: this.now() });
-        }
-        return rules;
-      },
-      (error: unknown) => {
-        if (current()) this.reading.delete(eid);
-        throw error;
-      },
-    );
-    this.reading.set(eid, read);
-    return read;
+  rules(eid: string): Promise<EventEntryRules> {
+    return this.cache.get(eid, () => this.read(eid));
   }
 
   private async read(eid: string): Promise<EventEntryRules> {
@@ -83,7 +60,6 @@ export class EventSettingsCache {
 
   /** Forgets an event's settings (after this instance changed them or its ticket types). */
   forget(eid: string): void {
-    this.entries.delete(eid);
-    this.reading.delete(eid);
+    this.cache.forget(eid);
   }
 }

@@ -9,6 +9,7 @@ import {
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader } from 'jose';
 import type { SigningKeyRecord, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
+import { FreshCache } from './fresh-cache.ts';
 import { seal, unseal } from './key-encryption.ts';
 import { toStored } from './time.ts';
 import { noteAudit } from '../store/audit-context.ts';
@@ -59,7 +60,11 @@ const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('
 export class TicketSigner {
   private readonly privateKeys = new Map<string, KeyObject>();
   private readonly publicKeys = new Map<string, KeyObject>();
-  private readonly records = new Map<string, { record: SigningKeyRecord | null; until: number }>();
+  /** Only kids that exist are remembered: made-up kids must not fill the memory. */
+  private readonly records = new FreshCache<string, SigningKeyRecord | null>({
+    ttlMs: KEY_RECORD_TTL_MS,
+    keep: (record) => record !== null,
+  });
 
   constructor(
     private readonly store: Store,
@@ -142,20 +147,13 @@ export class TicketSigner {
   /** Marks a retired key removed (see `Store.removeSigningKey`); this instance stops verifying with it at once. */
   async remove(kid: string): Promise<'removed' | 'active' | 'unknown'> {
     const outcome = await this.store.signingKeys.removeSigningKey(kid, toStored(this.clock.now()));
-    this.records.delete(kid);
+    this.records.forget(kid);
     return outcome;
   }
 
-  /** The key record a token names, read from the store at most once a second per kid. */
-  private async verifyingKey(kid: string): Promise<SigningKeyRecord | null> {
-    const now = Date.now();
-    const cached = this.records.get(kid);
-    if (cached && cached.until > now) return cached.record;
-    const record = await this.store.signingKeys.getSigningKey(kid);
-    // Only kids that exist are remembered: made-up kids must not fill the memory.
-    if (record) this.records.set(kid, { record, until: now + KEY_RECORD_TTL_MS });
-    else this.records.delete(kid);
-    return record;
+  /** The key record a token names, trusted for a second per kid (see FreshCache). */
+  private verifyingKey(kid: string): Promise<SigningKeyRecord | null> {
+    return this.records.get(kid, () => this.store.signingKeys.getSigningKey(kid));
   }
 
   /** The public keys scanners may verify with: every key not removed, newest first. */

@@ -7,7 +7,7 @@ import type { ApiKeyRecord } from '../../src/store/store.ts';
 
 const record = { api_key_id: 'key_1' } as ApiKeyRecord;
 
-it('lookups of one hash while a read runs share that read', async () => {
+it('lookups of one hash while a read runs share that read; a key found is remembered, a miss is not', async () => {
   const recent = new RecentKeys();
   let reads = 0;
   let release!: (key: ApiKeyRecord) => void;
@@ -21,10 +21,16 @@ it('lookups of one hash while a read runs share that read', async () => {
   release(record);
   for (const key of await Promise.all(burst)) assert.equal(key, record);
   assert.equal(await other, null);
-  const later = recent.lookup('h1', read);
-  assert.equal(reads, 2, 'a read that ended is not shared with later lookups');
-  release(record);
-  assert.equal(await later, record);
+  assert.equal(await recent.lookup('h1', read), record);
+  assert.equal(reads, 1, 'the key found is remembered');
+  let misses = 0;
+  const miss = () => {
+    misses += 1;
+    return Promise.resolve(null);
+  };
+  await recent.lookup('h2', miss);
+  await recent.lookup('h2', miss);
+  assert.equal(misses, 2, 'a hash that finds no key is read again: made-up secrets are not remembered');
 });
 
 it('a failed read fails every lookup that waited for it, and the next lookup reads again', async () => {
