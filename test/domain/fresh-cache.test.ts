@@ -19,11 +19,25 @@ function heldReads<V>() {
 async function settledNow<T>(promise: Promise<T>): Promise<{ value: T } | 'pending'> {
   let outcome: { value: T } | 'pending' = 'pending';
   void promise.then((value) => (outcome = { value }));
-  await new Promise((resolve) => setImmediate(resolve));
+  await turn();
   return outcome;
 }
 
 const TTL = 1000;
+
+/** One turn of the event loop: what a read answered has been taken in. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A cache on a clock the test moves (`clock.now`), holding `value`, read at 0. */
+async function cacheHolding(value: string) {
+  const clock = { now: 0 };
+  const cache = new FreshCache<string, string>({ ttlMs: TTL, now: () => clock.now });
+  const store = heldReads<string>();
+  const first = cache.get('k', store.read);
+  store.answer(value);
+  await first;
+  return { clock, cache, store };
+}
 
 it('requests that find no fresh value while it is read share that read', async () => {
   const cache = new FreshCache<string, string>({ ttlMs: TTL, now: () => 0 });
@@ -37,16 +51,11 @@ it('requests that find no fresh value while it is read share that read', async (
 });
 
 it('past half its time a value is still served at once, and read again beside it, once', async () => {
-  let now = 0;
-  const cache = new FreshCache<string, string>({ ttlMs: TTL, now: () => now });
-  const store = heldReads<string>();
-  const first = cache.get('k', store.read);
-  store.answer('v1');
-  await first;
-  now = TTL / 2 - 1;
+  const { clock, cache, store } = await cacheHolding('v1');
+  clock.now = TTL / 2 - 1;
   assert.deepEqual(await settledNow(cache.get('k', store.read)), { value: 'v1' });
   assert.equal(store.count, 1, 'younger than half its time: no read');
-  now = TTL / 2;
+  clock.now = TTL / 2;
   const during = await Promise.all(Array.from({ length: 20 }, () => settledNow(cache.get('k', store.read))));
   assert.ok(
     during.every((outcome) => outcome !== 'pending' && outcome.value === 'v1'),
@@ -54,22 +63,17 @@ it('past half its time a value is still served at once, and read again beside it
   );
   assert.equal(store.count, 2, 'one read beside the value, not one per request');
   store.answer('v2');
-  await new Promise((resolve) => setImmediate(resolve));
+  await turn();
   assert.equal(await cache.get('k', store.read), 'v2');
   assert.equal(store.count, 2);
 });
 
 it('no value is served older than its time: past it, requests wait for the read under way', async () => {
-  let now = 0;
-  const cache = new FreshCache<string, string>({ ttlMs: TTL, now: () => now });
-  const store = heldReads<string>();
-  const first = cache.get('k', store.read);
-  store.answer('v1');
-  await first;
-  now = TTL * 0.9;
+  const { clock, cache, store } = await cacheHolding('v1');
+  clock.now = TTL * 0.9;
   assert.equal(await cache.get('k', store.read), 'v1');
   assert.equal(store.count, 2, 'read beside the value');
-  now = TTL;
+  clock.now = TTL;
   const late = cache.get('k', store.read);
   assert.equal(await settledNow(late), 'pending', 'expired while its read runs: waits for it');
   assert.equal(store.count, 2, 'and shares it');
@@ -92,23 +96,18 @@ it('a failed read fails the requests that waited for it; one beside a served val
   now = TTL * 0.6;
   assert.equal(await cache.get('k', store.read), 'v1');
   store.fail(new Error('store unavailable'));
-  await new Promise((resolve) => setImmediate(resolve));
+  await turn();
   now = TTL * 0.7;
   assert.equal(await cache.get('k', store.read), 'v1', 'still served until its time');
   assert.equal(store.count, 4, 'and read again beside it');
   store.answer('v2');
-  await new Promise((resolve) => setImmediate(resolve));
+  await turn();
   assert.equal(await cache.get('k', store.read), 'v2');
 });
 
 it('forget drops the value and the read under way: a read begun before a change does not put back what it read', async () => {
-  let now = 0;
-  const cache = new FreshCache<string, string>({ ttlMs: TTL, now: () => now });
-  const store = heldReads<string>();
-  const first = cache.get('k', store.read);
-  store.answer('old');
-  await first;
-  now = TTL * 0.6;
+  const { clock, cache, store } = await cacheHolding('old');
+  clock.now = TTL * 0.6;
   assert.equal(await cache.get('k', store.read), 'old');
   const before = store.count;
   cache.forget('k');
