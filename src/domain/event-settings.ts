@@ -15,8 +15,8 @@ export interface EventEntryRules extends EntryRules {
 /**
  * Each event's entry rules as a check-in needs them (its re-entry, calendar, days and declared ticket
  * types), trusted for a second per instance and read again about twice a second while scans come: a
- * check-in does not pay reads for settings that change once an event, if ever. A change made through this instance applies at once;
- * one made through another instance within a second. The check-in itself is then decided in the
+ * check-in does not pay reads for settings that change once an event, if ever. A change made through
+ * this instance applies at once; one made through another instance within a second. The check-in itself is then decided in the
  * store's transaction, on the ticket, the holder's presence and the ticket's entries as they are.
  * How the settings are kept and read again: see FreshCache.
  */

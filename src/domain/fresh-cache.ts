@@ -19,8 +19,8 @@ export interface FreshCacheOptions<V> {
  *   a burst of scans reads once, not once each.
  * - A value past half of `ttlMs` is still served, and read again beside it, once. Under steady traffic
  *   no request waits for a read: before, every request that arrived while an expired value was read
- *   again waited for that read, on PostgreSQL behind the check-in batches in flight (a stall of the
- *   gates once a second, a tail of 100 ms in the check-ins' p99).
+ *   again waited for that read, on PostgreSQL a round trip beside the check-in batches (a stall of the
+ *   gates once a second: with `ticket_token`, twice the check-ins' p99).
  * - A read that fails fails the requests that wait for it; one made beside a served value fails
  *   nobody, and the value expires as it would have.
  * - `forget` drops the value and any read under way: a read that began before a change made here
@@ -64,7 +64,14 @@ export class FreshCache<K, V> {
   private start(key: K, read: () => Promise<V>): Promise<V> {
     // Kept only while it is still the key's current read: a `forget` while it ran wins.
     const current = () => this.reading.get(key) === reading;
-    const reading: Promise<V> = read().then(
+    let attempt: Promise<V>;
+    try {
+      attempt = read();
+    } catch (error) {
+      // A read that throws before its promise fails like one whose promise fails.
+      attempt = Promise.reject(error as Error);
+    }
+    const reading: Promise<V> = attempt.then(
       (value) => {
         if (current()) {
           this.reading.delete(key);

@@ -142,3 +142,15 @@ it('only the values `keep` accepts are remembered, and a full cache starts afres
   assert.equal(await cache.get('a', read('A again')), 'A again', 'the third key emptied the full cache');
   assert.equal(reads, 6);
 });
+
+it('a read that throws before its promise fails the request, and never one served a remembered value', async () => {
+  const { clock, cache } = await cacheHolding('v1');
+  const throwing = (): Promise<string> => {
+    throw new Error('store closed');
+  };
+  clock.now = TTL * 0.6;
+  assert.equal(await cache.get('k', throwing), 'v1', 'served, its read beside it failed');
+  clock.now = TTL;
+  await assert.rejects(cache.get('k', throwing), /store closed/);
+  assert.equal(await cache.get('k', () => Promise.resolve('v2')), 'v2', 'the next request reads again');
+});
