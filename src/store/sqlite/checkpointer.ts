@@ -17,7 +17,8 @@ const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
  * So once the WAL holds `restartFrames`, the worker runs passes back to back until one finds little
  * left to copy, then asks the store for a `drain`: the store holds its next commits (they queue,
  * the event loop runs on) while one last pass copies the few frames left, and the first commit after
- * it starts the WAL again from its beginning.
+ * it starts the WAL again from its beginning. A hold is short (DRAIN_HOLD_MS): a pass that does not
+ * end in time lets the commits go on, and the next request, a tick later, holds longer.
  *
  * On a disk with little room the threshold is lower: at most a `freeShare`-th of the space the disk has
  * left now, so that the WAL never grows into what is left (a 16 MiB disk filled by its own WAL in under
@@ -61,7 +62,7 @@ function tick() {
 }
 const timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
-  if (message === 'drain') {
+  if (message !== 'close') {
     let drained = false;
     try {
       const result = pass();
@@ -69,7 +70,7 @@ parentPort.on('message', (message) => {
     } catch (error) {
       parentPort.postMessage({ error: String(error && error.message) });
     }
-    parentPort.postMessage({ drained });
+    parentPort.postMessage({ drained, drain: message.drain });
     return;
   }
   clearInterval(timer);
@@ -78,15 +79,23 @@ parentPort.on('message', (message) => {
 });
 `;
 
-/** How long the store holds its commits for a drain at most: past it, they go on (the WAL restarts another time). */
-const DRAIN_TIMEOUT_MS = 200;
+/**
+ * How long the store holds its commits for a drain: at first DRAIN_HOLD_MS, then twice as long after
+ * each drain that did not end in time, up to DRAIN_TIMEOUT_MS; back to DRAIN_HOLD_MS after one that
+ * did. Past it, commits go on and the WAL restarts another time. The last pass usually ends in a few
+ * milliseconds, but its sync of the database file now and then takes 30 to 90 (the disk's own
+ * pace): a hold that long delayed every check-in in flight by as much, where a short one that gives
+ * up costs one more try a quarter of a second later. Doubling keeps a slow disk's WAL restarting.
+ */
+export const DRAIN_HOLD_MS = 10;
+export const DRAIN_TIMEOUT_MS = 200;
 
 export interface CheckpointerOptions {
   intervalMs?: number;
   /**
    * The WAL's frames (a page and 24 bytes each) from which the worker asks for a drain: by default
    * 65,536 (about 256 MiB), reached after some 11,000 check-ins without a pause, so that a drain's
-   * hold (a few milliseconds: the last pass copies and syncs) comes seldom.
+   * hold (a few milliseconds: the last pass copies and syncs; at most DRAIN_HOLD_MS at first) comes seldom.
    */
   restartFrames?: number;
   /** What a drain's pass may have left to copy, in frames. */
@@ -112,8 +121,18 @@ export class Checkpointer {
   drains = 0;
   /** The last error the worker met (it keeps trying), or null. */
   lastError: string | null = null;
-  /** The drain running, answered by the worker's next `drained` message. */
+  /** The drain the store holds its commits for, settled by its pass's answer or by its time-out. */
   private draining: ((drained: boolean) => void) | null = null;
+  /** The drain whose pass the worker has not answered yet (it may run on after its hold gave up). */
+  private passing: number | null = null;
+  private lastDrain = 0;
+  /** How long the next drain holds the commits at most (see DRAIN_HOLD_MS). */
+  holdMs = DRAIN_HOLD_MS;
+
+  /** Whether the worker still runs the pass of a drain (tests read it). */
+  get passRunning(): boolean {
+    return this.passing !== null;
+  }
 
   /** `onFailure` is told when the worker cannot run: the store then checkpoints by itself again. */
   constructor(path: string, onFailure: () => void, options: CheckpointerOptions = {}) {
@@ -124,10 +143,10 @@ export class Checkpointer {
     });
     this.worker.on(
       'message',
-      (message: { checkpointed?: number; error?: string; restart?: true; drained?: boolean }) => {
+      (message: { checkpointed?: number; error?: string; restart?: true; drained?: boolean; drain?: number }) => {
         if (message.error !== undefined) this.lastError = message.error;
         else if (message.restart) onRestartWanted?.();
-        else if (message.drained !== undefined) this.settleDrain(message.drained);
+        else if (message.drained !== undefined) this.passEnded(message.drain!, message.drained);
         else this.checkpoints += 1;
       },
     );
@@ -145,19 +164,35 @@ export class Checkpointer {
 
   /**
    * One pass of the worker while the store holds its commits; resolves whether it left every frame
-   * copied. Never waits more than DRAIN_TIMEOUT_MS, and resolves false at once once the worker is gone.
+   * copied. Waits at most `holdMs` (see DRAIN_HOLD_MS), and resolves false at once while the worker
+   * still runs the pass of a drain that gave up, or once the worker is gone.
    */
   drain(): Promise<boolean> {
-    if (this.exited || this.closing !== null || this.draining !== null) return Promise.resolve(false);
+    if (this.exited || this.closing !== null || this.draining !== null || this.passing !== null)
+      return Promise.resolve(false);
+    const id = ++this.lastDrain;
+    this.passing = id;
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => this.settleDrain(false), DRAIN_TIMEOUT_MS);
+      const timer = setTimeout(() => {
+        this.holdMs = Math.min(2 * this.holdMs, DRAIN_TIMEOUT_MS);
+        this.settleDrain(false);
+      }, this.holdMs);
       this.draining = (drained) => {
         clearTimeout(timer);
         if (drained) this.drains += 1;
         resolve(drained);
       };
-      this.worker.postMessage('drain');
+      this.worker.postMessage({ drain: id });
     });
+  }
+
+  /** The worker answered a drain's pass: settles the drain if it still holds the commits. */
+  private passEnded(id: number, drained: boolean): void {
+    if (id !== this.passing) return;
+    this.passing = null;
+    if (this.draining === null) return;
+    this.holdMs = DRAIN_HOLD_MS;
+    this.settleDrain(drained);
   }
 
   private settleDrain(drained: boolean): void {
