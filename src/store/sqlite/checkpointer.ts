@@ -62,7 +62,7 @@ function tick() {
 }
 const timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
-  if (message !== 'close') {
+  if (message === 'drain') {
     let drained = false;
     try {
       const result = pass();
@@ -70,7 +70,7 @@ parentPort.on('message', (message) => {
     } catch (error) {
       parentPort.postMessage({ error: String(error && error.message) });
     }
-    parentPort.postMessage({ drained, drain: message.drain });
+    parentPort.postMessage({ drained });
     return;
   }
   clearInterval(timer);
@@ -123,15 +123,17 @@ export class Checkpointer {
   lastError: string | null = null;
   /** The drain the store holds its commits for, settled by its pass's answer or by its time-out. */
   private draining: ((drained: boolean) => void) | null = null;
-  /** The drain whose pass the worker has not answered yet (it may run on after its hold gave up). */
-  private passing: number | null = null;
-  private lastDrain = 0;
+  /**
+   * Whether the worker owes the answer to a drain's pass (it may run on after its hold gave up). One
+   * at a time: the next answer is always that pass's.
+   */
+  private passing = false;
   /** How long the next drain holds the commits at most (see DRAIN_HOLD_MS). */
   holdMs = DRAIN_HOLD_MS;
 
   /** Whether the worker still runs the pass of a drain (tests read it). */
   get passRunning(): boolean {
-    return this.passing !== null;
+    return this.passing;
   }
 
   /** `onFailure` is told when the worker cannot run: the store then checkpoints by itself again. */
@@ -143,10 +145,10 @@ export class Checkpointer {
     });
     this.worker.on(
       'message',
-      (message: { checkpointed?: number; error?: string; restart?: true; drained?: boolean; drain?: number }) => {
+      (message: { checkpointed?: number; error?: string; restart?: true; drained?: boolean }) => {
         if (message.error !== undefined) this.lastError = message.error;
         else if (message.restart) onRestartWanted?.();
-        else if (message.drained !== undefined) this.passEnded(message.drain!, message.drained);
+        else if (message.drained !== undefined) this.passEnded(message.drained);
         else this.checkpoints += 1;
       },
     );
@@ -168,10 +170,8 @@ export class Checkpointer {
    * still runs the pass of a drain that gave up, or once the worker is gone.
    */
   drain(): Promise<boolean> {
-    if (this.exited || this.closing !== null || this.draining !== null || this.passing !== null)
-      return Promise.resolve(false);
-    const id = ++this.lastDrain;
-    this.passing = id;
+    if (this.exited || this.closing !== null || this.passing) return Promise.resolve(false);
+    this.passing = true;
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         this.holdMs = Math.min(2 * this.holdMs, DRAIN_TIMEOUT_MS);
@@ -182,14 +182,13 @@ export class Checkpointer {
         if (drained) this.drains += 1;
         resolve(drained);
       };
-      this.worker.postMessage({ drain: id });
+      this.worker.postMessage('drain');
     });
   }
 
   /** The worker answered a drain's pass: settles the drain if it still holds the commits. */
-  private passEnded(id: number, drained: boolean): void {
-    if (id !== this.passing) return;
-    this.passing = null;
+  private passEnded(drained: boolean): void {
+    this.passing = false;
     if (this.draining === null) return;
     this.holdMs = DRAIN_HOLD_MS;
     this.settleDrain(drained);
